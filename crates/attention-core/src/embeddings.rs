@@ -1,0 +1,521 @@
+//! Word vectors: the store, the project's subset file format, and the plain
+//! GloVe text format.
+//!
+//! # The subset format, version 1
+//!
+//! A subset file holds `n` words and their `d`-dimensional vectors. All
+//! integers are little-endian.
+//!
+//! | offset      | size        | field                                                        |
+//! |-------------|-------------|--------------------------------------------------------------|
+//! | 0           | 4           | magic: the ASCII bytes `AEWV`                                |
+//! | 4           | 2           | version: `u16`, 1                                            |
+//! | 6           | 2           | precision: `u16`, 16 (IEEE 754 binary16) or 32 (binary32)    |
+//! | 8           | 4           | `n`: `u32`, number of words, 1 ≤ n ≤ 4,000,000               |
+//! | 12          | 4           | `d`: `u32`, dimension, 1 ≤ d ≤ 4,096                         |
+//! | 16          | 4           | `V`: `u32`, byte length of the vocabulary block, ≤ 64 MiB    |
+//! | 20          | `V`         | vocabulary: `n` words in row order, each UTF-8 followed by one `\n` (0x0A) |
+//! | 20 + V      | 0–3         | zero bytes, so that the vectors start at a multiple of 4     |
+//! | …           | n·d·p/8     | vectors: row `i` is word `i`, `d` floats each (`p` = precision) |
+//!
+//! Nothing may follow the vectors. A word is 1 to 1,024 bytes, holds no
+//! whitespace, and appears once. Every float is finite. Rows are in the order
+//! of the source (GloVe: most frequent word first), so a prefix of the file
+//! holds the most useful words.
+//!
+//! Malformed input gets an [`Error::InvalidEmbeddings`] that says what is
+//! wrong; the reader checks that the file is exactly as long as its header
+//! says before it allocates anything, so no allocation exceeds what the file
+//! justifies.
+//!
+//! # The GloVe text format
+//!
+//! One word a line: the word, then `d` decimal numbers, separated by spaces
+//! (`glove.6B.50d.txt`, and any other dimension). A first line of exactly two
+//! integers (the word2vec header, "400000 50") is skipped.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Read};
+
+use half::f16;
+
+use crate::error::{Error, Result};
+use crate::tokenize::Vocabulary;
+
+/// The four bytes every subset file starts with.
+pub const MAGIC: [u8; 4] = *b"AEWV";
+/// The format version this code writes and reads.
+pub const VERSION: u16 = 1;
+/// The largest number of words a subset may hold.
+pub const MAX_WORDS: u32 = 4_000_000;
+/// The largest dimension a subset may hold.
+pub const MAX_DIM: u32 = 4096;
+/// The largest vocabulary block, in bytes.
+pub const MAX_VOCAB_BYTES: u32 = 64 << 20;
+/// The longest word, in bytes.
+pub const MAX_WORD_BYTES: usize = 1024;
+/// The longest line of a GloVe text file, in bytes.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+const HEADER_BYTES: usize = 20;
+
+/// How vector components are stored in a subset file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// IEEE 754 binary16: 2 bytes a component, relative error ≤ 2⁻¹¹.
+    F16,
+    /// IEEE 754 binary32: 4 bytes a component, exact for GloVe's published values.
+    F32,
+}
+
+impl Precision {
+    fn bytes(self) -> usize {
+        match self {
+            Precision::F16 => 2,
+            Precision::F32 => 4,
+        }
+    }
+
+    fn code(self) -> u16 {
+        match self {
+            Precision::F16 => 16,
+            Precision::F32 => 32,
+        }
+    }
+}
+
+/// A vocabulary of words with one vector each, in a fixed row order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embeddings {
+    dim: usize,
+    words: Vec<String>,
+    index: HashMap<String, u32>,
+    vectors: Vec<f32>,
+}
+
+impl Vocabulary for Embeddings {
+    fn contains_word(&self, word: &str) -> bool {
+        self.index.contains_key(word)
+    }
+}
+
+impl Embeddings {
+    /// Builds a store from words and their vectors, checking what the subset
+    /// format requires (unique non-empty words without whitespace, finite numbers).
+    pub fn new(dim: usize, words: Vec<String>, vectors: Vec<f32>) -> Result<Self> {
+        if dim == 0 || dim > MAX_DIM as usize {
+            return Err(invalid(format!("dimension {dim} is outside 1..={MAX_DIM}")));
+        }
+        if words.len().checked_mul(dim) != Some(vectors.len()) {
+            return Err(invalid(format!(
+                "{} numbers for {} words of dimension {dim}",
+                vectors.len(),
+                words.len()
+            )));
+        }
+        let mut index = HashMap::with_capacity(words.len());
+        for (row, word) in words.iter().enumerate() {
+            check_word(word, row)?;
+            if let Some(i) = vectors[row * dim..(row + 1) * dim].iter().position(|v| !v.is_finite()) {
+                return Err(invalid(format!("component {i} of '{word}' is not a finite number")));
+            }
+            let row_u32 = u32::try_from(row).map_err(|_| invalid("too many words".into()))?;
+            if index.insert(word.clone(), row_u32).is_some() {
+                return Err(invalid(format!("the word '{word}' appears twice")));
+            }
+        }
+        Ok(Embeddings { dim, words, index, vectors })
+    }
+
+    /// Reads a subset file or, if it does not start with the subset magic, a
+    /// GloVe text file.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        if bytes.starts_with(&MAGIC) {
+            Self::from_subset(bytes)
+        } else {
+            Self::from_glove_text(bytes)
+        }
+    }
+
+    /// Reads the subset format (see the module documentation).
+    pub fn from_subset(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() < HEADER_BYTES {
+            return Err(invalid(format!(
+                "the file is {} bytes, too short for the {HEADER_BYTES}-byte header (truncated?)",
+                bytes.len()
+            )));
+        }
+        if bytes[0..4] != MAGIC {
+            return Err(invalid(
+                "wrong magic bytes: this is not an Attention Explorer word-vector subset".into(),
+            ));
+        }
+        let version = u16_at(bytes, 4);
+        if version != VERSION {
+            return Err(invalid(format!(
+                "format version {version} is not supported (this build reads version {VERSION})"
+            )));
+        }
+        let precision = match u16_at(bytes, 6) {
+            16 => Precision::F16,
+            32 => Precision::F32,
+            other => return Err(invalid(format!("unknown precision code {other} (expected 16 or 32)"))),
+        };
+        let n = u32_at(bytes, 8);
+        let dim = u32_at(bytes, 12);
+        let vocab_len = u32_at(bytes, 16);
+        if n == 0 || n > MAX_WORDS {
+            return Err(invalid(format!("word count {n} is outside 1..={MAX_WORDS}")));
+        }
+        if dim == 0 || dim > MAX_DIM {
+            return Err(invalid(format!("dimension {dim} is outside 1..={MAX_DIM}")));
+        }
+        if vocab_len > MAX_VOCAB_BYTES {
+            return Err(invalid(format!("vocabulary block of {vocab_len} bytes exceeds {MAX_VOCAB_BYTES}")));
+        }
+        let (n, dim, vocab_len) = (n as usize, dim as usize, vocab_len as usize);
+        let vectors_at = (HEADER_BYTES + vocab_len).next_multiple_of(4);
+        // n ≤ 4e6, dim ≤ 4096, 4 bytes: at most 6.6e10, which fits in u64; checked for 32-bit targets.
+        let expected = n
+            .checked_mul(dim)
+            .and_then(|c| c.checked_mul(precision.bytes()))
+            .and_then(|b| b.checked_add(vectors_at))
+            .ok_or_else(|| invalid("the header describes a file too large for this machine".into()))?;
+        if bytes.len() != expected {
+            let what = if bytes.len() < expected { "truncated" } else { "has trailing bytes" };
+            return Err(invalid(format!(
+                "the file is {what}: {} bytes, the header describes {expected}",
+                bytes.len()
+            )));
+        }
+        if bytes[HEADER_BYTES + vocab_len..vectors_at].iter().any(|b| *b != 0) {
+            return Err(invalid("padding after the vocabulary is not zero".into()));
+        }
+
+        let vocab = std::str::from_utf8(&bytes[HEADER_BYTES..HEADER_BYTES + vocab_len])
+            .map_err(|e| invalid(format!("the vocabulary is not UTF-8 (byte {})", e.valid_up_to())))?;
+        let Some(vocab) = vocab.strip_suffix('\n') else {
+            return Err(invalid("the vocabulary block does not end with a newline".into()));
+        };
+        let words: Vec<String> = vocab.split('\n').map(str::to_owned).collect();
+        if words.len() != n {
+            return Err(invalid(format!("the header says {n} words, the vocabulary holds {}", words.len())));
+        }
+
+        let raw = &bytes[vectors_at..];
+        let vectors: Vec<f32> = match precision {
+            Precision::F16 => raw
+                .chunks_exact(2)
+                .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+                .collect(),
+            Precision::F32 => raw
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        };
+        Self::new(dim, words, vectors)
+    }
+
+    /// Reads GloVe's text format from any reader (see the module documentation).
+    pub fn from_glove_text<R: BufRead>(mut reader: R) -> Result<Self> {
+        let mut words = Vec::new();
+        let mut vectors = Vec::new();
+        let mut dim = 0usize;
+        let mut line = Vec::new();
+        let mut line_no = 0usize;
+        loop {
+            line.clear();
+            let read = Read::take(&mut reader, MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .map_err(|e| invalid(format!("read error after line {line_no}: {e}")))?;
+            if read == 0 {
+                break;
+            }
+            line_no += 1;
+            if line.len() > MAX_LINE_BYTES {
+                return Err(invalid(format!("line {line_no} is longer than {MAX_LINE_BYTES} bytes")));
+            }
+            let text = std::str::from_utf8(&line)
+                .map_err(|_| invalid(format!("line {line_no} is not UTF-8 text")))?;
+            let mut fields = text.split_ascii_whitespace();
+            let Some(word) = fields.next() else { continue };
+            let numbers: Vec<&str> = fields.collect();
+            if line_no == 1
+                && numbers.len() == 1
+                && word.parse::<u64>().is_ok()
+                && numbers[0].parse::<u64>().is_ok()
+            {
+                continue; // word2vec-style header: "<count> <dimension>"
+            }
+            if dim == 0 {
+                dim = numbers.len();
+                if dim == 0 || dim > MAX_DIM as usize {
+                    return Err(invalid(format!(
+                        "line {line_no}: '{word}' has {dim} numbers; a dimension must be 1..={MAX_DIM}"
+                    )));
+                }
+            } else if numbers.len() != dim {
+                return Err(invalid(format!(
+                    "line {line_no}: '{word}' has {} numbers, earlier lines have {dim}",
+                    numbers.len()
+                )));
+            }
+            for (i, number) in numbers.iter().enumerate() {
+                let value: f32 = number.parse().map_err(|_| {
+                    invalid(format!("line {line_no}: component {i} of '{word}' is not a number: '{number}'"))
+                })?;
+                vectors.push(value);
+            }
+            words.push(word.to_owned());
+            if words.len() > MAX_WORDS as usize {
+                return Err(invalid(format!("more than {MAX_WORDS} words")));
+            }
+        }
+        if words.is_empty() {
+            return Err(invalid("the file holds no word vectors".into()));
+        }
+        Self::new(dim, words, vectors)
+    }
+
+    /// Writes the subset format. With [`Precision::F16`] every component must
+    /// fit binary16 (|x| ≤ 65504); GloVe's do, by far.
+    pub fn to_subset(&self, precision: Precision) -> Result<Vec<u8>> {
+        let n = u32::try_from(self.words.len()).map_err(|_| invalid("too many words".into()))?;
+        let vocab_len: usize = self.words.iter().map(|w| w.len() + 1).sum();
+        let vocab_len_u32 = u32::try_from(vocab_len)
+            .ok()
+            .filter(|v| *v <= MAX_VOCAB_BYTES)
+            .ok_or_else(|| invalid(format!("vocabulary block of {vocab_len} bytes is too large")))?;
+        let vectors_at = (HEADER_BYTES + vocab_len).next_multiple_of(4);
+        let mut out = Vec::with_capacity(vectors_at + self.vectors.len() * precision.bytes());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&precision.code().to_le_bytes());
+        out.extend_from_slice(&n.to_le_bytes());
+        out.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        out.extend_from_slice(&vocab_len_u32.to_le_bytes());
+        for word in &self.words {
+            out.extend_from_slice(word.as_bytes());
+            out.push(b'\n');
+        }
+        out.resize(vectors_at, 0);
+        for (i, v) in self.vectors.iter().enumerate() {
+            match precision {
+                Precision::F16 => {
+                    let h = f16::from_f32(*v);
+                    if !h.is_finite() {
+                        let word = &self.words[i / self.dim];
+                        return Err(invalid(format!("'{word}' has the value {v}, beyond the f16 range")));
+                    }
+                    out.extend_from_slice(&h.to_le_bytes());
+                }
+                Precision::F32 => out.extend_from_slice(&v.to_le_bytes()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// A new store with the first `top` words (most frequent first, for GloVe)
+    /// followed by those of `extra` not already among them, in the order given.
+    /// Extra words the store lacks are returned as the second value.
+    pub fn subset<'a>(&self, top: usize, extra: impl IntoIterator<Item = &'a str>) -> (Self, Vec<String>) {
+        let top = top.min(self.words.len());
+        let mut words: Vec<String> = self.words[..top].to_vec();
+        let mut vectors = self.vectors[..top * self.dim].to_vec();
+        let mut index: HashMap<String, u32> = self.index.iter().filter(|(_, r)| (**r as usize) < top).map(|(w, r)| (w.clone(), *r)).collect();
+        let mut missing = Vec::new();
+        for word in extra {
+            if index.contains_key(word) {
+                continue;
+            }
+            match self.vector(word) {
+                Some(v) => {
+                    index.insert(word.to_owned(), words.len() as u32);
+                    words.push(word.to_owned());
+                    vectors.extend_from_slice(v);
+                }
+                None => {
+                    if !missing.iter().any(|m| m == word) {
+                        missing.push(word.to_owned());
+                    }
+                }
+            }
+        }
+        (Embeddings { dim: self.dim, words, index, vectors }, missing)
+    }
+
+    /// The dimension `d` of every vector.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Always false: a store holds at least one word.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The words in row order.
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+
+    /// Row of `word` (0 = most frequent for GloVe), if present.
+    pub fn rank(&self, word: &str) -> Option<usize> {
+        self.index.get(word).map(|r| *r as usize)
+    }
+
+    /// The vector of `word`, if present.
+    pub fn vector(&self, word: &str) -> Option<&[f32]> {
+        self.rank(word).map(|r| self.row(r))
+    }
+
+    /// The vector in row `row`. Panics if `row >= len()` (an internal error).
+    pub fn row(&self, row: usize) -> &[f32] {
+        &self.vectors[row * self.dim..(row + 1) * self.dim]
+    }
+}
+
+fn invalid(reason: String) -> Error {
+    Error::InvalidEmbeddings(reason)
+}
+
+fn check_word(word: &str, row: usize) -> Result<()> {
+    if word.is_empty() {
+        return Err(invalid(format!("word {row} is empty")));
+    }
+    if word.len() > MAX_WORD_BYTES {
+        return Err(invalid(format!("word {row} is longer than {MAX_WORD_BYTES} bytes")));
+    }
+    if word.chars().any(char::is_whitespace) {
+        return Err(invalid(format!("word {row} ('{}') holds whitespace", word.escape_debug())));
+    }
+    Ok(())
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Embeddings {
+        Embeddings::new(
+            3,
+            vec!["the".into(), "cat".into(), "ça".into()],
+            vec![0.418, 0.24968, -0.41242, 1.0, 2.0, 3.0, -0.5, 0.25, 65504.0],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn subset_round_trip_f32_is_exact() {
+        let e = sample();
+        let bytes = e.to_subset(Precision::F32).unwrap();
+        assert_eq!(&bytes[0..4], b"AEWV");
+        assert_eq!(Embeddings::from_subset(&bytes).unwrap(), e);
+    }
+
+    #[test]
+    fn subset_layout_is_as_documented() {
+        let bytes = sample().to_subset(Precision::F16).unwrap();
+        assert_eq!(u16_at(&bytes, 4), 1);
+        assert_eq!(u16_at(&bytes, 6), 16);
+        assert_eq!(u32_at(&bytes, 8), 3);
+        assert_eq!(u32_at(&bytes, 12), 3);
+        let vocab = "the\ncat\nça\n";
+        assert_eq!(u32_at(&bytes, 16) as usize, vocab.len());
+        assert_eq!(&bytes[20..20 + vocab.len()], vocab.as_bytes());
+        let at = (20 + vocab.len()).next_multiple_of(4);
+        assert_eq!(bytes.len(), at + 9 * 2);
+        assert_eq!(f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32(), 0.418f32.to_f32_f16());
+    }
+
+    trait ToF16 {
+        fn to_f32_f16(self) -> f32;
+    }
+    impl ToF16 for f32 {
+        fn to_f32_f16(self) -> f32 {
+            f16::from_f32(self).to_f32()
+        }
+    }
+
+    #[test]
+    fn f16_moves_values_by_at_most_half_an_ulp() {
+        let e = sample();
+        let back = Embeddings::from_subset(&e.to_subset(Precision::F16).unwrap()).unwrap();
+        for (a, b) in e.vectors.iter().zip(&back.vectors) {
+            assert!((a - b).abs() <= a.abs() * 2f32.powi(-11), "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn malformed_subsets_get_clear_errors() {
+        let good = sample().to_subset(Precision::F16).unwrap();
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (good[..good.len() - 1].to_vec(), "truncated"),
+            (good[..10].to_vec(), "too short"),
+            ([good.clone(), vec![0]].concat(), "trailing bytes"),
+            ([b"GLOV".to_vec(), good[4..].to_vec()].concat(), "wrong magic"),
+            ([good[..4].to_vec(), 2u16.to_le_bytes().to_vec(), good[6..].to_vec()].concat(), "version 2"),
+            ([good[..6].to_vec(), 8u16.to_le_bytes().to_vec(), good[8..].to_vec()].concat(), "precision code 8"),
+            ([good[..8].to_vec(), u32::MAX.to_le_bytes().to_vec(), good[12..].to_vec()].concat(), "word count"),
+            ([good[..12].to_vec(), 0u32.to_le_bytes().to_vec(), good[16..].to_vec()].concat(), "dimension 0"),
+        ];
+        for (bytes, expected) in cases {
+            let err = Embeddings::from_subset(&bytes).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+        }
+    }
+
+    #[test]
+    fn duplicate_words_are_refused() {
+        let mut bytes = sample().to_subset(Precision::F32).unwrap();
+        let at = bytes.windows(3).position(|w| w == b"cat").unwrap();
+        bytes[at..at + 3].copy_from_slice(b"the");
+        let err = Embeddings::from_subset(&bytes).unwrap_err().to_string();
+        assert!(err.contains("appears twice"), "{err}");
+    }
+
+    #[test]
+    fn glove_text_of_any_dimension() {
+        let text = "the 0.418 0.24968\ncat 1 2\n\n";
+        let e = Embeddings::from_glove_text(text.as_bytes()).unwrap();
+        assert_eq!((e.len(), e.dim()), (2, 2));
+        assert_eq!(e.vector("cat"), Some(&[1.0, 2.0][..]));
+        let with_header = "2 2\nthe 0.418 0.24968\ncat 1 2\n";
+        assert_eq!(Embeddings::from_bytes(with_header.as_bytes()).unwrap(), e);
+    }
+
+    #[test]
+    fn bad_glove_text_names_the_line() {
+        for (text, expected) in [
+            ("the 1 2\ncat 1\n", "line 2"),
+            ("the 1 x\n", "not a number"),
+            ("the 1 inf\n", "not a finite number"),
+            ("", "no word vectors"),
+            ("the\n", "has 0 numbers"),
+            ("the 1\nthe 2\n", "appears twice"),
+        ] {
+            let err = Embeddings::from_bytes(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+        }
+    }
+
+    #[test]
+    fn subset_keeps_top_words_then_extras() {
+        let (s, missing) = sample().subset(1, ["ça", "the", "zzz"]);
+        assert_eq!(s.words(), ["the", "ça"]);
+        assert_eq!(s.vector("ça"), Some(&[-0.5, 0.25, 65504.0][..]));
+        assert_eq!(missing, ["zzz"]);
+    }
+}

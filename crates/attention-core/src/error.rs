@@ -1,0 +1,50 @@
+//! The one error type of the core. Its messages are written for the person
+//! who typed the sentence or chose the file, not for the programmer.
+
+use std::fmt;
+
+/// Everything that can go wrong in the core.
+///
+/// `Display` gives a one-line message meant to be shown to a user as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The sentence is empty or only whitespace.
+    EmptySentence,
+    /// Every token of the sentence is missing from the vocabulary.
+    NoKnownWords {
+        /// The tokens that were looked up and not found, in sentence order.
+        unknown: Vec<String>,
+    },
+    /// A word-vector file (subset or GloVe text) is malformed or truncated.
+    InvalidEmbeddings(String),
+    /// An option is out of its range (for example a temperature of 0).
+    InvalidOption(String),
+    /// Matrices whose shapes do not fit together.
+    Shape(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::EmptySentence => f.write_str("the sentence is empty: type a few words"),
+            Error::NoKnownWords { unknown } => {
+                let shown: Vec<String> = unknown.iter().take(8).map(|w| format!("'{w}'")).collect();
+                let more = if unknown.len() > 8 { ", …" } else { "" };
+                write!(
+                    f,
+                    "none of the words is in the vocabulary ({}{more}): try common English words",
+                    shown.join(", ")
+                )
+            }
+            Error::InvalidEmbeddings(reason) => write!(f, "invalid word-vector file: {reason}"),
+            Error::InvalidOption(reason) => write!(f, "invalid option: {reason}"),
+            Error::Shape(reason) => write!(f, "matrix shapes do not fit: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand used throughout the core.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

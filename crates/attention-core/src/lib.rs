@@ -1,0 +1,37 @@
+//! The core of Attention Explorer: scaled dot-product self-attention over
+//! word vectors, with every intermediate kept so it can be shown and explained.
+//!
+//! It has no web dependencies; the WebAssembly crate and the CLI are thin
+//! layers over it.
+//!
+//! ```
+//! use attention_core::{analyze, Embeddings, Options};
+//!
+//! let glove = "king 0.5 0.1\nqueen 0.4 0.2\nruled 0.1 0.9\n";
+//! let embeddings = Embeddings::from_bytes(glove.as_bytes())?;
+//! let analysis = analyze("The king ruled", &embeddings, &Options::default())?;
+//! // "the" is not in this tiny vocabulary: it is reported, not used.
+//! assert_eq!(analysis.unknown_tokens().next().unwrap().text, "the");
+//! let row = analysis.attention.weight_row(0); // where "king" looks
+//! assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+//! # Ok::<(), attention_core::Error>(())
+//! ```
+//!
+//! # Untrusted input
+//! Sentences and word-vector files may come from anyone. No input makes these
+//! functions panic; malformed files get an [`Error`] that says what is wrong,
+//! and no allocation is larger than the input justifies.
+
+#![forbid(unsafe_code)]
+
+pub mod analysis;
+pub mod attention;
+pub mod embeddings;
+pub mod error;
+pub mod tokenize;
+
+pub use analysis::{analyze, Analysis};
+pub use attention::{attend, self_attention, Attention, Matrix, Options};
+pub use embeddings::{Embeddings, Precision};
+pub use error::{Error, Result};
+pub use tokenize::{tokenize, Token, Vocabulary};
