@@ -1,0 +1,2 @@
+//! A trained transformer for Attention Explorer (work in progress).
+#![forbid(unsafe_code)]
