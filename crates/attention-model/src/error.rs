@@ -1,0 +1,42 @@
+//! The one error type of the crate. Its messages are written for the person
+//! who chose the file or typed the sentence, not for the programmer.
+
+use std::fmt;
+
+/// Everything that can go wrong while loading or running a model.
+///
+/// `Display` gives a one-line message meant to be shown to a user as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A model file is malformed, truncated, or describes an impossible model.
+    InvalidModel(String),
+    /// The sentence has more pieces than the model has positions.
+    TooLong {
+        /// Pieces of the sentence, [CLS] and [SEP] included.
+        pieces: usize,
+        /// Positions the model has (512 for MiniLM).
+        max: usize,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidModel(reason) => write!(f, "invalid model file: {reason}"),
+            Error::TooLong { pieces, max } => write!(
+                f,
+                "the sentence has {pieces} pieces with [CLS] and [SEP]; the model reads at most {max}: shorten it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn invalid(reason: impl Into<String>) -> Error {
+    Error::InvalidModel(reason.into())
+}
