@@ -44,9 +44,16 @@ pub fn analyze(sentence: &str, embeddings: &Embeddings, options: &Options) -> Re
     if tokens.is_empty() {
         return Err(Error::EmptySentence);
     }
-    let used: Vec<usize> = tokens.iter().enumerate().filter(|(_, t)| t.known).map(|(i, _)| i).collect();
+    let used: Vec<usize> = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.known)
+        .map(|(i, _)| i)
+        .collect();
     if used.is_empty() {
-        return Err(Error::NoKnownWords { unknown: tokens.into_iter().map(|t| t.text).collect() });
+        return Err(Error::NoKnownWords {
+            unknown: tokens.into_iter().map(|t| t.text).collect(),
+        });
     }
     let rows: Vec<&[f32]> = used
         .iter()
@@ -54,5 +61,9 @@ pub fn analyze(sentence: &str, embeddings: &Embeddings, options: &Options) -> Re
         .collect();
     let x = Matrix::from_rows(&rows)?;
     let attention = self_attention(&x, options)?;
-    Ok(Analysis { tokens, used, attention })
+    Ok(Analysis {
+        tokens,
+        used,
+        attention,
+    })
 }

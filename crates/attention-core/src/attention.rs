@@ -39,7 +39,12 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { scale: true, temperature: 1.0, self_attention: true, causal: false }
+        Options {
+            scale: true,
+            temperature: 1.0,
+            self_attention: true,
+            causal: false,
+        }
     }
 }
 
@@ -97,7 +102,11 @@ impl Matrix {
             }
             data.extend_from_slice(row);
         }
-        Ok(Matrix { rows: rows.len(), cols, data })
+        Ok(Matrix {
+            rows: rows.len(),
+            cols,
+            data,
+        })
     }
 
     pub fn rows(&self) -> usize {
@@ -171,7 +180,12 @@ pub fn self_attention(x: &Matrix, options: &Options) -> Result<Attention> {
 }
 
 /// `softmax(factor · Q Kᵀ) · V` with the masks of `options`.
-pub fn attend(query: &Matrix, key: &Matrix, value: &Matrix, options: &Options) -> Result<Attention> {
+pub fn attend(
+    query: &Matrix,
+    key: &Matrix,
+    value: &Matrix,
+    options: &Options,
+) -> Result<Attention> {
     options.validate()?;
     if query.cols != key.cols {
         return Err(Error::Shape(format!(
@@ -180,7 +194,10 @@ pub fn attend(query: &Matrix, key: &Matrix, value: &Matrix, options: &Options) -
         )));
     }
     if key.rows != value.rows {
-        return Err(Error::Shape(format!("{} keys but {} values", key.rows, value.rows)));
+        return Err(Error::Shape(format!(
+            "{} keys but {} values",
+            key.rows, value.rows
+        )));
     }
     let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
     let factor = scale_factor(d, options);
@@ -215,7 +232,11 @@ pub fn attend(query: &Matrix, key: &Matrix, value: &Matrix, options: &Options) -
         }
         let mut sum = 0f64;
         for s in row_scaled.iter_mut() {
-            *s = if *s == f64::NEG_INFINITY { 0.0 } else { (*s - max).exp() };
+            *s = if *s == f64::NEG_INFINITY {
+                0.0
+            } else {
+                (*s - max).exp()
+            };
             sum += *s;
         }
         // sum >= 1 because the maximum contributes exp(0) = 1.
@@ -252,12 +273,19 @@ pub fn attend(query: &Matrix, key: &Matrix, value: &Matrix, options: &Options) -
 
 /// `(1/√d or 1) / temperature`.
 pub fn scale_factor(dim: usize, options: &Options) -> f64 {
-    let base = if options.scale && dim > 0 { 1.0 / (dim as f64).sqrt() } else { 1.0 };
+    let base = if options.scale && dim > 0 {
+        1.0 / (dim as f64).sqrt()
+    } else {
+        1.0
+    };
     base / f64::from(options.temperature)
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum()
 }
 
 /// Converts to `f32`, clamping values beyond its range instead of producing ±∞.
@@ -278,7 +306,16 @@ mod tests {
         // Q = [2, 3]; keys C = [11, 13], A = [1, 2], B = [4, 6].
         let q = m(&[&[2.0, 3.0]]);
         let k = m(&[&[11.0, 13.0], &[1.0, 2.0], &[4.0, 6.0]]);
-        let a = attend(&q, &k, &k, &Options { scale: false, ..Options::default() }).unwrap();
+        let a = attend(
+            &q,
+            &k,
+            &k,
+            &Options {
+                scale: false,
+                ..Options::default()
+            },
+        )
+        .unwrap();
         assert_eq!(a.scores, vec![61.0, 8.0, 26.0]);
     }
 
@@ -287,13 +324,30 @@ mod tests {
         // Scores [100, 80]: unscaled ≈ [1, 0]; scaled by 1/√100 ≈ [0.88, 0.12].
         let q = m(&[&[1.0, 0.0]]);
         let k = m(&[&[100.0, 0.0], &[80.0, 0.0]]);
-        let unscaled =
-            attend(&q, &k, &k, &Options { scale: false, ..Options::default() }).unwrap();
+        let unscaled = attend(
+            &q,
+            &k,
+            &k,
+            &Options {
+                scale: false,
+                ..Options::default()
+            },
+        )
+        .unwrap();
         assert!((unscaled.weight(0, 0) - 1.0).abs() < 1e-8);
         assert!(unscaled.weight(0, 1) < 3e-9);
         let factor = 1.0 / 10.0; // what 1/√d would be for d = 100
         let q = m(&[&[factor, 0.0]]);
-        let scaled = attend(&q, &k, &k, &Options { scale: false, ..Options::default() }).unwrap();
+        let scaled = attend(
+            &q,
+            &k,
+            &k,
+            &Options {
+                scale: false,
+                ..Options::default()
+            },
+        )
+        .unwrap();
         assert!((scaled.weight(0, 0) - 0.8808).abs() < 1e-4);
         assert!((scaled.weight(0, 1) - 0.1192).abs() < 1e-4);
     }
@@ -301,7 +355,11 @@ mod tests {
     #[test]
     fn first_token_under_causal_and_no_self_is_flagged_not_nan() {
         let x = m(&[&[1.0, 2.0], &[3.0, 4.0], &[5.0, 6.0]]);
-        let opts = Options { causal: true, self_attention: false, ..Options::default() };
+        let opts = Options {
+            causal: true,
+            self_attention: false,
+            ..Options::default()
+        };
         let a = self_attention(&x, &opts).unwrap();
         assert_eq!(a.fully_masked, vec![true, false, false]);
         assert_eq!(a.weight_row(0), &[0.0, 0.0, 0.0]);
@@ -325,8 +383,17 @@ mod tests {
     fn temperature_out_of_range_is_refused() {
         let x = m(&[&[1.0]]);
         for t in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e6] {
-            let err = self_attention(&x, &Options { temperature: t, ..Options::default() });
-            assert!(matches!(err, Err(Error::InvalidOption(_))), "temperature {t}");
+            let err = self_attention(
+                &x,
+                &Options {
+                    temperature: t,
+                    ..Options::default()
+                },
+            );
+            assert!(
+                matches!(err, Err(Error::InvalidOption(_))),
+                "temperature {t}"
+            );
         }
     }
 
@@ -334,7 +401,10 @@ mod tests {
     fn shapes_must_fit() {
         let q = m(&[&[1.0, 2.0]]);
         let k = m(&[&[1.0, 2.0, 3.0]]);
-        assert!(matches!(attend(&q, &k, &k, &Options::default()), Err(Error::Shape(_))));
+        assert!(matches!(
+            attend(&q, &k, &k, &Options::default()),
+            Err(Error::Shape(_))
+        ));
         assert!(Matrix::new(2, 2, vec![1.0; 3]).is_err());
         assert!(Matrix::from_rows(&[vec![1.0], vec![1.0, 2.0]]).is_err());
     }

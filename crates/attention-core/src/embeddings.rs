@@ -10,13 +10,23 @@
 //! |-------------|-------------|--------------------------------------------------------------|
 //! | 0           | 4           | magic: the ASCII bytes `AEWV`                                |
 //! | 4           | 2           | version: `u16`, 1                                            |
-//! | 6           | 2           | precision: `u16`, 16 (IEEE 754 binary16) or 32 (binary32)    |
+//! | 6           | 2           | encoding of the vectors: `u16`, 1 = f32, 2 = f16, 3 = q16 (below) |
 //! | 8           | 4           | `n`: `u32`, number of words, 1 ≤ n ≤ 4,000,000               |
 //! | 12          | 4           | `d`: `u32`, dimension, 1 ≤ d ≤ 4,096                         |
 //! | 16          | 4           | `V`: `u32`, byte length of the vocabulary block, ≤ 64 MiB    |
 //! | 20          | `V`         | vocabulary: `n` words in row order, each UTF-8 followed by one `\n` (0x0A) |
 //! | 20 + V      | 0–3         | zero bytes, so that the vectors start at a multiple of 4     |
-//! | …           | n·d·p/8     | vectors: row `i` is word `i`, `d` floats each (`p` = precision) |
+//! | …           | see below   | vectors, row `i` for word `i`                                |
+//!
+//! The vector block, by encoding:
+//! - **f32** (1): `n·d` IEEE 754 binary32 values, row-major. Exact.
+//! - **f16** (2): `n·d` IEEE 754 binary16 values, row-major. Relative error ≤ 2⁻¹¹.
+//! - **q16** (3): `n` binary32 row scales `s_i`, then `n·d` `i16` values `q_ij`,
+//!   row-major; component `x_ij = q_ij · s_i`, where the writer chose
+//!   `s_i = max_j |x_ij| / 32767` and `q_ij = round(x_ij / s_i)`. Absolute error
+//!   ≤ `max_j |x_ij| / 65534`. Same size as f16 (plus 4 bytes a word) and, for
+//!   word vectors, 8–16× more precise: the shipped subset uses it because f16
+//!   moves unscaled attention weights by up to 0.0014 (see data/README.md).
 //!
 //! Nothing may follow the vectors. A word is 1 to 1,024 bytes, holds no
 //! whitespace, and appears once. Every float is finite. Rows are in the order
@@ -61,24 +71,37 @@ const HEADER_BYTES: usize = 20;
 /// How vector components are stored in a subset file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Precision {
-    /// IEEE 754 binary16: 2 bytes a component, relative error ≤ 2⁻¹¹.
-    F16,
     /// IEEE 754 binary32: 4 bytes a component, exact for GloVe's published values.
     F32,
+    /// IEEE 754 binary16: 2 bytes a component, relative error ≤ 2⁻¹¹.
+    F16,
+    /// `i16` times a per-row `f32` scale: 2 bytes a component plus 4 a row,
+    /// absolute error ≤ (largest |component| of the row) / 65534.
+    Q16,
 }
 
 impl Precision {
-    fn bytes(self) -> usize {
+    fn code(self) -> u16 {
         match self {
+            Precision::F32 => 1,
             Precision::F16 => 2,
-            Precision::F32 => 4,
+            Precision::Q16 => 3,
         }
     }
 
-    fn code(self) -> u16 {
+    fn from_code(code: u16) -> Option<Self> {
+        [Precision::F32, Precision::F16, Precision::Q16]
+            .into_iter()
+            .find(|p| p.code() == code)
+    }
+
+    /// Bytes of the vector block for `n` rows of `d` components, if it fits a `usize`.
+    fn block_len(self, n: usize, d: usize) -> Option<usize> {
+        let components = n.checked_mul(d)?;
         match self {
-            Precision::F16 => 16,
-            Precision::F32 => 32,
+            Precision::F32 => components.checked_mul(4),
+            Precision::F16 => components.checked_mul(2),
+            Precision::Q16 => components.checked_mul(2)?.checked_add(n.checked_mul(4)?),
         }
     }
 }
@@ -115,24 +138,34 @@ impl Embeddings {
         let mut index = HashMap::with_capacity(words.len());
         for (row, word) in words.iter().enumerate() {
             check_word(word, row)?;
-            if let Some(i) = vectors[row * dim..(row + 1) * dim].iter().position(|v| !v.is_finite()) {
-                return Err(invalid(format!("component {i} of '{word}' is not a finite number")));
+            if let Some(i) = vectors[row * dim..(row + 1) * dim]
+                .iter()
+                .position(|v| !v.is_finite())
+            {
+                return Err(invalid(format!(
+                    "component {i} of '{word}' is not a finite number"
+                )));
             }
             let row_u32 = u32::try_from(row).map_err(|_| invalid("too many words".into()))?;
             if index.insert(word.clone(), row_u32).is_some() {
                 return Err(invalid(format!("the word '{word}' appears twice")));
             }
         }
-        Ok(Embeddings { dim, words, index, vectors })
+        Ok(Embeddings {
+            dim,
+            words,
+            index,
+            vectors,
+        })
     }
 
     /// Reads a subset file or, if it does not start with the subset magic, a
     /// GloVe text file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        if bytes.starts_with(&MAGIC) {
-            Self::from_subset(bytes)
-        } else {
-            Self::from_glove_text(bytes)
+        match sniff(bytes) {
+            Format::Subset => Self::from_subset(bytes),
+            Format::GloveText => Self::from_glove_text(bytes),
+            Format::Unknown => Err(unknown_format(bytes)),
         }
     }
 
@@ -155,50 +188,73 @@ impl Embeddings {
                 "format version {version} is not supported (this build reads version {VERSION})"
             )));
         }
-        let precision = match u16_at(bytes, 6) {
-            16 => Precision::F16,
-            32 => Precision::F32,
-            other => return Err(invalid(format!("unknown precision code {other} (expected 16 or 32)"))),
-        };
+        let code = u16_at(bytes, 6);
+        let precision = Precision::from_code(code).ok_or_else(|| {
+            invalid(format!(
+                "unknown encoding code {code} (expected 1 = f32, 2 = f16 or 3 = q16)"
+            ))
+        })?;
         let n = u32_at(bytes, 8);
         let dim = u32_at(bytes, 12);
         let vocab_len = u32_at(bytes, 16);
         if n == 0 || n > MAX_WORDS {
-            return Err(invalid(format!("word count {n} is outside 1..={MAX_WORDS}")));
+            return Err(invalid(format!(
+                "word count {n} is outside 1..={MAX_WORDS}"
+            )));
         }
         if dim == 0 || dim > MAX_DIM {
             return Err(invalid(format!("dimension {dim} is outside 1..={MAX_DIM}")));
         }
         if vocab_len > MAX_VOCAB_BYTES {
-            return Err(invalid(format!("vocabulary block of {vocab_len} bytes exceeds {MAX_VOCAB_BYTES}")));
+            return Err(invalid(format!(
+                "vocabulary block of {vocab_len} bytes exceeds {MAX_VOCAB_BYTES}"
+            )));
         }
         let (n, dim, vocab_len) = (n as usize, dim as usize, vocab_len as usize);
         let vectors_at = (HEADER_BYTES + vocab_len).next_multiple_of(4);
         // n ≤ 4e6, dim ≤ 4096, 4 bytes: at most 6.6e10, which fits in u64; checked for 32-bit targets.
-        let expected = n
-            .checked_mul(dim)
-            .and_then(|c| c.checked_mul(precision.bytes()))
+        let expected = precision
+            .block_len(n, dim)
             .and_then(|b| b.checked_add(vectors_at))
-            .ok_or_else(|| invalid("the header describes a file too large for this machine".into()))?;
+            .ok_or_else(|| {
+                invalid("the header describes a file too large for this machine".into())
+            })?;
         if bytes.len() != expected {
-            let what = if bytes.len() < expected { "truncated" } else { "has trailing bytes" };
+            let what = if bytes.len() < expected {
+                "truncated"
+            } else {
+                "has trailing bytes"
+            };
             return Err(invalid(format!(
                 "the file is {what}: {} bytes, the header describes {expected}",
                 bytes.len()
             )));
         }
-        if bytes[HEADER_BYTES + vocab_len..vectors_at].iter().any(|b| *b != 0) {
+        if bytes[HEADER_BYTES + vocab_len..vectors_at]
+            .iter()
+            .any(|b| *b != 0)
+        {
             return Err(invalid("padding after the vocabulary is not zero".into()));
         }
 
-        let vocab = std::str::from_utf8(&bytes[HEADER_BYTES..HEADER_BYTES + vocab_len])
-            .map_err(|e| invalid(format!("the vocabulary is not UTF-8 (byte {})", e.valid_up_to())))?;
+        let vocab =
+            std::str::from_utf8(&bytes[HEADER_BYTES..HEADER_BYTES + vocab_len]).map_err(|e| {
+                invalid(format!(
+                    "the vocabulary is not UTF-8 (byte {})",
+                    e.valid_up_to()
+                ))
+            })?;
         let Some(vocab) = vocab.strip_suffix('\n') else {
-            return Err(invalid("the vocabulary block does not end with a newline".into()));
+            return Err(invalid(
+                "the vocabulary block does not end with a newline".into(),
+            ));
         };
         let words: Vec<String> = vocab.split('\n').map(str::to_owned).collect();
         if words.len() != n {
-            return Err(invalid(format!("the header says {n} words, the vocabulary holds {}", words.len())));
+            return Err(invalid(format!(
+                "the header says {n} words, the vocabulary holds {}",
+                words.len()
+            )));
         }
 
         let raw = &bytes[vectors_at..];
@@ -211,6 +267,23 @@ impl Embeddings {
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect(),
+            Precision::Q16 => {
+                let (scales, values) = raw.split_at(n * 4);
+                let scales: Vec<f32> = scales
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                if let Some(row) = scales.iter().position(|s| !s.is_finite() || *s < 0.0) {
+                    return Err(invalid(format!(
+                        "the scale of row {row} is not a finite positive number"
+                    )));
+                }
+                values
+                    .chunks_exact(2)
+                    .enumerate()
+                    .map(|(k, c)| f32::from(i16::from_le_bytes([c[0], c[1]])) * scales[k / dim])
+                    .collect()
+            }
         };
         Self::new(dim, words, vectors)
     }
@@ -232,7 +305,9 @@ impl Embeddings {
             }
             line_no += 1;
             if line.len() > MAX_LINE_BYTES {
-                return Err(invalid(format!("line {line_no} is longer than {MAX_LINE_BYTES} bytes")));
+                return Err(invalid(format!(
+                    "line {line_no} is longer than {MAX_LINE_BYTES} bytes"
+                )));
             }
             let text = std::str::from_utf8(&line)
                 .map_err(|_| invalid(format!("line {line_no} is not UTF-8 text")))?;
@@ -261,7 +336,9 @@ impl Embeddings {
             }
             for (i, number) in numbers.iter().enumerate() {
                 let value: f32 = number.parse().map_err(|_| {
-                    invalid(format!("line {line_no}: component {i} of '{word}' is not a number: '{number}'"))
+                    invalid(format!(
+                        "line {line_no}: component {i} of '{word}' is not a number: '{number}'"
+                    ))
                 })?;
                 vectors.push(value);
             }
@@ -284,9 +361,16 @@ impl Embeddings {
         let vocab_len_u32 = u32::try_from(vocab_len)
             .ok()
             .filter(|v| *v <= MAX_VOCAB_BYTES)
-            .ok_or_else(|| invalid(format!("vocabulary block of {vocab_len} bytes is too large")))?;
+            .ok_or_else(|| {
+                invalid(format!(
+                    "vocabulary block of {vocab_len} bytes is too large"
+                ))
+            })?;
         let vectors_at = (HEADER_BYTES + vocab_len).next_multiple_of(4);
-        let mut out = Vec::with_capacity(vectors_at + self.vectors.len() * precision.bytes());
+        let block = precision
+            .block_len(self.words.len(), self.dim)
+            .ok_or_else(|| invalid("too many vectors".into()))?;
+        let mut out = Vec::with_capacity(vectors_at + block);
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&precision.code().to_le_bytes());
@@ -298,17 +382,37 @@ impl Embeddings {
             out.push(b'\n');
         }
         out.resize(vectors_at, 0);
+        if precision == Precision::Q16 {
+            let scales: Vec<f32> = self.vectors.chunks(self.dim).map(q16_scale).collect();
+            for scale in &scales {
+                out.extend_from_slice(&scale.to_le_bytes());
+            }
+            for (k, v) in self.vectors.iter().enumerate() {
+                let scale = scales[k / self.dim];
+                let q = if scale > 0.0 {
+                    (f64::from(*v) / f64::from(scale))
+                        .round()
+                        .clamp(-32767.0, 32767.0)
+                } else {
+                    0.0
+                };
+                out.extend_from_slice(&(q as i16).to_le_bytes());
+            }
+            return Ok(out);
+        }
         for (i, v) in self.vectors.iter().enumerate() {
             match precision {
                 Precision::F16 => {
                     let h = f16::from_f32(*v);
                     if !h.is_finite() {
                         let word = &self.words[i / self.dim];
-                        return Err(invalid(format!("'{word}' has the value {v}, beyond the f16 range")));
+                        return Err(invalid(format!(
+                            "'{word}' has the value {v}, beyond the f16 range"
+                        )));
                     }
                     out.extend_from_slice(&h.to_le_bytes());
                 }
-                Precision::F32 => out.extend_from_slice(&v.to_le_bytes()),
+                Precision::F32 | Precision::Q16 => out.extend_from_slice(&v.to_le_bytes()),
             }
         }
         Ok(out)
@@ -317,11 +421,20 @@ impl Embeddings {
     /// A new store with the first `top` words (most frequent first, for GloVe)
     /// followed by those of `extra` not already among them, in the order given.
     /// Extra words the store lacks are returned as the second value.
-    pub fn subset<'a>(&self, top: usize, extra: impl IntoIterator<Item = &'a str>) -> (Self, Vec<String>) {
+    pub fn subset<'a>(
+        &self,
+        top: usize,
+        extra: impl IntoIterator<Item = &'a str>,
+    ) -> (Self, Vec<String>) {
         let top = top.min(self.words.len());
         let mut words: Vec<String> = self.words[..top].to_vec();
         let mut vectors = self.vectors[..top * self.dim].to_vec();
-        let mut index: HashMap<String, u32> = self.index.iter().filter(|(_, r)| (**r as usize) < top).map(|(w, r)| (w.clone(), *r)).collect();
+        let mut index: HashMap<String, u32> = self
+            .index
+            .iter()
+            .filter(|(_, r)| (**r as usize) < top)
+            .map(|(w, r)| (w.clone(), *r))
+            .collect();
         let mut missing = Vec::new();
         for word in extra {
             if index.contains_key(word) {
@@ -340,7 +453,15 @@ impl Embeddings {
                 }
             }
         }
-        (Embeddings { dim: self.dim, words, index, vectors }, missing)
+        (
+            Embeddings {
+                dim: self.dim,
+                words,
+                index,
+                vectors,
+            },
+            missing,
+        )
     }
 
     /// The dimension `d` of every vector.
@@ -379,6 +500,55 @@ impl Embeddings {
     }
 }
 
+/// The q16 scale of a row: its largest magnitude over 32767, so that the
+/// largest component maps to ±32767 exactly.
+fn q16_scale(row: &[f32]) -> f32 {
+    let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+    (f64::from(max) / 32767.0) as f32
+}
+
+/// What a file looks like from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Starts with the subset magic `AEWV`.
+    Subset,
+    /// A first line of a word and at least one number (or a word2vec header).
+    GloveText,
+    /// Neither.
+    Unknown,
+}
+
+/// Tells the format from the first bytes of a file (4 KiB are enough).
+pub fn sniff(head: &[u8]) -> Format {
+    if head.starts_with(&MAGIC) {
+        return Format::Subset;
+    }
+    let line = head.split(|b| *b == b'\n').next().unwrap_or_default();
+    let Ok(line) = std::str::from_utf8(line) else {
+        // The 4 KiB window may cut a character; a text file's first line is shorter.
+        return Format::Unknown;
+    };
+    let mut fields = line.split_ascii_whitespace();
+    match (fields.next(), fields.next()) {
+        (Some(_), Some(number)) if number.parse::<f32>().is_ok() => Format::GloveText,
+        _ => Format::Unknown,
+    }
+}
+
+/// The error for a file that is neither format.
+pub fn unknown_format(head: &[u8]) -> Error {
+    let magic: String = head
+        .iter()
+        .take(4)
+        .map(|b| char::from(*b))
+        .map(|c| if c.is_ascii_graphic() { c } else { '.' })
+        .collect();
+    invalid(format!(
+        "wrong magic bytes '{magic}': expected an Attention Explorer subset (starting with 'AEWV') \
+         or GloVe text ('word 0.418 0.24968 …' on each line)"
+    ))
+}
+
 fn invalid(reason: String) -> Error {
     Error::InvalidEmbeddings(reason)
 }
@@ -388,10 +558,15 @@ fn check_word(word: &str, row: usize) -> Result<()> {
         return Err(invalid(format!("word {row} is empty")));
     }
     if word.len() > MAX_WORD_BYTES {
-        return Err(invalid(format!("word {row} is longer than {MAX_WORD_BYTES} bytes")));
+        return Err(invalid(format!(
+            "word {row} is longer than {MAX_WORD_BYTES} bytes"
+        )));
     }
     if word.chars().any(char::is_whitespace) {
-        return Err(invalid(format!("word {row} ('{}') holds whitespace", word.escape_debug())));
+        return Err(invalid(format!(
+            "word {row} ('{}') holds whitespace",
+            word.escape_debug()
+        )));
     }
     Ok(())
 }
@@ -429,7 +604,7 @@ mod tests {
     fn subset_layout_is_as_documented() {
         let bytes = sample().to_subset(Precision::F16).unwrap();
         assert_eq!(u16_at(&bytes, 4), 1);
-        assert_eq!(u16_at(&bytes, 6), 16);
+        assert_eq!(u16_at(&bytes, 6), 2);
         assert_eq!(u32_at(&bytes, 8), 3);
         assert_eq!(u32_at(&bytes, 12), 3);
         let vocab = "the\ncat\nça\n";
@@ -437,7 +612,10 @@ mod tests {
         assert_eq!(&bytes[20..20 + vocab.len()], vocab.as_bytes());
         let at = (20 + vocab.len()).next_multiple_of(4);
         assert_eq!(bytes.len(), at + 9 * 2);
-        assert_eq!(f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32(), 0.418f32.to_f32_f16());
+        assert_eq!(
+            f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32(),
+            0.418f32.to_f32_f16()
+        );
     }
 
     trait ToF16 {
@@ -459,21 +637,77 @@ mod tests {
     }
 
     #[test]
+    fn q16_error_is_within_its_bound_and_the_row_maximum_is_exact() {
+        let e = sample();
+        let bytes = e.to_subset(Precision::Q16).unwrap();
+        assert_eq!(u16_at(&bytes, 6), 3);
+        let back = Embeddings::from_subset(&bytes).unwrap();
+        for (row, back_row) in e.vectors.chunks(3).zip(back.vectors.chunks(3)) {
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            for (a, b) in row.iter().zip(back_row) {
+                assert!((a - b).abs() <= max / 65534.0 * 1.001, "{a} vs {b}");
+            }
+        }
+        assert_eq!(back.vector("ça").unwrap()[2], 65504.0);
+        let zero = Embeddings::new(2, vec!["z".into()], vec![0.0, 0.0]).unwrap();
+        let back = Embeddings::from_subset(&zero.to_subset(Precision::Q16).unwrap()).unwrap();
+        assert_eq!(back.vector("z"), Some(&[0.0, 0.0][..]));
+    }
+
+    #[test]
     fn malformed_subsets_get_clear_errors() {
         let good = sample().to_subset(Precision::F16).unwrap();
         let cases: Vec<(Vec<u8>, &str)> = vec![
             (good[..good.len() - 1].to_vec(), "truncated"),
             (good[..10].to_vec(), "too short"),
             ([good.clone(), vec![0]].concat(), "trailing bytes"),
-            ([b"GLOV".to_vec(), good[4..].to_vec()].concat(), "wrong magic"),
-            ([good[..4].to_vec(), 2u16.to_le_bytes().to_vec(), good[6..].to_vec()].concat(), "version 2"),
-            ([good[..6].to_vec(), 8u16.to_le_bytes().to_vec(), good[8..].to_vec()].concat(), "precision code 8"),
-            ([good[..8].to_vec(), u32::MAX.to_le_bytes().to_vec(), good[12..].to_vec()].concat(), "word count"),
-            ([good[..12].to_vec(), 0u32.to_le_bytes().to_vec(), good[16..].to_vec()].concat(), "dimension 0"),
+            (
+                [b"GLOV".to_vec(), good[4..].to_vec()].concat(),
+                "wrong magic",
+            ),
+            (
+                [
+                    good[..4].to_vec(),
+                    2u16.to_le_bytes().to_vec(),
+                    good[6..].to_vec(),
+                ]
+                .concat(),
+                "version 2",
+            ),
+            (
+                [
+                    good[..6].to_vec(),
+                    8u16.to_le_bytes().to_vec(),
+                    good[8..].to_vec(),
+                ]
+                .concat(),
+                "encoding code 8",
+            ),
+            (
+                [
+                    good[..8].to_vec(),
+                    u32::MAX.to_le_bytes().to_vec(),
+                    good[12..].to_vec(),
+                ]
+                .concat(),
+                "word count",
+            ),
+            (
+                [
+                    good[..12].to_vec(),
+                    0u32.to_le_bytes().to_vec(),
+                    good[16..].to_vec(),
+                ]
+                .concat(),
+                "dimension 0",
+            ),
         ];
         for (bytes, expected) in cases {
             let err = Embeddings::from_subset(&bytes).unwrap_err().to_string();
-            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+            assert!(
+                err.contains(expected),
+                "{err:?} should mention {expected:?}"
+            );
         }
     }
 
@@ -484,6 +718,18 @@ mod tests {
         bytes[at..at + 3].copy_from_slice(b"the");
         let err = Embeddings::from_subset(&bytes).unwrap_err().to_string();
         assert!(err.contains("appears twice"), "{err}");
+    }
+
+    #[test]
+    fn binary_files_with_another_magic_are_named_as_such() {
+        let err = Embeddings::from_bytes(b"GLOV\x00\x01\x02\x03binary")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wrong magic bytes 'GLOV'"), "{err}");
+        assert_eq!(sniff(b"the 0.1 0.2\n"), Format::GloveText);
+        assert_eq!(sniff(b"400000 50\nthe 0.1\n"), Format::GloveText);
+        assert_eq!(sniff(b"AEWV\x01"), Format::Subset);
+        assert_eq!(sniff(b"<html>"), Format::Unknown);
     }
 
     #[test]
@@ -502,12 +748,16 @@ mod tests {
             ("the 1 2\ncat 1\n", "line 2"),
             ("the 1 x\n", "not a number"),
             ("the 1 inf\n", "not a finite number"),
-            ("", "no word vectors"),
-            ("the\n", "has 0 numbers"),
+            ("the 1\ncat\n", "has 0 numbers"),
             ("the 1\nthe 2\n", "appears twice"),
         ] {
-            let err = Embeddings::from_bytes(text.as_bytes()).unwrap_err().to_string();
-            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+            let err = Embeddings::from_bytes(text.as_bytes())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(expected),
+                "{err:?} should mention {expected:?}"
+            );
         }
     }
 

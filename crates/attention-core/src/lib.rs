@@ -28,6 +28,7 @@ pub mod analysis;
 pub mod attention;
 pub mod embeddings;
 pub mod error;
+pub mod layout;
 pub mod tokenize;
 
 pub use analysis::{analyze, Analysis};

@@ -1,0 +1,197 @@
+//! `attention`: the attention weights of a sentence in the terminal, computed
+//! by the same core as the web page, and the tool that builds the word-vector
+//! subset the page fetches.
+
+mod build_data;
+mod npy;
+mod output;
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use attention_core::embeddings::{self, Format};
+use attention_core::{analyze, Embeddings, Options};
+use clap::{Args, Parser, Subcommand};
+
+/// The default subset (GloVe 6B 50d, f16), built into the binary so that it
+/// works from any directory. `data/README.md` says how it is made.
+#[cfg(default_data)]
+static DEFAULT_EMBEDDINGS: Option<&[u8]> = Some(include_bytes!("../../../data/glove-6b-50d.aewv"));
+#[cfg(not(default_data))]
+static DEFAULT_EMBEDDINGS: Option<&[u8]> = None;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "attention",
+    version,
+    about = "Scaled dot-product self-attention, softmax(QKᵀ/√d)·V, over GloVe word vectors.",
+    long_about = "Prints where each word of a sentence attends, using the raw GloVe 6B 50d \
+                  vectors as queries, keys and values (the tutorial setting), scaled by 1/√50.\n\n\
+                  Unknown words are listed on stderr and left out of the attention.",
+    after_help = "Examples:\n  attention \"The king and queen ruled the kingdom\"\n  \
+                  attention --causal --no-self \"The cat sat on the mat\"\n  \
+                  attention --json \"The cat sat\" | jq .weights\n  \
+                  attention build-data --glove glove.6B.50d.txt --out my.aewv",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The sentence (several arguments are joined with spaces).
+    sentence: Vec<String>,
+    /// A token may not attend to itself (self mask).
+    #[arg(long)]
+    no_self: bool,
+    /// A token may only attend to itself and earlier tokens (causal mask).
+    #[arg(long)]
+    causal: bool,
+    /// Do not divide the scores by √d (watch the softmax saturate).
+    #[arg(long)]
+    no_scale: bool,
+    /// Divide the scores by T before the softmax: T < 1 sharpens, T > 1 flattens (0.001 to 1000).
+    #[arg(long, value_name = "T", default_value_t = 1.0)]
+    temperature: f32,
+    /// Print one JSON object: tokens, weights (row i = query token i), scores, scaled scores, unknown words.
+    #[arg(long)]
+    json: bool,
+    /// Word vectors to use instead of the built-in subset: a subset file (.aewv) or a GloVe .txt file.
+    #[arg(long, value_name = "PATH")]
+    embeddings: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build a word-vector subset file (.aewv) from full GloVe vectors.
+    BuildData(build_data::BuildArgs),
+}
+
+/// An error ready to be printed as one line, with the exit code to use.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+impl From<attention_core::Error> for Failure {
+    fn from(error: attention_core::Error) -> Self {
+        Failure::usage(error.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::BuildData(args)) => build_data::run(&args),
+        None => run(&cli.run),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("attention: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+fn run(args: &RunArgs) -> Result<(), Failure> {
+    let sentence = args.sentence.join(" ");
+    if sentence.trim().is_empty() {
+        return Err(Failure::usage(
+            "the sentence is empty: try attention \"The king and queen ruled the kingdom\"",
+        ));
+    }
+    let options = Options {
+        scale: !args.no_scale,
+        temperature: args.temperature,
+        self_attention: !args.no_self,
+        causal: args.causal,
+    };
+    options.validate()?;
+    let embeddings =
+        match &args.embeddings {
+            Some(path) => load_embeddings(path)?,
+            None => match DEFAULT_EMBEDDINGS {
+                Some(bytes) => Embeddings::from_subset(bytes)?,
+                None => return Err(Failure::usage(
+                    "this build has no default word vectors (data/glove-6b-50d.aewv was missing): \
+                     pass --embeddings PATH or run scripts/build-data",
+                )),
+            },
+        };
+    let analysis = analyze(&sentence, &embeddings, &options)?;
+
+    let unknown: Vec<String> = analysis
+        .unknown_tokens()
+        .map(|t| format!("'{}'", t.text))
+        .collect();
+    if !unknown.is_empty() {
+        eprintln!(
+            "attention: not in the vocabulary of {} words, left out: {}",
+            embeddings.len(),
+            unknown.join(", ")
+        );
+    }
+
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let written = if args.json {
+        output::write_json(&mut out, &analysis)
+    } else {
+        output::write_text(&mut out, &analysis)
+    };
+    match written.and_then(|()| out.flush()) {
+        // `attention … | head` closes the pipe early: not an error.
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure {
+            message: format!("cannot write the output: {e}"),
+            code: 1,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Reads a subset file or a GloVe text file, streaming the text format.
+pub fn load_embeddings(path: &Path) -> Result<Embeddings, Failure> {
+    let cannot = |e: io::Error| Failure::usage(format!("cannot read '{}': {e}", path.display()));
+    let mut file = File::open(path).map_err(cannot)?;
+    let mut head = [0u8; 4096];
+    let got = read_up_to(&mut file, &mut head).map_err(cannot)?;
+    let head = &head[..got];
+    let embeddings = match embeddings::sniff(head) {
+        Format::Subset => {
+            let mut bytes = head.to_vec();
+            file.read_to_end(&mut bytes).map_err(cannot)?;
+            Embeddings::from_subset(&bytes)
+        }
+        Format::GloveText => Embeddings::from_glove_text(BufReader::new(head.chain(file))),
+        Format::Unknown => Err(embeddings::unknown_format(head)),
+    };
+    embeddings.map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
+}
+
+fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}

@@ -1,0 +1,112 @@
+//! The two output formats: the tutorial's text blocks and one JSON object.
+
+use std::io::{self, Write};
+
+use attention_core::Analysis;
+use serde::Serialize;
+
+/// Characters of █ for a weight of 1.
+const BAR_WIDTH: f32 = 40.0;
+
+/// For each query token, `Attention weights for '<token>':` and one line per
+/// key token: the token, the weight with 4 decimals, and a bar ∝ the weight.
+pub fn write_text(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
+    let tokens: Vec<&str> = analysis.used_tokens().map(|t| t.text.as_str()).collect();
+    let width = tokens.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+    let attention = &analysis.attention;
+    for (i, query) in tokens.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "Attention weights for '{query}':")?;
+        if attention.fully_masked[i] {
+            writeln!(
+                out,
+                "  (every key is masked for this token: it attends to nothing)"
+            )?;
+            continue;
+        }
+        for (j, key) in tokens.iter().enumerate() {
+            if attention.is_masked(i, j) {
+                writeln!(out, "  {key:<width$}      —  (masked)")?;
+                continue;
+            }
+            let weight = attention.weight(i, j);
+            let bar = "█".repeat((weight * BAR_WIDTH).round() as usize);
+            writeln!(out, "  {key:<width$} {weight:.4} {bar}")?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct JsonToken<'a> {
+    text: &'a str,
+    /// Byte range in the sentence, `[start, end)`.
+    span: [usize; 2],
+}
+
+#[derive(Serialize)]
+struct JsonOptions {
+    scale: bool,
+    temperature: f32,
+    #[serde(rename = "self")]
+    self_attention: bool,
+    causal: bool,
+}
+
+#[derive(Serialize)]
+struct JsonAnalysis<'a> {
+    tokens: Vec<&'a str>,
+    spans: Vec<[usize; 2]>,
+    unknown: Vec<JsonToken<'a>>,
+    options: JsonOptions,
+    /// 1/√d (or 1) divided by the temperature.
+    factor: f64,
+    /// Row i is query token i; masked cells are 0.
+    weights: Vec<&'a [f32]>,
+    /// Raw dot products q·k.
+    scores: Vec<&'a [f32]>,
+    /// factor · scores; null where masked.
+    scaled: Vec<Vec<Option<f32>>>,
+    fully_masked: Vec<bool>,
+}
+
+/// One JSON object with at least `tokens` and `weights` (row i = query token i).
+pub fn write_json(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
+    let a = &analysis.attention;
+    let n = a.keys;
+    let json = JsonAnalysis {
+        tokens: analysis.used_tokens().map(|t| t.text.as_str()).collect(),
+        spans: analysis
+            .used_tokens()
+            .map(|t| [t.span.start, t.span.end])
+            .collect(),
+        unknown: analysis
+            .unknown_tokens()
+            .map(|t| JsonToken {
+                text: &t.text,
+                span: [t.span.start, t.span.end],
+            })
+            .collect(),
+        options: JsonOptions {
+            scale: a.options.scale,
+            temperature: a.options.temperature,
+            self_attention: a.options.self_attention,
+            causal: a.options.causal,
+        },
+        factor: a.factor,
+        weights: a.weights.chunks(n.max(1)).collect(),
+        scores: a.scores.chunks(n.max(1)).collect(),
+        scaled: (0..a.queries)
+            .map(|i| {
+                (0..n)
+                    .map(|j| (!a.is_masked(i, j)).then(|| a.scaled[i * n + j]))
+                    .collect()
+            })
+            .collect(),
+        fully_masked: a.fully_masked.clone(),
+    };
+    serde_json::to_writer(&mut *out, &json).map_err(io::Error::other)?;
+    writeln!(out)
+}
