@@ -1,0 +1,460 @@
+//! The WebAssembly boundary of Attention Explorer: a thin adapter over
+//! `attention-core` for the page.
+//!
+//! - [`Explorer`] reads the word vectors once (the `AEWV` subset or GloVe
+//!   text) and analyzes sentences with [`Settings`].
+//! - [`SentenceAnalysis`] hands the numbers out. Matrices cross as flat
+//!   `Float32Array` *copies* in row-major order, `(size, size)`: entry
+//!   `(i, j)` (query `i`, key `j`) is at `i * size + j`. Copies, not views
+//!   into wasm memory, so they stay valid whatever the next call allocates.
+//!   Small metadata (tokens, flags) goes through serde-wasm-bindgen.
+//! - [`HeatmapGeometry`] and [`ArrowGeometry`] expose the pure layout and
+//!   hit-testing of `attention_core::layout`; the page's painter draws with
+//!   them.
+//! - Core errors become JavaScript `Error`s carrying the core's message,
+//!   which is written for the person who typed the sentence.
+//!
+//! Rows and columns of the matrices are the *known* tokens only; unknown
+//! tokens are listed by [`SentenceAnalysis::tokens`] with `row: null`.
+
+use attention_core::layout::{
+    self, ArrowLayout, ArrowSpec, Colormap, Gradient, HeatmapLayout, HeatmapSpec, Hit,
+};
+use attention_core::{analyze, Analysis, Embeddings, Options};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::Clamped;
+
+pub mod text;
+
+/// Installs the panic hook, so that a bug shows its message in the console
+/// instead of "unreachable executed".
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// How attention is computed, as the page sends it:
+/// `{ scale, selfAttention, causal, temperature }`. Missing fields take the
+/// tutorial's defaults (scaled, self allowed, not causal, temperature 1).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    pub scale: bool,
+    pub self_attention: bool,
+    pub causal: bool,
+    pub temperature: f32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings::from(Options::default())
+    }
+}
+
+impl From<Options> for Settings {
+    fn from(o: Options) -> Self {
+        Settings {
+            scale: o.scale,
+            self_attention: o.self_attention,
+            causal: o.causal,
+            temperature: o.temperature,
+        }
+    }
+}
+
+impl From<Settings> for Options {
+    fn from(s: Settings) -> Self {
+        Options {
+            scale: s.scale,
+            self_attention: s.self_attention,
+            causal: s.causal,
+            temperature: s.temperature,
+        }
+    }
+}
+
+/// One token as the page shows it. `start..end` indexes the sentence in
+/// UTF-16 code units (JavaScript string indices); `row` is its row and
+/// column in the matrices, `null` for an unknown token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenInfo {
+    pub text: String,
+    pub start: u32,
+    pub end: u32,
+    pub known: bool,
+    pub row: Option<u32>,
+}
+
+/// The word vectors, loaded once.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Explorer {
+    embeddings: Embeddings,
+}
+
+#[wasm_bindgen]
+impl Explorer {
+    /// Reads a word-vector file: the project's `AEWV` subset or GloVe text.
+    /// Throws an `Error` saying what is wrong with a malformed file.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8]) -> Result<Explorer, JsError> {
+        Ok(Explorer {
+            embeddings: Embeddings::from_bytes(bytes)?,
+        })
+    }
+
+    /// Dimension `d` of the vectors.
+    #[wasm_bindgen(getter)]
+    pub fn dim(&self) -> usize {
+        self.embeddings.dim()
+    }
+
+    /// Number of words in the vocabulary.
+    #[wasm_bindgen(getter, js_name = vocabularySize)]
+    pub fn vocabulary_size(&self) -> usize {
+        self.embeddings.len()
+    }
+
+    /// Self-attention over the known tokens of `sentence`. `settings` is a
+    /// [`Settings`] object (or `undefined` for the defaults). Throws for an
+    /// empty sentence, a sentence without a known word, or a temperature
+    /// out of range.
+    pub fn analyze(&self, sentence: &str, settings: JsValue) -> Result<SentenceAnalysis, JsError> {
+        let settings: Settings = if settings.is_undefined() || settings.is_null() {
+            Settings::default()
+        } else {
+            serde_wasm_bindgen::from_value(settings)
+                .map_err(|e| JsError::new(&format!("invalid settings: {e}")))?
+        };
+        let analysis = analyze(sentence, &self.embeddings, &settings.into())?;
+        Ok(SentenceAnalysis::new(sentence, analysis))
+    }
+
+    /// The tokens of `sentence` with their `known` flags, without computing
+    /// attention: the page marks unknown words even when no word is known.
+    pub fn tokenize(&self, sentence: &str) -> Result<JsValue, JsError> {
+        let tokens = attention_core::tokenize(sentence, &self.embeddings);
+        let infos = text::token_infos(sentence, &tokens, &[]);
+        Ok(serde_wasm_bindgen::to_value(&infos)?)
+    }
+
+    /// The `count` words of the vocabulary whose vectors are closest (by
+    /// cosine) to `vector`, as `[{ word, similarity }]`: what a context
+    /// vector "means" in word terms.
+    pub fn nearest(&self, vector: &[f32], count: usize) -> Result<JsValue, JsError> {
+        let found = text::nearest_words(&self.embeddings, vector, count);
+        Ok(serde_wasm_bindgen::to_value(&found)?)
+    }
+}
+
+/// The result of one analysis.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct SentenceAnalysis {
+    analysis: Analysis,
+    tokens: Vec<TokenInfo>,
+    masked: Vec<bool>,
+    scale_max: f32,
+}
+
+impl SentenceAnalysis {
+    fn new(sentence: &str, analysis: Analysis) -> Self {
+        let tokens = text::token_infos(sentence, &analysis.tokens, &analysis.used);
+        let masked = analysis
+            .attention
+            .scaled
+            .iter()
+            .map(|s| *s == f32::NEG_INFINITY)
+            .collect();
+        let scale_max = layout::scale_max(&analysis.attention.weights);
+        SentenceAnalysis {
+            analysis,
+            tokens,
+            masked,
+            scale_max,
+        }
+    }
+
+    /// The core's analysis, for Rust callers.
+    pub fn analysis(&self) -> &Analysis {
+        &self.analysis
+    }
+
+    /// The tokens, for Rust callers.
+    pub fn token_infos(&self) -> &[TokenInfo] {
+        &self.tokens
+    }
+}
+
+#[wasm_bindgen]
+impl SentenceAnalysis {
+    /// Number of known tokens: the matrices are `(size, size)`.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.analysis.attention.queries
+    }
+
+    /// Dimension of the vectors (and of each context vector).
+    #[wasm_bindgen(getter)]
+    pub fn dim(&self) -> usize {
+        self.analysis.attention.dim
+    }
+
+    /// The factor applied to every score: `(1/√d or 1) / temperature`.
+    #[wasm_bindgen(getter)]
+    pub fn factor(&self) -> f64 {
+        self.analysis.attention.factor
+    }
+
+    /// The top of the colour scale: the largest weight.
+    #[wasm_bindgen(getter, js_name = scaleMax)]
+    pub fn scale_max(&self) -> f32 {
+        self.scale_max
+    }
+
+    /// Every token, known or not: `[{ text, start, end, known, row }]`.
+    pub fn tokens(&self) -> Result<JsValue, JsError> {
+        Ok(serde_wasm_bindgen::to_value(&self.tokens)?)
+    }
+
+    /// The labels of the matrix rows (known tokens, vocabulary spelling).
+    pub fn labels(&self) -> Vec<String> {
+        self.analysis
+            .used_tokens()
+            .map(|t| t.text.clone())
+            .collect()
+    }
+
+    /// Softmax weights, `(size, size)` row-major; 0 where masked.
+    pub fn weights(&self) -> Vec<f32> {
+        self.analysis.attention.weights.clone()
+    }
+
+    /// Raw dot products `q_i · k_j`, `(size, size)`.
+    pub fn scores(&self) -> Vec<f32> {
+        self.analysis.attention.scores.clone()
+    }
+
+    /// `factor · score`, `(size, size)`; `-Infinity` where masked.
+    pub fn scaled(&self) -> Vec<f32> {
+        self.analysis.attention.scaled.clone()
+    }
+
+    /// Context vectors (weighted sums of values), `(size, dim)`.
+    pub fn context(&self) -> Vec<f32> {
+        self.analysis.attention.context.clone()
+    }
+
+    /// `1` for each row whose every key is masked (weights all 0), else `0`.
+    #[wasm_bindgen(js_name = fullyMasked)]
+    pub fn fully_masked(&self) -> Vec<u8> {
+        self.analysis
+            .attention
+            .fully_masked
+            .iter()
+            .map(|m| u8::from(*m))
+            .collect()
+    }
+
+    /// One RGBA pixel per cell, `size × size`, ready for `new ImageData`:
+    /// the colour of `weight / scaleMax` through `gradient` ("viridis" or
+    /// "cividis"; anything else means viridis); masked cells transparent.
+    pub fn bitmap(&self, gradient: &str) -> Clamped<Vec<u8>> {
+        let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
+        Clamped(colormap.cells_rgba(
+            &self.analysis.attention.weights,
+            &self.masked,
+            self.scale_max,
+        ))
+    }
+
+    /// The weights as CSV: a header of key tokens, then one line per query
+    /// token with its weights to 6 decimals. Masked cells are empty.
+    pub fn csv(&self) -> String {
+        text::weights_csv(&self.labels(), &self.analysis.attention)
+    }
+}
+
+/// The colormap as 256 `r, g, b` triples, darkest first (for the colorbar).
+#[wasm_bindgen(js_name = colormapTable)]
+pub fn colormap_table(gradient: &str) -> Vec<u8> {
+    Colormap::new(Gradient::from_name(gradient).unwrap_or_default()).table()
+}
+
+/// Round tick values from 0 to at most `max`, about `count` of them.
+#[wasm_bindgen]
+pub fn ticks(max: f64, count: usize) -> Vec<f64> {
+    layout::ticks(max, count)
+}
+
+/// What a point of the heatmap is over, as `[kind, row, col]`.
+pub const HIT_NOTHING: i32 = 0;
+/// `[HIT_CELL, row, col]`.
+pub const HIT_CELL: i32 = 1;
+/// `[HIT_ROW_LABEL, row, -1]`.
+pub const HIT_ROW_LABEL: i32 = 2;
+/// `[HIT_COLUMN_LABEL, -1, col]`.
+pub const HIT_COLUMN_LABEL: i32 = 3;
+
+/// The heatmap's geometry for a given size (see `attention_core::layout`).
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct HeatmapGeometry(HeatmapLayout);
+
+#[wasm_bindgen]
+impl HeatmapGeometry {
+    /// Fits a `(rows, cols)` matrix, labels `labelWidth` px wide in a
+    /// `fontSize` px font, and a colorbar into `width` CSS pixels.
+    #[wasm_bindgen(constructor)]
+    pub fn new(rows: usize, cols: usize, width: f64, label_width: f64, font_size: f64) -> Self {
+        HeatmapGeometry(HeatmapLayout::new(&HeatmapSpec {
+            rows,
+            cols,
+            width,
+            label_width,
+            font_size,
+        }))
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn cell(&self) -> f64 {
+        self.0.cell
+    }
+    /// `[x, y, width, height]` of the cells.
+    #[wasm_bindgen(getter)]
+    pub fn matrix(&self) -> Vec<f64> {
+        rect(&self.0.matrix)
+    }
+    /// `[x, y, width, height]` of the colour strip.
+    #[wasm_bindgen(getter)]
+    pub fn colorbar(&self) -> Vec<f64> {
+        rect(&self.0.colorbar)
+    }
+    #[wasm_bindgen(getter, js_name = labelsShown)]
+    pub fn labels_shown(&self) -> bool {
+        self.0.labels_shown
+    }
+    #[wasm_bindgen(getter, js_name = valuesShown)]
+    pub fn values_shown(&self) -> bool {
+        self.0.values_shown
+    }
+    #[wasm_bindgen(getter)]
+    pub fn width(&self) -> f64 {
+        self.0.width
+    }
+    #[wasm_bindgen(getter)]
+    pub fn height(&self) -> f64 {
+        self.0.height
+    }
+
+    /// `[kind, row, col]` for the point `(x, y)`: kind is 0 (nothing),
+    /// 1 (cell), 2 (row label) or 3 (column label); unused indices are -1.
+    pub fn hit(&self, x: f64, y: f64) -> Vec<i32> {
+        let i = |k: usize| i32::try_from(k).unwrap_or(-1);
+        match self.0.hit(x, y) {
+            Hit::Cell { row, col } => vec![HIT_CELL, i(row), i(col)],
+            Hit::RowLabel(row) => vec![HIT_ROW_LABEL, i(row), -1],
+            Hit::ColumnLabel(col) => vec![HIT_COLUMN_LABEL, -1, i(col)],
+            Hit::Nothing => vec![HIT_NOTHING, -1, -1],
+        }
+    }
+
+    /// Vertical position of `value` on the colorbar whose top is `max`.
+    #[wasm_bindgen(js_name = colorbarY)]
+    pub fn colorbar_y(&self, value: f64, max: f64) -> f64 {
+        self.0.colorbar_y(value, max)
+    }
+}
+
+/// Numbers per link in [`ArrowGeometry::links`].
+pub const LINK_STRIDE: usize = 9;
+
+/// The arrows view's geometry: query tokens on the left, keys on the right.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct ArrowGeometry(ArrowLayout);
+
+#[wasm_bindgen]
+impl ArrowGeometry {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        tokens: usize,
+        width: f64,
+        label_width: f64,
+        font_size: f64,
+        max_height: f64,
+    ) -> Self {
+        ArrowGeometry(ArrowLayout::new(&ArrowSpec {
+            tokens,
+            width,
+            label_width,
+            font_size,
+            max_height,
+        }))
+    }
+
+    #[wasm_bindgen(getter, js_name = rowHeight)]
+    pub fn row_height(&self) -> f64 {
+        self.0.row_height
+    }
+    #[wasm_bindgen(getter)]
+    pub fn top(&self) -> f64 {
+        self.0.top
+    }
+    #[wasm_bindgen(getter, js_name = queryX)]
+    pub fn query_x(&self) -> f64 {
+        self.0.query_x
+    }
+    #[wasm_bindgen(getter, js_name = keyX)]
+    pub fn key_x(&self) -> f64 {
+        self.0.key_x
+    }
+    #[wasm_bindgen(getter, js_name = labelsShown)]
+    pub fn labels_shown(&self) -> bool {
+        self.0.labels_shown
+    }
+    #[wasm_bindgen(getter)]
+    pub fn width(&self) -> f64 {
+        self.0.width
+    }
+    #[wasm_bindgen(getter)]
+    pub fn height(&self) -> f64 {
+        self.0.height
+    }
+
+    /// The token row under `(x, y)`, or -1.
+    pub fn hit(&self, x: f64, y: f64) -> i32 {
+        self.0
+            .hit(x, y)
+            .and_then(|i| i32::try_from(i).ok())
+            .unwrap_or(-1)
+    }
+
+    /// The curves for `weights` (`(tokens, tokens)` row-major), flat, 9
+    /// numbers each: `query, key, weight, x0, y0, x1, y1, lineWidth,
+    /// opacity`, weakest first. `focus` -1 means every query.
+    pub fn links(&self, weights: &[f32], focus: i32, threshold: f32, max_links: usize) -> Vec<f32> {
+        let focus = usize::try_from(focus).ok();
+        let links = self.0.links(weights, focus, threshold, max_links);
+        let mut flat = Vec::with_capacity(links.len() * LINK_STRIDE);
+        for l in links {
+            flat.extend_from_slice(&[
+                l.query as f32,
+                l.key as f32,
+                l.weight,
+                l.from.0 as f32,
+                l.from.1 as f32,
+                l.to.0 as f32,
+                l.to.1 as f32,
+                l.line_width as f32,
+                l.opacity as f32,
+            ]);
+        }
+        flat
+    }
+}
+
+fn rect(r: &layout::Rect) -> Vec<f64> {
+    vec![r.x, r.y, r.width, r.height]
+}
