@@ -4,6 +4,8 @@
 //! - `weights.json`: weights computed in float64 over the full-precision
 //!   GloVe vectors (scripts/build-golden); the f16 subset must agree within 0.0005.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
+
 use std::path::PathBuf;
 
 use attention_core::{analyze, tokenize, Embeddings, Options};

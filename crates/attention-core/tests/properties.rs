@@ -2,6 +2,8 @@
 //! NaN or infinite, the fast path agrees with a naive reference, spans slice
 //! the original text, and no bytes make the readers or the tokenizer panic.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
+
 use std::collections::HashSet;
 
 use attention_core::embeddings::Precision;
@@ -135,6 +137,15 @@ proptest! {
         }
         let non_space: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         prop_assert_eq!(covered, non_space, "tokens cover every non-space character once");
+    }
+
+    #[test]
+    fn tokenizer_never_panics_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..120)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let vocab: &[&str] = &["n't", "...", "a"];
+        for token in tokenize(&text, vocab) {
+            prop_assert!(text.get(token.span.clone()).is_some());
+        }
     }
 
     #[test]

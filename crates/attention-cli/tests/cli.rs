@@ -1,0 +1,262 @@
+//! The `attention` binary as a user runs it: its output, its exit codes and
+//! its one-line messages for bad input.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn attention(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_attention"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// The lines of the block `Attention weights for '<query>':` (the n-th such block).
+fn block(text: &str, query: &str, nth: usize) -> Vec<(String, f32)> {
+    let header = format!("Attention weights for '{query}':");
+    let start = text
+        .match_indices(&header)
+        .nth(nth)
+        .expect("block present")
+        .0;
+    text[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| {
+            let mut fields = l.split_whitespace();
+            let token = fields.next().unwrap().to_owned();
+            let weight = fields.next().unwrap().parse().unwrap_or(f32::NAN);
+            (token, weight)
+        })
+        .collect()
+}
+
+#[test]
+fn prints_the_design_row_for_king() {
+    let out = attention(&["The king and queen ruled the kingdom"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let row = block(&text, "king", 0);
+    let expected = [
+        ("the", 0.0647),
+        ("king", 0.4431),
+        ("and", 0.0489),
+        ("queen", 0.1645),
+        ("ruled", 0.0629),
+        ("the", 0.0647),
+        ("kingdom", 0.1512),
+    ];
+    assert_eq!(row.len(), expected.len());
+    for ((token, weight), (want_token, want)) in row.iter().zip(expected) {
+        assert_eq!(token, want_token);
+        assert!(
+            (weight - want).abs() <= 0.0005,
+            "{token}: {weight} vs {want}"
+        );
+    }
+    assert_eq!(text.matches("Attention weights for").count(), 7);
+    // The bar is proportional to the weight: 0.4431 × 40 ≈ 18 blocks.
+    let king_line = text.lines().find(|l| l.contains("king    0.4431")).unwrap();
+    assert_eq!(king_line.matches('█').count(), 18);
+}
+
+#[test]
+fn json_has_tokens_and_weight_rows() {
+    let out = attention(&["--json", "The king and queen ruled the kingdom"]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let tokens: Vec<&str> = json["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tokens,
+        ["the", "king", "and", "queen", "ruled", "the", "kingdom"]
+    );
+    let king = json["weights"][1].as_array().unwrap();
+    assert!((king[1].as_f64().unwrap() - 0.4431).abs() < 0.0005);
+    assert_eq!(json["spans"][1], serde_json::json!([4, 8]));
+    assert_eq!(json["options"]["self"], true);
+}
+
+#[test]
+fn options_change_the_numbers() {
+    let sentence = "The cat sat on the mat";
+    let causal = stdout(&attention(&["--causal", sentence]));
+    // Under the causal mask the first token can only look at itself;
+    // every later key is printed as masked (no number).
+    let first = block(&causal, "the", 0);
+    assert_eq!(first[0], ("the".to_owned(), 1.0));
+    assert_eq!(first.len(), 6);
+    assert!(first[1..].iter().all(|(_, w)| w.is_nan()), "{first:?}");
+    assert!(causal.contains("cat      —  (masked)"));
+
+    let no_self = stdout(&attention(&["--no-self", "--causal", sentence]));
+    assert!(no_self.contains("(every key is masked for this token: it attends to nothing)"));
+
+    let json = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_str(&stdout(&attention(&[args, &["--json", sentence]].concat()))).unwrap()
+    };
+    let default = json(&[]);
+    let unscaled = json(&["--no-scale"]);
+    let hot = json(&["--temperature", "10"]);
+    let weight = |v: &serde_json::Value| v["weights"][1][1].as_f64().unwrap();
+    // Without 1/√d the softmax saturates: "cat" looks at itself far more.
+    assert!(
+        weight(&unscaled) > weight(&default) + 0.2,
+        "{} vs {}",
+        weight(&unscaled),
+        weight(&default)
+    );
+    // A high temperature flattens the row towards 1/6.
+    assert!((weight(&hot) - 1.0 / 6.0).abs() < (weight(&default) - 1.0 / 6.0).abs());
+    assert_eq!(json(&["--no-self"])["weights"][1][1].as_f64().unwrap(), 0.0);
+}
+
+#[test]
+fn unknown_words_are_listed_and_left_out() {
+    let out = attention(&["the cat zzqxw sat"]);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("left out: 'zzqxw'"),
+        "{}",
+        stderr(&out)
+    );
+    let row = block(&stdout(&out), "cat", 0);
+    let tokens: Vec<&str> = row.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(tokens, ["the", "cat", "sat"]);
+}
+
+fn assert_clean_failure(out: &Output, expected: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "exit code for {err:?}");
+    assert!(
+        err.contains(expected),
+        "{err:?} should mention {expected:?}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err:?}");
+    assert!(!err.contains("panicked") && !err.contains("backtrace"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_2() {
+    assert_clean_failure(&attention(&[""]), "the sentence is empty");
+    assert_clean_failure(&attention(&["   "]), "the sentence is empty");
+    assert_clean_failure(
+        &attention(&["zzzqqq xxyyzz"]),
+        "none of the words is in the vocabulary",
+    );
+    assert_clean_failure(
+        &attention(&["--temperature", "0", "the cat"]),
+        "temperature must be between",
+    );
+    assert_clean_failure(
+        &attention(&["--embeddings", "/no/such/file", "the cat"]),
+        "cannot read '/no/such/file'",
+    );
+}
+
+#[test]
+fn damaged_data_files_get_one_line_and_exit_2() {
+    let dir = std::env::temp_dir().join(format!("attention-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/glove-6b-50d.aewv"),
+    )
+    .unwrap();
+
+    let truncated = dir.join("truncated.aewv");
+    std::fs::write(&truncated, &shipped[..shipped.len() / 2]).unwrap();
+    assert_clean_failure(
+        &attention(&["--embeddings", truncated.to_str().unwrap(), "the cat"]),
+        "truncated",
+    );
+
+    let wrong_magic = dir.join("wrong-magic.aewv");
+    std::fs::write(&wrong_magic, [b"GLOV".as_slice(), &shipped[4..]].concat()).unwrap();
+    assert_clean_failure(
+        &attention(&["--embeddings", wrong_magic.to_str().unwrap(), "the cat"]),
+        "wrong magic",
+    );
+
+    let glove = dir.join("tiny.txt");
+    std::fs::write(&glove, "the 1 0\ncat 0 1\n").unwrap();
+    let out = attention(&[
+        "--embeddings",
+        glove.to_str().unwrap(),
+        "--no-scale",
+        "the cat",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Orthogonal unit vectors: e¹ / (e¹ + e⁰) = 0.7311.
+    assert_eq!(
+        block(&stdout(&out), "the", 0)[0],
+        ("the".to_owned(), 0.7311)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn build_data_writes_a_subset_the_cli_reads() {
+    let dir = std::env::temp_dir().join(format!("attention-build-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let glove = dir.join("glove.txt");
+    std::fs::write(
+        &glove,
+        "the 0.5 0.1\n, 0.2 0.2\ncat 0.9 -0.3\nsat -0.1 0.4\nmat 0.3 0.3\n",
+    )
+    .unwrap();
+    let sentences = dir.join("sentences.txt");
+    std::fs::write(&sentences, "# a comment\nThe mat\n").unwrap();
+    let out_path = dir.join("subset.aewv");
+    let out = attention(&[
+        "build-data",
+        "--glove",
+        glove.to_str().unwrap(),
+        "--top",
+        "2",
+        "--include",
+        sentences.to_str().unwrap(),
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("3 words (2 most frequent + 1 from 1 example sentences)"),
+        "{}",
+        stderr(&out)
+    );
+    let run = attention(&["--embeddings", out_path.to_str().unwrap(), "the cat mat"]);
+    assert!(stderr(&run).contains("left out: 'cat'"), "{}", stderr(&run));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn help_explains_every_flag() {
+    let help = stdout(&attention(&["--help"]));
+    for flag in [
+        "--no-self",
+        "--causal",
+        "--no-scale",
+        "--temperature",
+        "--json",
+        "--embeddings",
+        "build-data",
+    ] {
+        assert!(help.contains(flag), "--help mentions {flag}");
+    }
+}
