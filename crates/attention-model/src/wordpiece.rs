@@ -90,10 +90,7 @@ impl WordPiece {
             }
         }
         let special = |name: &str| {
-            index
-                .get(name)
-                .copied()
-                .ok_or_else(|| invalid(format!("the vocabulary has no {name} entry")))
+            index.get(name).copied().ok_or_else(|| invalid(format!("the vocabulary has no {name} entry")))
         };
         let (unk, cls, sep) = (special("[UNK]")?, special("[CLS]")?, special("[SEP]")?);
         Ok(WordPiece { vocab, index, unk, cls, sep })
@@ -206,9 +203,7 @@ fn split_words(chars: &[Aligned]) -> impl Iterator<Item = &[Aligned]> {
             let len = if is_punctuation(first.ch) {
                 1
             } else {
-                rest.iter()
-                    .position(|a| a.ch.is_whitespace() || is_punctuation(a.ch))
-                    .unwrap_or(rest.len())
+                rest.iter().position(|a| a.ch.is_whitespace() || is_punctuation(a.ch)).unwrap_or(rest.len())
             };
             let (word, after) = rest.split_at(len);
             rest = after;
@@ -252,7 +247,10 @@ mod tests {
     use super::*;
 
     fn tiny() -> WordPiece {
-        let vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "un", "##aff", "##able", "'", "s", "cafe", "!", "猫"];
+        let vocab = [
+            "[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "un", "##aff", "##able", "'", "s", "cafe", "!",
+            "猫",
+        ];
         WordPiece::new(vocab.iter().map(|s| s.to_string()).collect()).unwrap()
     }
 

@@ -3,6 +3,9 @@
 //! scripts/reference/make_tokenizer_fixture.py) with MiniLM's vocabulary
 //! (testdata/vocab.txt).
 
+// Helpers outside #[test] functions unwrap fixture data too.
+#![allow(clippy::unwrap_used)]
+
 use attention_model::WordPiece;
 use serde_json::Value;
 
@@ -20,8 +23,10 @@ fn ids_pieces_and_spans_match_the_reference_tokenizer() {
     let mut failures = Vec::new();
     for case in cases {
         let text = case["text"].as_str().unwrap();
-        let expected_ids: Vec<u32> = case["ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
-        let expected_pieces: Vec<&str> = case["pieces"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        let expected_ids: Vec<u32> =
+            case["ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        let expected_pieces: Vec<&str> =
+            case["pieces"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         let expected_spans: Vec<(usize, usize)> = case["spans"]
             .as_array()
             .unwrap()
@@ -32,7 +37,9 @@ fn ids_pieces_and_spans_match_the_reference_tokenizer() {
         let ids: Vec<u32> = pieces.iter().map(|p| p.id).collect();
         let texts: Vec<&str> = pieces.iter().map(|p| p.text.as_str()).collect();
         if ids != expected_ids || texts != expected_pieces {
-            failures.push(format!("{text:?}\n  got      {texts:?} {ids:?}\n  expected {expected_pieces:?} {expected_ids:?}"));
+            failures.push(format!(
+                "{text:?}\n  got      {texts:?} {ids:?}\n  expected {expected_pieces:?} {expected_ids:?}"
+            ));
             continue;
         }
         // The reference gives [CLS] and [SEP] the span (0, 0); ours puts [SEP] at the end of the text.
@@ -41,10 +48,17 @@ fn ids_pieces_and_spans_match_the_reference_tokenizer() {
         assert_eq!(pieces[last].span, text.len()..text.len());
         let spans: Vec<(usize, usize)> = pieces[1..last].iter().map(|p| (p.span.start, p.span.end)).collect();
         if spans != expected_spans[1..last] {
-            failures.push(format!("{text:?}\n  spans    {spans:?}\n  expected {:?}", &expected_spans[1..last]));
+            failures
+                .push(format!("{text:?}\n  spans    {spans:?}\n  expected {:?}", &expected_spans[1..last]));
         }
     }
-    assert!(failures.is_empty(), "{} of {} sentences differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} sentences differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

@@ -1,0 +1,594 @@
+//! The project's model file: a BERT-style encoder's configuration, its
+//! WordPiece vocabulary and its weights, in one file the page fetches once.
+//!
+//! # The model format, version 1
+//!
+//! All integers and floats are little-endian. Offsets are from the start of the file.
+//!
+//! | offset | size | field |
+//! |--------|------|-------|
+//! | 0      | 4    | magic: the ASCII bytes `AEBM` (Attention Explorer BERT model) |
+//! | 4      | 2    | version: `u16`, 1 |
+//! | 6      | 2    | reserved: `u16`, 0 |
+//! | 8      | 4    | `vocab_size`: `u32`, 3 ≤ v ≤ 1,000,000 |
+//! | 12     | 4    | `hidden`: `u32`, 1 ≤ h ≤ 4,096 |
+//! | 16     | 4    | `layers`: `u32`, 1 ≤ l ≤ 64 |
+//! | 20     | 4    | `heads`: `u32`, 1 ≤ a ≤ h, and a divides h |
+//! | 24     | 4    | `intermediate`: `u32`, 1 ≤ i ≤ 16,384 (the MLP width) |
+//! | 28     | 4    | `max_positions`: `u32`, 2 ≤ p ≤ 8,192 |
+//! | 32     | 4    | `type_vocab`: `u32`, 1 ≤ t ≤ 16 (segment embeddings; only row 0 is used) |
+//! | 36     | 4    | `layer_norm_eps`: `f32`, finite, > 0 |
+//! | 40     | 4    | `V`: `u32`, byte length of the vocabulary block, ≤ 16 MiB |
+//! | 44     | 4    | `T`: `u32`, number of tensors, exactly 5 + 16·l |
+//! | 48     | `V`  | vocabulary: `vocab_size` entries in id order, each UTF-8 followed by one `\n` |
+//! | …      | 0–3  | zero bytes up to a multiple of 4 |
+//! | …      | …    | tensor table: `T` entries, described below, one after the other |
+//! | …      | 0–3  | zero bytes up to a multiple of 4 |
+//! | …      | …    | tensor data, in table order, each starting at a multiple of 4 (zero padding between) |
+//!
+//! A tensor table entry:
+//!
+//! | size    | field |
+//! |---------|-------|
+//! | 2       | `L`: `u16`, length of the name, 1 ≤ L ≤ 128 |
+//! | 1       | dtype: `u8`, 1 = f32, 2 = f16 (IEEE 754 binary16), 3 = q8 (see below) |
+//! | 1       | rank: `u8`, 1 or 2 |
+//! | 4·rank  | dimensions: `u32` each, 1 ≤ d ≤ 16,777,216, row-major (last dimension varies fastest) |
+//! | `L`     | name: UTF-8, the Hugging Face `BertModel` name, e.g. `encoder.layer.0.attention.self.query.weight` |
+//!
+//! Tensor data by dtype, for `c` elements in `r` rows (a rank-2 tensor (r, k) has r rows):
+//! - f32: `4·c` bytes;
+//! - f16: `2·c` bytes;
+//! - q8 (rank 2 only): `r` `f32` scales, then `c` `i8` values; element `(i, j)`
+//!   is `value[i][j] · scale[i]`, values in −127..=127.
+//!
+//! Nothing may follow the last tensor. Every float is finite.
+//!
+//! The tensors are exactly these, in any order (h = hidden, i = intermediate,
+//! `{n}` = 0 … l−1), linear weights stored as (out, in) like PyTorch's `Linear`:
+//! - `embeddings.word_embeddings.weight` (vocab_size, h), `embeddings.position_embeddings.weight`
+//!   (max_positions, h), `embeddings.token_type_embeddings.weight` (type_vocab, h),
+//!   `embeddings.LayerNorm.weight` and `.bias` (h);
+//! - per layer, `encoder.layer.{n}.` followed by `attention.self.query`, `attention.self.key`,
+//!   `attention.self.value`, `attention.output.dense` (`.weight` (h, h), `.bias` (h));
+//!   `attention.output.LayerNorm` (`.weight`, `.bias` (h)); `intermediate.dense`
+//!   (`.weight` (i, h), `.bias` (i)); `output.dense` (`.weight` (h, i), `.bias` (h));
+//!   `output.LayerNorm` (`.weight`, `.bias` (h)).
+//!
+//! Version 1 always means the BERT-uncased WordPiece tokenizer (see
+//! [`crate::wordpiece`]) and GELU with erf; the vocabulary must hold `[UNK]`,
+//! `[CLS]` and `[SEP]`.
+//!
+//! # Untrusted input
+//! The reader checks the header's limits, walks the tensor table with bounds
+//! checks, and checks that the file is exactly as long as the table says
+//! before it allocates any tensor, so no allocation exceeds what the file
+//! justifies. Malformed input gets [`Error::InvalidModel`](crate::Error::InvalidModel).
+
+use std::collections::HashMap;
+
+use half::f16;
+
+use crate::error::{invalid, Result};
+
+/// The four bytes every model file starts with.
+pub const MAGIC: [u8; 4] = *b"AEBM";
+/// The format version this code writes and reads.
+pub const VERSION: u16 = 1;
+const HEADER_BYTES: usize = 48;
+const MAX_VOCAB_SIZE: u32 = 1_000_000;
+const MAX_HIDDEN: u32 = 4096;
+const MAX_LAYERS: u32 = 64;
+const MAX_INTERMEDIATE: u32 = 16_384;
+const MAX_POSITIONS: u32 = 8192;
+const MAX_TYPE_VOCAB: u32 = 16;
+const MAX_VOCAB_BYTES: u32 = 16 << 20;
+const MAX_NAME_BYTES: usize = 128;
+const MAX_DIM: u32 = 1 << 24;
+
+/// The shape of a BERT encoder, as in Hugging Face's `config.json`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Config {
+    /// Rows of the word-embedding table (30,522 for MiniLM).
+    pub vocab_size: usize,
+    /// Width of every hidden state (384).
+    pub hidden: usize,
+    /// Encoder layers (6).
+    pub layers: usize,
+    /// Attention heads per layer (12); each has `hidden / heads` dimensions.
+    pub heads: usize,
+    /// Width of the MLP inside each layer (1,536).
+    pub intermediate: usize,
+    /// Longest input, in pieces, [CLS] and [SEP] included (512).
+    pub max_positions: usize,
+    /// Rows of the segment-embedding table (2); only row 0 is used.
+    pub type_vocab: usize,
+    /// The ε of every LayerNorm (1e-12).
+    pub layer_norm_eps: f32,
+}
+
+/// How a tensor's numbers are stored in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DType {
+    /// IEEE 754 binary32, exact.
+    F32,
+    /// IEEE 754 binary16: relative error ≤ 2⁻¹¹.
+    F16,
+    /// 8-bit integers with one f32 scale per row: error ≤ max|row| / 254.
+    Q8,
+}
+
+impl DType {
+    fn code(self) -> u8 {
+        match self {
+            DType::F32 => 1,
+            DType::F16 => 2,
+            DType::Q8 => 3,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<Self> {
+        match code {
+            1 => Some(DType::F32),
+            2 => Some(DType::F16),
+            3 => Some(DType::Q8),
+            _ => None,
+        }
+    }
+
+    /// Bytes of data for a tensor of `rows` rows and `count` elements.
+    fn data_bytes(self, rows: usize, count: usize) -> Option<usize> {
+        match self {
+            DType::F32 => count.checked_mul(4),
+            DType::F16 => count.checked_mul(2),
+            DType::Q8 => rows.checked_mul(4)?.checked_add(count),
+        }
+    }
+}
+
+/// A named tensor of f32 values, row-major.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tensor {
+    /// The Hugging Face name, e.g. `embeddings.LayerNorm.weight`.
+    pub name: String,
+    /// One or two dimensions.
+    pub shape: Vec<usize>,
+    /// `shape.iter().product()` values.
+    pub values: Vec<f32>,
+}
+
+/// The tensors a model of this configuration needs, with their shapes.
+pub fn required_tensors(config: &Config) -> Vec<(String, Vec<usize>)> {
+    let (h, i) = (config.hidden, config.intermediate);
+    let mut out = vec![
+        ("embeddings.word_embeddings.weight".to_owned(), vec![config.vocab_size, h]),
+        ("embeddings.position_embeddings.weight".to_owned(), vec![config.max_positions, h]),
+        ("embeddings.token_type_embeddings.weight".to_owned(), vec![config.type_vocab, h]),
+        ("embeddings.LayerNorm.weight".to_owned(), vec![h]),
+        ("embeddings.LayerNorm.bias".to_owned(), vec![h]),
+    ];
+    for n in 0..config.layers {
+        let p = format!("encoder.layer.{n}.");
+        for (name, out_dim, in_dim) in [
+            ("attention.self.query", h, h),
+            ("attention.self.key", h, h),
+            ("attention.self.value", h, h),
+            ("attention.output.dense", h, h),
+            ("intermediate.dense", i, h),
+            ("output.dense", h, i),
+        ] {
+            out.push((format!("{p}{name}.weight"), vec![out_dim, in_dim]));
+            out.push((format!("{p}{name}.bias"), vec![out_dim]));
+        }
+        for name in ["attention.output.LayerNorm", "output.LayerNorm"] {
+            out.push((format!("{p}{name}.weight"), vec![h]));
+            out.push((format!("{p}{name}.bias"), vec![h]));
+        }
+    }
+    out
+}
+
+/// Writes a model file. `dtype_of` chooses each tensor's storage from its
+/// name (q8 is only possible for rank-2 tensors; rank-1 ones fall back to f16).
+/// The tensors are written in the order given; the writer checks that they are
+/// exactly those [`required_tensors`] lists, with those shapes.
+pub fn encode(
+    config: &Config,
+    vocab: &[String],
+    tensors: &[Tensor],
+    dtype_of: impl Fn(&str) -> DType,
+) -> Result<Vec<u8>> {
+    check_config(config)?;
+    if vocab.len() != config.vocab_size {
+        return Err(invalid(format!(
+            "{} vocabulary entries for vocab_size {}",
+            vocab.len(),
+            config.vocab_size
+        )));
+    }
+    let required: HashMap<String, Vec<usize>> = required_tensors(config).into_iter().collect();
+    if tensors.len() != required.len() {
+        return Err(invalid(format!("{} tensors given, the model needs {}", tensors.len(), required.len())));
+    }
+    for t in tensors {
+        match required.get(&t.name) {
+            None => return Err(invalid(format!("unexpected tensor '{}'", t.name))),
+            Some(shape) if *shape != t.shape => {
+                return Err(invalid(format!(
+                    "tensor '{}' has shape {:?}, expected {shape:?}",
+                    t.name, t.shape
+                )))
+            }
+            Some(_) if t.values.len() != t.shape.iter().product::<usize>() => {
+                return Err(invalid(format!("tensor '{}' has the wrong number of values", t.name)))
+            }
+            Some(_) => {}
+        }
+        if t.values.iter().any(|v| !v.is_finite()) {
+            return Err(invalid(format!("tensor '{}' holds a value that is not finite", t.name)));
+        }
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    let vocab_bytes: usize = vocab.iter().map(|w| w.len() + 1).sum();
+    for value in [
+        config.vocab_size,
+        config.hidden,
+        config.layers,
+        config.heads,
+        config.intermediate,
+        config.max_positions,
+        config.type_vocab,
+    ] {
+        out.extend_from_slice(&(value as u32).to_le_bytes());
+    }
+    out.extend_from_slice(&config.layer_norm_eps.to_le_bytes());
+    let vocab_bytes = u32::try_from(vocab_bytes).ok().filter(|v| *v <= MAX_VOCAB_BYTES).ok_or_else(|| {
+        invalid(format!("the vocabulary takes {vocab_bytes} bytes, more than {MAX_VOCAB_BYTES}"))
+    })?;
+    out.extend_from_slice(&vocab_bytes.to_le_bytes());
+    out.extend_from_slice(&(tensors.len() as u32).to_le_bytes());
+    for entry in vocab {
+        if entry.is_empty() || entry.contains('\n') {
+            return Err(invalid(format!("vocabulary entry {entry:?} is empty or holds a newline")));
+        }
+        out.extend_from_slice(entry.as_bytes());
+        out.push(b'\n');
+    }
+    pad4(&mut out);
+    let dtypes: Vec<DType> = tensors
+        .iter()
+        .map(|t| match dtype_of(&t.name) {
+            DType::Q8 if t.shape.len() != 2 => DType::F16,
+            other => other,
+        })
+        .collect();
+    for (t, dtype) in tensors.iter().zip(&dtypes) {
+        out.extend_from_slice(&(t.name.len() as u16).to_le_bytes());
+        out.push(dtype.code());
+        out.push(t.shape.len() as u8);
+        for d in &t.shape {
+            out.extend_from_slice(&(*d as u32).to_le_bytes());
+        }
+        out.extend_from_slice(t.name.as_bytes());
+    }
+    for (t, dtype) in tensors.iter().zip(&dtypes) {
+        pad4(&mut out);
+        match dtype {
+            DType::F32 => t.values.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+            DType::F16 => {
+                for v in &t.values {
+                    let h = f16::from_f32(*v);
+                    if !h.is_finite() {
+                        return Err(invalid(format!("tensor '{}' holds {v}, beyond the f16 range", t.name)));
+                    }
+                    out.extend_from_slice(&h.to_le_bytes());
+                }
+            }
+            DType::Q8 => {
+                let cols = t.shape[1];
+                let scales: Vec<f32> = t
+                    .values
+                    .chunks_exact(cols)
+                    .map(|row| {
+                        let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+                        if max > 0.0 {
+                            max / 127.0
+                        } else {
+                            1.0
+                        }
+                    })
+                    .collect();
+                scales.iter().for_each(|s| out.extend_from_slice(&s.to_le_bytes()));
+                for (row, scale) in t.values.chunks_exact(cols).zip(&scales) {
+                    out.extend(row.iter().map(|v| ((v / scale).round().clamp(-127.0, 127.0) as i8) as u8));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn pad4(out: &mut Vec<u8>) {
+    out.resize(out.len().next_multiple_of(4), 0);
+}
+
+/// A tensor as stored: f32 values, except that a large table may stay in its
+/// stored form to save memory (the word embeddings: 45 MB as f32).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stored {
+    F32(Vec<f32>),
+    F16(Vec<u16>),
+    Q8 { scales: Vec<f32>, values: Vec<i8> },
+}
+
+impl Stored {
+    /// Row `row` of a table with `cols` columns, added into `out`.
+    pub(crate) fn add_row(&self, row: usize, cols: usize, out: &mut [f32]) {
+        let range = row * cols..(row + 1) * cols;
+        match self {
+            Stored::F32(v) => out.iter_mut().zip(&v[range]).for_each(|(o, x)| *o += x),
+            Stored::F16(v) => {
+                out.iter_mut().zip(&v[range]).for_each(|(o, x)| *o += f16::from_bits(*x).to_f32())
+            }
+            Stored::Q8 { scales, values } => {
+                let s = scales[row];
+                out.iter_mut().zip(&values[range]).for_each(|(o, x)| *o += f32::from(*x) * s);
+            }
+        }
+    }
+
+    fn into_f32(self, cols: usize) -> Vec<f32> {
+        match self {
+            Stored::F32(v) => v,
+            Stored::F16(v) => v.into_iter().map(|x| f16::from_bits(x).to_f32()).collect(),
+            Stored::Q8 { scales, values } => values
+                .chunks_exact(cols.max(1))
+                .zip(&scales)
+                .flat_map(|(row, s)| row.iter().map(move |x| f32::from(*x) * s))
+                .collect(),
+        }
+    }
+}
+
+/// What the reader returns: the configuration, the vocabulary and the
+/// tensors by name, all checked.
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    pub config: Config,
+    pub vocab: Vec<String>,
+    pub word_embeddings: Stored,
+    pub tensors: HashMap<String, Vec<f32>>,
+}
+
+const WORD_EMBEDDINGS: &str = "embeddings.word_embeddings.weight";
+
+struct Entry {
+    name: String,
+    dtype: DType,
+    shape: Vec<usize>,
+    rows: usize,
+    count: usize,
+}
+
+/// Reads a model file (see the module documentation).
+pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded> {
+    if bytes.len() < HEADER_BYTES {
+        return Err(invalid(format!(
+            "the file is {} bytes, too short for the {HEADER_BYTES}-byte header (truncated?)",
+            bytes.len()
+        )));
+    }
+    if bytes[0..4] != MAGIC {
+        return Err(invalid("wrong magic bytes: this is not an Attention Explorer model file"));
+    }
+    let version = u16_at(bytes, 4);
+    if version != VERSION {
+        return Err(invalid(format!(
+            "format version {version} is not supported (this build reads version {VERSION})"
+        )));
+    }
+    let field = |at: usize, name: &str, min: u32, max: u32| -> Result<usize> {
+        let v = u32_at(bytes, at);
+        if v < min || v > max {
+            Err(invalid(format!("{name} {v} is outside {min}..={max}")))
+        } else {
+            Ok(v as usize)
+        }
+    };
+    let config = Config {
+        vocab_size: field(8, "vocab_size", 3, MAX_VOCAB_SIZE)?,
+        hidden: field(12, "hidden size", 1, MAX_HIDDEN)?,
+        layers: field(16, "layer count", 1, MAX_LAYERS)?,
+        heads: field(20, "head count", 1, MAX_HIDDEN)?,
+        intermediate: field(24, "intermediate size", 1, MAX_INTERMEDIATE)?,
+        max_positions: field(28, "max_positions", 2, MAX_POSITIONS)?,
+        type_vocab: field(32, "type_vocab", 1, MAX_TYPE_VOCAB)?,
+        layer_norm_eps: f32::from_le_bytes([bytes[36], bytes[37], bytes[38], bytes[39]]),
+    };
+    check_config(&config)?;
+    let vocab_bytes = field(40, "vocabulary block length", 0, MAX_VOCAB_BYTES)?;
+    let tensor_count = u32_at(bytes, 44) as usize;
+    let required = required_tensors(&config);
+    if tensor_count != required.len() {
+        return Err(invalid(format!(
+            "the header lists {tensor_count} tensors; a model of {} layers has {}",
+            config.layers,
+            required.len()
+        )));
+    }
+
+    let vocab_end = HEADER_BYTES + vocab_bytes;
+    let block = bytes.get(HEADER_BYTES..vocab_end).ok_or_else(|| truncated("the vocabulary"))?;
+    let text = std::str::from_utf8(block)
+        .map_err(|e| invalid(format!("the vocabulary is not UTF-8 (byte {})", e.valid_up_to())))?;
+    let text =
+        text.strip_suffix('\n').ok_or_else(|| invalid("the vocabulary block does not end with a newline"))?;
+    let vocab: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    if vocab.len() != config.vocab_size {
+        return Err(invalid(format!(
+            "the header says {} vocabulary entries, the block holds {}",
+            config.vocab_size,
+            vocab.len()
+        )));
+    }
+
+    let mut at = vocab_end.next_multiple_of(4);
+    check_padding(bytes, vocab_end, at)?;
+    let shapes: HashMap<String, Vec<usize>> = required.into_iter().collect();
+    let mut entries: Vec<Entry> = Vec::with_capacity(tensor_count);
+    for k in 0..tensor_count {
+        let head = bytes.get(at..at + 4).ok_or_else(|| truncated("the tensor table"))?;
+        let name_len = usize::from(u16::from_le_bytes([head[0], head[1]]));
+        let dtype = DType::from_code(head[2])
+            .ok_or_else(|| invalid(format!("tensor {k} has the unknown dtype code {}", head[2])))?;
+        let rank = usize::from(head[3]);
+        if name_len == 0 || name_len > MAX_NAME_BYTES || !(1..=2).contains(&rank) {
+            return Err(invalid(format!("tensor {k} has a name of {name_len} bytes and rank {rank}")));
+        }
+        at += 4;
+        let dims = bytes.get(at..at + 4 * rank).ok_or_else(|| truncated("the tensor table"))?;
+        let shape: Vec<usize> = dims.chunks_exact(4).map(|d| u32_at(d, 0) as usize).collect();
+        at += 4 * rank;
+        let name = bytes.get(at..at + name_len).ok_or_else(|| truncated("the tensor table"))?;
+        let name =
+            std::str::from_utf8(name).map_err(|_| invalid(format!("the name of tensor {k} is not UTF-8")))?;
+        at += name_len;
+        match shapes.get(name) {
+            None => return Err(invalid(format!("unexpected tensor '{name}'"))),
+            Some(expected) if *expected != shape => {
+                return Err(invalid(format!(
+                    "tensor '{name}' has shape {shape:?}, the header implies {expected:?}"
+                )))
+            }
+            Some(_) => {}
+        }
+        if shape.iter().any(|d| *d == 0 || *d > MAX_DIM as usize) {
+            return Err(invalid(format!("tensor '{name}' has a dimension outside 1..={MAX_DIM}")));
+        }
+        if dtype == DType::Q8 && rank != 2 {
+            return Err(invalid(format!("tensor '{name}' is q8 but not a matrix")));
+        }
+        if entries.iter().any(|e| e.name == name) {
+            return Err(invalid(format!("tensor '{name}' appears twice")));
+        }
+        let count = shape
+            .iter()
+            .try_fold(1usize, |c, d| c.checked_mul(*d))
+            .ok_or_else(|| invalid(format!("tensor '{name}' is too large for this machine")))?;
+        entries.push(Entry {
+            name: name.to_owned(),
+            dtype,
+            rows: if rank == 2 { shape[0] } else { 1 },
+            shape,
+            count,
+        });
+    }
+
+    // Where each tensor's data lies; the file must end exactly after the last one.
+    let mut offsets = Vec::with_capacity(entries.len());
+    for e in &entries {
+        let start = at.next_multiple_of(4);
+        let end = e
+            .dtype
+            .data_bytes(e.rows, e.count)
+            .and_then(|b| start.checked_add(b))
+            .ok_or_else(|| invalid("the tensor table describes a file too large for this machine"))?;
+        offsets.push((at, start, end));
+        at = end;
+    }
+    if bytes.len() != at {
+        let what = if bytes.len() < at { "truncated" } else { "has trailing bytes" };
+        return Err(invalid(format!(
+            "the file is {what}: {} bytes, the tensor table describes {at}",
+            bytes.len()
+        )));
+    }
+
+    let mut word_embeddings = None;
+    let mut tensors = HashMap::with_capacity(entries.len());
+    for (e, (pad_from, start, end)) in entries.into_iter().zip(offsets) {
+        check_padding(bytes, pad_from, start)?;
+        let data = &bytes[start..end];
+        let stored = match e.dtype {
+            DType::F32 => Stored::F32(
+                data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+            ),
+            DType::F16 => {
+                Stored::F16(data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+            }
+            DType::Q8 => {
+                let (scales, values) = data.split_at(4 * e.rows);
+                Stored::Q8 {
+                    scales: scales
+                        .chunks_exact(4)
+                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect(),
+                    values: values.iter().map(|b| *b as i8).collect(),
+                }
+            }
+        };
+        check_finite(&stored, &e.name)?;
+        if e.name == WORD_EMBEDDINGS {
+            word_embeddings = Some(stored);
+        } else {
+            let cols = *e.shape.last().unwrap_or(&1);
+            tensors.insert(e.name, stored.into_f32(cols));
+        }
+    }
+    let word_embeddings =
+        word_embeddings.ok_or_else(|| invalid(format!("the tensor '{WORD_EMBEDDINGS}' is missing")))?;
+    Ok(Decoded { config, vocab, word_embeddings, tensors })
+}
+
+fn check_config(config: &Config) -> Result<()> {
+    if config.heads == 0 || config.hidden % config.heads != 0 {
+        return Err(invalid(format!(
+            "{} heads do not divide the hidden size {}",
+            config.heads, config.hidden
+        )));
+    }
+    if !(config.layer_norm_eps.is_finite() && config.layer_norm_eps > 0.0) {
+        return Err(invalid(format!("layer_norm_eps {} is not a positive number", config.layer_norm_eps)));
+    }
+    Ok(())
+}
+
+fn check_finite(stored: &Stored, name: &str) -> Result<()> {
+    let finite = match stored {
+        Stored::F32(v) => v.iter().all(|x| x.is_finite()),
+        Stored::F16(v) => v.iter().all(|x| f16::from_bits(*x).is_finite()),
+        Stored::Q8 { scales, values } => {
+            scales.iter().all(|s| s.is_finite()) && values.iter().all(|v| *v != i8::MIN)
+        }
+    };
+    if finite {
+        Ok(())
+    } else {
+        Err(invalid(format!("tensor '{name}' holds a value that is not a finite number (or q8 −128)")))
+    }
+}
+
+fn check_padding(bytes: &[u8], from: usize, to: usize) -> Result<()> {
+    match bytes.get(from..to) {
+        None => Err(truncated("the padding")),
+        Some(pad) if pad.iter().any(|b| *b != 0) => {
+            Err(invalid(format!("the padding at byte {from} is not zero")))
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+fn truncated(what: &str) -> crate::Error {
+    invalid(format!("the file is truncated inside {what}"))
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}

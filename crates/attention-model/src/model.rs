@@ -1,0 +1,341 @@
+//! The BERT encoder forward pass, returning every attention head.
+//!
+//! Shapes and conventions (n = pieces, h = hidden, a = heads, d = h / a,
+//! i = intermediate; every matrix row-major f32):
+//!
+//! ```text
+//! x = LayerNorm(word[id] + position[t] + token_type[0])            x: (n, h)
+//! per layer:
+//!   q, k, v = x·Wqᵀ + bq, x·Wkᵀ + bk, x·Wvᵀ + bv                    (n, h); head j owns columns j·d .. (j+1)·d
+//!   p_j = softmax(q_j·k_jᵀ / √d)                                    (n, n): row = query piece, column = key piece, rows sum to 1
+//!   x = LayerNorm(x + concat_j(p_j·v_j)·Woᵀ + bo)
+//!   x = LayerNorm(x + gelu(x·W1ᵀ + b1)·W2ᵀ + b2)                   W1: (i, h), W2: (h, i), gelu(t) = t/2·(1 + erf(t/√2))
+//! ```
+//!
+//! No mask: a single sentence has no padding, every piece sees every piece.
+
+use crate::error::{Error, Result};
+use crate::format::{self, Config, Stored};
+use crate::wordpiece::{Piece, WordPiece};
+
+/// A loaded model: configuration, tokenizer and weights.
+#[derive(Debug, Clone)]
+pub struct Model {
+    config: Config,
+    tokenizer: WordPiece,
+    word_embeddings: Stored,
+    position: Vec<f32>,
+    token_type: Vec<f32>,
+    embedding_norm: Norm,
+    layers: Vec<Layer>,
+}
+
+#[derive(Debug, Clone)]
+struct Linear {
+    /// (out, in), like PyTorch's `Linear`.
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+#[derive(Debug, Clone)]
+struct Norm {
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+#[derive(Debug, Clone)]
+struct Layer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    output: Linear,
+    attention_norm: Norm,
+    intermediate: Linear,
+    mlp_output: Linear,
+    output_norm: Norm,
+}
+
+/// The output of [`Model::run`]: every head's attention and the last hidden states.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Encoding {
+    /// Pieces in the sequence.
+    pub n: usize,
+    /// Shape (layers, heads, n, n), row-major: `attention[((l·heads + a)·n + i)·n + j]`
+    /// is how much query piece `i` attends to key piece `j` in layer `l`, head `a`.
+    pub attention: Vec<f32>,
+    /// Shape (n, hidden): the output of the last layer.
+    pub hidden: Vec<f32>,
+}
+
+/// The attention of every layer and head over a tokenized sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelAttention {
+    /// The sentence as given.
+    pub text: String,
+    /// Its pieces, `[CLS]` first and `[SEP]` last; `n = pieces.len()`.
+    pub pieces: Vec<Piece>,
+    /// Layers of the model.
+    pub layers: usize,
+    /// Heads per layer.
+    pub heads: usize,
+    /// Shape (layers, heads, n, n), row-major; every row sums to 1. See [`Encoding::attention`].
+    pub weights: Vec<f32>,
+}
+
+impl Model {
+    /// Loads a model file in the project's format (see [`crate::format`]).
+    /// Malformed or truncated files get [`Error::InvalidModel`], never a panic.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let decoded = format::decode(bytes)?;
+        let tokenizer = WordPiece::new(decoded.vocab)?;
+        let mut tensors = decoded.tensors;
+        let mut take = |name: &str| {
+            tensors
+                .remove(name)
+                .ok_or_else(|| crate::error::invalid(format!("the tensor '{name}' is missing")))
+        };
+        let mut linear = |name: &str| -> Result<Linear> {
+            Ok(Linear { weight: take(&format!("{name}.weight"))?, bias: take(&format!("{name}.bias"))? })
+        };
+        let norm = |l: Linear| Norm { weight: l.weight, bias: l.bias };
+        let embedding_norm = norm(linear("embeddings.LayerNorm")?);
+        let mut layers = Vec::with_capacity(decoded.config.layers);
+        for n in 0..decoded.config.layers {
+            let p = format!("encoder.layer.{n}.");
+            layers.push(Layer {
+                query: linear(&format!("{p}attention.self.query"))?,
+                key: linear(&format!("{p}attention.self.key"))?,
+                value: linear(&format!("{p}attention.self.value"))?,
+                output: linear(&format!("{p}attention.output.dense"))?,
+                attention_norm: norm(linear(&format!("{p}attention.output.LayerNorm"))?),
+                intermediate: linear(&format!("{p}intermediate.dense"))?,
+                mlp_output: linear(&format!("{p}output.dense"))?,
+                output_norm: norm(linear(&format!("{p}output.LayerNorm"))?),
+            });
+        }
+        let position = take("embeddings.position_embeddings.weight")?;
+        let token_type = take("embeddings.token_type_embeddings.weight")?;
+        Ok(Model {
+            config: decoded.config,
+            tokenizer,
+            word_embeddings: decoded.word_embeddings,
+            position,
+            token_type,
+            embedding_norm,
+            layers,
+        })
+    }
+
+    /// The model's shape.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The model's tokenizer.
+    pub fn tokenizer(&self) -> &WordPiece {
+        &self.tokenizer
+    }
+
+    /// Splits a sentence into pieces, `[CLS]` first and `[SEP]` last.
+    pub fn tokenize(&self, text: &str) -> Vec<Piece> {
+        self.tokenizer.tokenize(text)
+    }
+
+    /// Tokenizes `text` and runs the encoder: the attention of every layer and
+    /// head. Fails only when the sentence has more pieces than the model has
+    /// positions ([`Error::TooLong`]).
+    pub fn attention(&self, text: &str) -> Result<ModelAttention> {
+        let pieces = self.tokenize(text);
+        let ids: Vec<u32> = pieces.iter().map(|p| p.id).collect();
+        let encoding = self.run(&ids)?;
+        Ok(ModelAttention {
+            text: text.to_owned(),
+            pieces,
+            layers: self.config.layers,
+            heads: self.config.heads,
+            weights: encoding.attention,
+        })
+    }
+
+    /// Runs the encoder on piece ids (add `[CLS]` and `[SEP]` yourself).
+    /// Ids must be below `vocab_size` and there must be 1 to `max_positions` of them.
+    pub fn run(&self, ids: &[u32]) -> Result<Encoding> {
+        let Config { hidden: h, heads, intermediate, max_positions, vocab_size, layer_norm_eps: eps, .. } =
+            self.config;
+        let n = ids.len();
+        if n > max_positions {
+            return Err(Error::TooLong { pieces: n, max: max_positions });
+        }
+        if n == 0 {
+            return Err(crate::error::invalid("an empty sequence has no attention"));
+        }
+        if let Some(id) = ids.iter().find(|id| **id as usize >= vocab_size) {
+            return Err(crate::error::invalid(format!(
+                "piece id {id} is outside the vocabulary of {vocab_size}"
+            )));
+        }
+        let mut x = vec![0f32; n * h];
+        for (t, (row, id)) in x.chunks_exact_mut(h).zip(ids).enumerate() {
+            self.word_embeddings.add_row(*id as usize, h, row);
+            row.iter_mut().zip(&self.position[t * h..(t + 1) * h]).for_each(|(o, p)| *o += p);
+            row.iter_mut().zip(&self.token_type[..h]).for_each(|(o, p)| *o += p);
+        }
+        layer_norm(&mut x, &self.embedding_norm, eps);
+
+        let d = h / heads;
+        let scale = 1.0 / (d as f32).sqrt();
+        let mut attention = vec![0f32; self.layers.len() * heads * n * n];
+        let (mut q, mut k, mut v) = (vec![0f32; n * h], vec![0f32; n * h], vec![0f32; n * h]);
+        let mut context = vec![0f32; n * h];
+        let mut projected = vec![0f32; n * h];
+        let mut inner = vec![0f32; n * intermediate];
+        for (layer, weights) in self.layers.iter().zip(attention.chunks_exact_mut(heads * n * n)) {
+            linear(&x, &layer.query, &mut q);
+            linear(&x, &layer.key, &mut k);
+            linear(&x, &layer.value, &mut v);
+            context.fill(0.0);
+            for (a, probs) in weights.chunks_exact_mut(n * n).enumerate() {
+                let cols = a * d..(a + 1) * d;
+                for i in 0..n {
+                    let row = &mut probs[i * n..(i + 1) * n];
+                    let qi = &q[i * h..][cols.clone()];
+                    for (j, p) in row.iter_mut().enumerate() {
+                        *p = dot(qi, &k[j * h..][cols.clone()]) * scale;
+                    }
+                    softmax(row);
+                    let ci = &mut context[i * h..][cols.clone()];
+                    for (j, p) in row.iter().enumerate() {
+                        ci.iter_mut().zip(&v[j * h..][cols.clone()]).for_each(|(c, vj)| *c += p * vj);
+                    }
+                }
+            }
+            linear(&context, &layer.output, &mut projected);
+            x.iter_mut().zip(&projected).for_each(|(a, b)| *a += b);
+            layer_norm(&mut x, &layer.attention_norm, eps);
+
+            linear(&x, &layer.intermediate, &mut inner);
+            inner.iter_mut().for_each(|t| *t = gelu(*t));
+            linear(&inner, &layer.mlp_output, &mut projected);
+            x.iter_mut().zip(&projected).for_each(|(a, b)| *a += b);
+            layer_norm(&mut x, &layer.output_norm, eps);
+        }
+        Ok(Encoding { n, attention, hidden: x })
+    }
+}
+
+impl ModelAttention {
+    /// Number of pieces.
+    pub fn n(&self) -> usize {
+        self.pieces.len()
+    }
+
+    /// The (n, n) weights of one head, row-major, or `None` if out of range.
+    pub fn head(&self, layer: usize, head: usize) -> Option<&[f32]> {
+        if layer >= self.layers || head >= self.heads {
+            return None;
+        }
+        let nn = self.n() * self.n();
+        let at = (layer * self.heads + head) * nn;
+        self.weights.get(at..at + nn)
+    }
+}
+
+/// `out = x·Wᵀ + b` for every row of `x`: x (n, in), W (out, in), out (n, out).
+fn linear(x: &[f32], layer: &Linear, out: &mut [f32]) {
+    let out_dim = layer.bias.len();
+    let in_dim = layer.weight.len() / out_dim;
+    // Weight rows outside, pieces inside: each weight row is read once and
+    // the pieces (at most 512 × 4 KB) stay in cache.
+    for (o, (w, b)) in layer.weight.chunks_exact(in_dim).zip(&layer.bias).enumerate() {
+        for (t, xt) in x.chunks_exact(in_dim).enumerate() {
+            out[t * out_dim + o] = b + dot(xt, w);
+        }
+    }
+}
+
+/// A dot product with eight independent sums, so the compiler can vectorize it.
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut sums = [0f32; 8];
+    let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = a8.remainder().iter().zip(b8.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in a8.zip(b8) {
+        for k in 0..8 {
+            sums[k] += x[k] * y[k];
+        }
+    }
+    sums.iter().sum::<f32>() + tail
+}
+
+fn softmax(row: &mut [f32]) {
+    let max = row.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v));
+    let mut total = 0.0;
+    for v in row.iter_mut() {
+        *v = (*v - max).exp();
+        total += *v;
+    }
+    row.iter_mut().for_each(|v| *v /= total);
+}
+
+/// LayerNorm over each row of `x` (rows of `norm.weight.len()`).
+fn layer_norm(x: &mut [f32], norm: &Norm, eps: f32) {
+    let h = norm.weight.len();
+    for row in x.chunks_exact_mut(h) {
+        let mean = row.iter().sum::<f32>() / h as f32;
+        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
+        let inv = 1.0 / (var + eps).sqrt();
+        for ((v, w), b) in row.iter_mut().zip(&norm.weight).zip(&norm.bias) {
+            *v = (*v - mean) * inv * w + b;
+        }
+    }
+}
+
+/// GELU with the exact erf form that BERT uses.
+fn gelu(t: f32) -> f32 {
+    0.5 * t * (1.0 + erf(t / std::f32::consts::SQRT_2))
+}
+
+/// erf to within 1.2e-7 (Numerical Recipes' `erfc` Chebyshev fit, in f64).
+fn erf(x: f32) -> f32 {
+    let x = f64::from(x);
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let erfc = t * poly.exp();
+    (if x >= 0.0 { 1.0 - erfc } else { erfc - 1.0 }) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erf_matches_known_values() {
+        for (x, expected) in
+            [(0.0, 0.0), (0.5, 0.520_499_9), (1.0, 0.842_700_8), (-2.0, -0.995_322_3), (4.0, 0.999_999_98)]
+        {
+            assert!((erf(x) - expected).abs() < 2e-7, "erf({x}) = {} vs {expected}", erf(x));
+        }
+    }
+
+    #[test]
+    fn dot_handles_tails() {
+        let a: Vec<f32> = (0..13).map(|i| i as f32).collect();
+        let b = vec![2f32; 13];
+        assert_eq!(dot(&a, &b), 156.0);
+    }
+
+    #[test]
+    fn softmax_rows_sum_to_one() {
+        let mut row = [1000.0, 1001.0, -5.0];
+        softmax(&mut row);
+        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert!(row[1] > row[0] && row[2] < 1e-6);
+    }
+}
