@@ -54,11 +54,7 @@ pub fn run(args: &BuildArgs) -> Result<(), Failure> {
     let full = match (&args.glove, &args.npy, &args.words) {
         (Some(path), _, _) => load_embeddings(path)?,
         (None, Some(npy_path), Some(words_path)) => load_npy(npy_path, words_path)?,
-        _ => {
-            return Err(Failure::usage(
-                "give --glove PATH, or --npy PATH with --words PATH",
-            ))
-        }
+        _ => return Err(Failure::usage("give --glove PATH, or --npy PATH with --words PATH")),
     };
 
     let mut sentences = Vec::new();
@@ -66,10 +62,7 @@ pub fn run(args: &BuildArgs) -> Result<(), Failure> {
         let text = fs::read_to_string(path)
             .map_err(|e| Failure::usage(format!("cannot read '{}': {e}", path.display())))?;
         sentences.extend(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(str::to_owned),
+            text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned),
         );
     }
     let mut extra: Vec<String> = Vec::new();
@@ -106,18 +99,14 @@ pub fn run(args: &BuildArgs) -> Result<(), Failure> {
         bytes.len()
     );
     if !unknown.is_empty() {
-        eprintln!(
-            "note: example words missing from the full vocabulary: {}",
-            unknown.join(", ")
-        );
+        eprintln!("note: example words missing from the full vocabulary: {}", unknown.join(", "));
     }
     Ok(())
 }
 
 fn load_npy(npy_path: &PathBuf, words_path: &PathBuf) -> Result<Embeddings, Failure> {
-    let read = |p: &PathBuf| {
-        fs::read(p).map_err(|e| Failure::usage(format!("cannot read '{}': {e}", p.display())))
-    };
+    let read =
+        |p: &PathBuf| fs::read(p).map_err(|e| Failure::usage(format!("cannot read '{}': {e}", p.display())));
     let matrix = npy::read_f32_matrix(&read(npy_path)?)
         .map_err(|e| Failure::usage(format!("{}: {e}", npy_path.display())))?;
     let words_text = String::from_utf8(read(words_path)?)

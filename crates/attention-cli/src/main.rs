@@ -82,10 +82,7 @@ pub struct Failure {
 
 impl Failure {
     pub fn usage(message: impl Into<String>) -> Self {
-        Failure {
-            message: message.into(),
-            code: 2,
-        }
+        Failure { message: message.into(), code: 2 }
     }
 }
 
@@ -124,23 +121,21 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         causal: args.causal,
     };
     options.validate()?;
-    let embeddings =
-        match &args.embeddings {
-            Some(path) => load_embeddings(path)?,
-            None => match DEFAULT_EMBEDDINGS {
-                Some(bytes) => Embeddings::from_subset(bytes)?,
-                None => return Err(Failure::usage(
+    let embeddings = match &args.embeddings {
+        Some(path) => load_embeddings(path)?,
+        None => match DEFAULT_EMBEDDINGS {
+            Some(bytes) => Embeddings::from_subset(bytes)?,
+            None => {
+                return Err(Failure::usage(
                     "this build has no default word vectors (data/glove-6b-50d.aewv was missing): \
                      pass --embeddings PATH or run scripts/build-data",
-                )),
-            },
-        };
+                ))
+            }
+        },
+    };
     let analysis = analyze(&sentence, &embeddings, &options)?;
 
-    let unknown: Vec<String> = analysis
-        .unknown_tokens()
-        .map(|t| format!("'{}'", t.text))
-        .collect();
+    let unknown: Vec<String> = analysis.unknown_tokens().map(|t| format!("'{}'", t.text)).collect();
     if !unknown.is_empty() {
         eprintln!(
             "attention: not in the vocabulary of {} words, left out: {}",
@@ -158,10 +153,9 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     match written.and_then(|()| out.flush()) {
         // `attention … | head` closes the pipe early: not an error.
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure {
-            message: format!("cannot write the output: {e}"),
-            code: 1,
-        }),
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Failure { message: format!("cannot write the output: {e}"), code: 1 })
+        }
         _ => Ok(()),
     }
 }

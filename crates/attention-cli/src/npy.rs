@@ -16,9 +16,7 @@ pub struct Array2 {
 }
 
 pub fn read_f32_matrix(bytes: &[u8]) -> Result<Array2, String> {
-    let rest = bytes
-        .strip_prefix(b"\x93NUMPY")
-        .ok_or("not a .npy file (wrong magic bytes)")?;
+    let rest = bytes.strip_prefix(b"\x93NUMPY").ok_or("not a .npy file (wrong magic bytes)")?;
     let (&major, rest) = rest.split_first().ok_or("truncated .npy header")?;
     let (_minor, rest) = rest.split_first().ok_or("truncated .npy header")?;
     let (header_len, rest) = match major {
@@ -28,23 +26,16 @@ pub fn read_f32_matrix(bytes: &[u8]) -> Result<Array2, String> {
         }
         2 | 3 => {
             let (len, rest) = rest.split_at_checked(4).ok_or("truncated .npy header")?;
-            (
-                u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize,
-                rest,
-            )
+            (u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize, rest)
         }
         v => return Err(format!(".npy format version {v} is not supported")),
     };
-    let (header, data) = rest
-        .split_at_checked(header_len)
-        .ok_or("truncated .npy header")?;
+    let (header, data) = rest.split_at_checked(header_len).ok_or("truncated .npy header")?;
     let header = std::str::from_utf8(header).map_err(|_| "the .npy header is not text")?;
 
     let descr = dict_value(header, "descr").ok_or("the .npy header has no 'descr'")?;
     if descr.trim_matches(|c| c == '\'' || c == '"') != "<f4" {
-        return Err(format!(
-            "expected little-endian float32 ('<f4'), found {descr}"
-        ));
+        return Err(format!("expected little-endian float32 ('<f4'), found {descr}"));
     }
     let fortran = match dict_value(header, "fortran_order") {
         Some("True") => true,
@@ -70,10 +61,8 @@ pub fn read_f32_matrix(bytes: &[u8]) -> Result<Array2, String> {
             count.saturating_mul(4)
         ));
     }
-    let values: Vec<f32> = data
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let values: Vec<f32> =
+        data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     let data = if fortran {
         let mut row_major = vec![0f32; count];
         for c in 0..cols {
@@ -92,11 +81,7 @@ pub fn read_f32_matrix(bytes: &[u8]) -> Result<Array2, String> {
 fn dict_value<'a>(header: &'a str, key: &str) -> Option<&'a str> {
     let at = header.find(&format!("'{key}'"))? + key.len() + 2;
     let rest = header[at..].trim_start().strip_prefix(':')?.trim_start();
-    let end = if rest.starts_with('(') {
-        rest.find(')')? + 1
-    } else {
-        rest.find(',')?
-    };
+    let end = if rest.starts_with('(') { rest.find(')')? + 1 } else { rest.find(',')? };
     Some(rest[..end].trim())
 }
 
@@ -116,10 +101,8 @@ mod tests {
 
     #[test]
     fn fortran_order_is_transposed_to_rows() {
-        let bytes = npy(
-            "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n",
-            &[1., 4., 2., 5., 3., 6.],
-        );
+        let bytes =
+            npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", &[1., 4., 2., 5., 3., 6.]);
         let a = read_f32_matrix(&bytes).unwrap();
         assert_eq!((a.rows, a.cols), (2, 3));
         assert_eq!(a.data, [1., 2., 3., 4., 5., 6.]);
@@ -127,24 +110,15 @@ mod tests {
 
     #[test]
     fn c_order_is_kept() {
-        let bytes = npy(
-            "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 1), }\n",
-            &[1., 2., 3.],
-        );
+        let bytes = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 1), }\n", &[1., 2., 3.]);
         assert_eq!(read_f32_matrix(&bytes).unwrap().data, [1., 2., 3.]);
     }
 
     #[test]
     fn wrong_inputs_are_refused() {
-        let f8 = npy(
-            "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }\n",
-            &[1., 2.],
-        );
+        let f8 = npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }\n", &[1., 2.]);
         assert!(read_f32_matrix(&f8).unwrap_err().contains("float32"));
-        let short = npy(
-            "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }\n",
-            &[1.],
-        );
+        let short = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }\n", &[1.]);
         assert!(read_f32_matrix(&short).unwrap_err().contains("needs 16"));
         assert!(read_f32_matrix(b"hello").unwrap_err().contains("magic"));
     }

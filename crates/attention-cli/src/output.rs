@@ -20,10 +20,7 @@ pub fn write_text(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
         }
         writeln!(out, "Attention weights for '{query}':")?;
         if attention.fully_masked[i] {
-            writeln!(
-                out,
-                "  (every key is masked for this token: it attends to nothing)"
-            )?;
+            writeln!(out, "  (every key is masked for this token: it attends to nothing)")?;
             continue;
         }
         for (j, key) in tokens.iter().enumerate() {
@@ -78,16 +75,10 @@ pub fn write_json(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
     let n = a.keys;
     let json = JsonAnalysis {
         tokens: analysis.used_tokens().map(|t| t.text.as_str()).collect(),
-        spans: analysis
-            .used_tokens()
-            .map(|t| [t.span.start, t.span.end])
-            .collect(),
+        spans: analysis.used_tokens().map(|t| [t.span.start, t.span.end]).collect(),
         unknown: analysis
             .unknown_tokens()
-            .map(|t| JsonToken {
-                text: &t.text,
-                span: [t.span.start, t.span.end],
-            })
+            .map(|t| JsonToken { text: &t.text, span: [t.span.start, t.span.end] })
             .collect(),
         options: JsonOptions {
             scale: a.options.scale,
@@ -99,11 +90,7 @@ pub fn write_json(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
         weights: a.weights.chunks(n.max(1)).collect(),
         scores: a.scores.chunks(n.max(1)).collect(),
         scaled: (0..a.queries)
-            .map(|i| {
-                (0..n)
-                    .map(|j| (!a.is_masked(i, j)).then(|| a.scaled[i * n + j]))
-                    .collect()
-            })
+            .map(|i| (0..n).map(|j| (!a.is_masked(i, j)).then(|| a.scaled[i * n + j])).collect())
             .collect(),
         fully_masked: a.fully_masked.clone(),
     };

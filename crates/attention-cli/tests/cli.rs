@@ -7,10 +7,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn attention(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_attention"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_attention")).args(args).output().expect("the binary runs")
 }
 
 fn stdout(o: &Output) -> String {
@@ -24,11 +21,7 @@ fn stderr(o: &Output) -> String {
 /// The lines of the block `Attention weights for '<query>':` (the n-th such block).
 fn block(text: &str, query: &str, nth: usize) -> Vec<(String, f32)> {
     let header = format!("Attention weights for '{query}':");
-    let start = text
-        .match_indices(&header)
-        .nth(nth)
-        .expect("block present")
-        .0;
+    let start = text.match_indices(&header).nth(nth).expect("block present").0;
     text[start..]
         .lines()
         .skip(1)
@@ -60,10 +53,7 @@ fn prints_the_design_row_for_king() {
     assert_eq!(row.len(), expected.len());
     for ((token, weight), (want_token, want)) in row.iter().zip(expected) {
         assert_eq!(token, want_token);
-        assert!(
-            (weight - want).abs() <= 0.0005,
-            "{token}: {weight} vs {want}"
-        );
+        assert!((weight - want).abs() <= 0.0005, "{token}: {weight} vs {want}");
     }
     assert_eq!(text.matches("Attention weights for").count(), 7);
     // The bar is proportional to the weight: 0.4431 × 40 ≈ 18 blocks.
@@ -76,16 +66,8 @@ fn json_has_tokens_and_weight_rows() {
     let out = attention(&["--json", "The king and queen ruled the kingdom"]);
     assert!(out.status.success());
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let tokens: Vec<&str> = json["tokens"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap())
-        .collect();
-    assert_eq!(
-        tokens,
-        ["the", "king", "and", "queen", "ruled", "the", "kingdom"]
-    );
+    let tokens: Vec<&str> = json["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(tokens, ["the", "king", "and", "queen", "ruled", "the", "kingdom"]);
     let king = json["weights"][1].as_array().unwrap();
     assert!((king[1].as_f64().unwrap() - 0.4431).abs() < 0.0005);
     assert_eq!(json["spans"][1], serde_json::json!([4, 8]));
@@ -115,12 +97,7 @@ fn options_change_the_numbers() {
     let hot = json(&["--temperature", "10"]);
     let weight = |v: &serde_json::Value| v["weights"][1][1].as_f64().unwrap();
     // Without 1/√d the softmax saturates: "cat" looks at itself far more.
-    assert!(
-        weight(&unscaled) > weight(&default) + 0.2,
-        "{} vs {}",
-        weight(&unscaled),
-        weight(&default)
-    );
+    assert!(weight(&unscaled) > weight(&default) + 0.2, "{} vs {}", weight(&unscaled), weight(&default));
     // A high temperature flattens the row towards 1/6.
     assert!((weight(&hot) - 1.0 / 6.0).abs() < (weight(&default) - 1.0 / 6.0).abs());
     assert_eq!(json(&["--no-self"])["weights"][1][1].as_f64().unwrap(), 0.0);
@@ -130,11 +107,7 @@ fn options_change_the_numbers() {
 fn unknown_words_are_listed_and_left_out() {
     let out = attention(&["the cat zzqxw sat"]);
     assert!(out.status.success());
-    assert!(
-        stderr(&out).contains("left out: 'zzqxw'"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("left out: 'zzqxw'"), "{}", stderr(&out));
     let row = block(&stdout(&out), "cat", 0);
     let tokens: Vec<&str> = row.iter().map(|(t, _)| t.as_str()).collect();
     assert_eq!(tokens, ["the", "cat", "sat"]);
@@ -143,10 +116,7 @@ fn unknown_words_are_listed_and_left_out() {
 fn assert_clean_failure(out: &Output, expected: &str) {
     let err = stderr(out);
     assert_eq!(out.status.code(), Some(2), "exit code for {err:?}");
-    assert!(
-        err.contains(expected),
-        "{err:?} should mention {expected:?}"
-    );
+    assert!(err.contains(expected), "{err:?} should mention {expected:?}");
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err:?}");
     assert!(!err.contains("panicked") && !err.contains("backtrace"));
     assert!(out.stdout.is_empty());
@@ -156,14 +126,8 @@ fn assert_clean_failure(out: &Output, expected: &str) {
 fn bad_input_gets_one_line_and_exit_2() {
     assert_clean_failure(&attention(&[""]), "the sentence is empty");
     assert_clean_failure(&attention(&["   "]), "the sentence is empty");
-    assert_clean_failure(
-        &attention(&["zzzqqq xxyyzz"]),
-        "none of the words is in the vocabulary",
-    );
-    assert_clean_failure(
-        &attention(&["--temperature", "0", "the cat"]),
-        "temperature must be between",
-    );
+    assert_clean_failure(&attention(&["zzzqqq xxyyzz"]), "none of the words is in the vocabulary");
+    assert_clean_failure(&attention(&["--temperature", "0", "the cat"]), "temperature must be between");
     assert_clean_failure(
         &attention(&["--embeddings", "/no/such/file", "the cat"]),
         "cannot read '/no/such/file'",
@@ -174,17 +138,13 @@ fn bad_input_gets_one_line_and_exit_2() {
 fn damaged_data_files_get_one_line_and_exit_2() {
     let dir = std::env::temp_dir().join(format!("attention-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let shipped = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/glove-6b-50d.aewv"),
-    )
-    .unwrap();
+    let shipped =
+        std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/glove-6b-50d.aewv"))
+            .unwrap();
 
     let truncated = dir.join("truncated.aewv");
     std::fs::write(&truncated, &shipped[..shipped.len() / 2]).unwrap();
-    assert_clean_failure(
-        &attention(&["--embeddings", truncated.to_str().unwrap(), "the cat"]),
-        "truncated",
-    );
+    assert_clean_failure(&attention(&["--embeddings", truncated.to_str().unwrap(), "the cat"]), "truncated");
 
     let wrong_magic = dir.join("wrong-magic.aewv");
     std::fs::write(&wrong_magic, [b"GLOV".as_slice(), &shipped[4..]].concat()).unwrap();
@@ -195,18 +155,10 @@ fn damaged_data_files_get_one_line_and_exit_2() {
 
     let glove = dir.join("tiny.txt");
     std::fs::write(&glove, "the 1 0\ncat 0 1\n").unwrap();
-    let out = attention(&[
-        "--embeddings",
-        glove.to_str().unwrap(),
-        "--no-scale",
-        "the cat",
-    ]);
+    let out = attention(&["--embeddings", glove.to_str().unwrap(), "--no-scale", "the cat"]);
     assert!(out.status.success(), "{}", stderr(&out));
     // Orthogonal unit vectors: e¹ / (e¹ + e⁰) = 0.7311.
-    assert_eq!(
-        block(&stdout(&out), "the", 0)[0],
-        ("the".to_owned(), 0.7311)
-    );
+    assert_eq!(block(&stdout(&out), "the", 0)[0], ("the".to_owned(), 0.7311));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -215,11 +167,7 @@ fn build_data_writes_a_subset_the_cli_reads() {
     let dir = std::env::temp_dir().join(format!("attention-build-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let glove = dir.join("glove.txt");
-    std::fs::write(
-        &glove,
-        "the 0.5 0.1\n, 0.2 0.2\ncat 0.9 -0.3\nsat -0.1 0.4\nmat 0.3 0.3\n",
-    )
-    .unwrap();
+    std::fs::write(&glove, "the 0.5 0.1\n, 0.2 0.2\ncat 0.9 -0.3\nsat -0.1 0.4\nmat 0.3 0.3\n").unwrap();
     let sentences = dir.join("sentences.txt");
     std::fs::write(&sentences, "# a comment\nThe mat\n").unwrap();
     let out_path = dir.join("subset.aewv");
@@ -248,15 +196,9 @@ fn build_data_writes_a_subset_the_cli_reads() {
 #[test]
 fn help_explains_every_flag() {
     let help = stdout(&attention(&["--help"]));
-    for flag in [
-        "--no-self",
-        "--causal",
-        "--no-scale",
-        "--temperature",
-        "--json",
-        "--embeddings",
-        "build-data",
-    ] {
+    for flag in
+        ["--no-self", "--causal", "--no-scale", "--temperature", "--json", "--embeddings", "build-data"]
+    {
         assert!(help.contains(flag), "--help mentions {flag}");
     }
 }

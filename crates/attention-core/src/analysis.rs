@@ -4,7 +4,7 @@
 //! and left out of the attention, so the matrices are `(k, k)` for the `k`
 //! known tokens; [`Analysis::used`] maps matrix rows back to tokens.
 
-use crate::attention::{self_attention, Attention, Matrix, Options};
+use crate::attention::{attend, attend_with, self_attention, Attention, Extras, Matrix, Options};
 use crate::embeddings::Embeddings;
 use crate::error::{Error, Result};
 use crate::tokenize::{tokenize, Token};
@@ -40,30 +40,120 @@ impl Analysis {
 /// temperature out of range.
 pub fn analyze(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Analysis> {
     options.validate()?;
+    let (tokens, used, x) = known_rows(sentence, embeddings)?;
+    let attention = self_attention(&x, options)?;
+    Ok(Analysis { tokens, used, attention })
+}
+
+/// Cross-attention between two sentences: the queries come from `tokens` of
+/// sentence A, the keys and values from `key_tokens` of sentence B.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrossAnalysis {
+    /// Every token of sentence A (the queries).
+    pub tokens: Vec<Token>,
+    /// `used[r]`: the index in `tokens` of attention row `r`.
+    pub used: Vec<usize>,
+    /// Every token of sentence B (the keys and values).
+    pub key_tokens: Vec<Token>,
+    /// `used_keys[c]`: the index in `key_tokens` of attention column `c`.
+    pub used_keys: Vec<usize>,
+    /// `(n_A, n_B)` attention of A's known tokens over B's.
+    pub attention: Attention,
+}
+
+/// Attention of sentence `a`'s tokens over sentence `b`'s (cross-attention).
+///
+/// The self and causal masks relate a token to its own position in the same
+/// sequence, so they do not apply here and are switched off; scaling and
+/// temperature apply as usual.
+pub fn analyze_cross(a: &str, b: &str, embeddings: &Embeddings, options: &Options) -> Result<CrossAnalysis> {
+    let options = Options { self_attention: true, causal: false, ..*options };
+    options.validate()?;
+    let (tokens, used, q) = known_rows(a, embeddings)?;
+    let (key_tokens, used_keys, k) = known_rows(b, embeddings)?;
+    let attention = attend(&q, &k, &k, &options)?;
+    Ok(CrossAnalysis { tokens, used, key_tokens, used_keys, attention })
+}
+
+/// Self-attention over the sentence padded with zero vectors to `length`
+/// positions, the padding keys masked (the padding-mask demo). The result's
+/// rows and columns past the known tokens are the padding.
+pub fn analyze_padded(
+    sentence: &str,
+    embeddings: &Embeddings,
+    options: &Options,
+    length: usize,
+) -> Result<Analysis> {
+    options.validate()?;
+    let (tokens, used, x) = known_rows(sentence, embeddings)?;
+    let n = used.len().max(length);
+    let mut data = x.as_slice().to_vec();
+    data.resize(n * x.cols(), 0.0);
+    let padded = Matrix::new(n, x.cols(), data)?;
+    let padding: Vec<bool> = (0..n).map(|i| i >= used.len()).collect();
+    let extras = Extras { key_padding: Some(&padding), ..Extras::default() };
+    let attention = attend_with(&padded, &padded, &padded, options, &extras)?;
+    Ok(Analysis { tokens, used, attention })
+}
+
+fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Vec<usize>, Matrix)> {
     let tokens = tokenize(sentence, embeddings);
     if tokens.is_empty() {
         return Err(Error::EmptySentence);
     }
-    let used: Vec<usize> = tokens
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.known)
-        .map(|(i, _)| i)
-        .collect();
+    let used: Vec<usize> = tokens.iter().enumerate().filter(|(_, t)| t.known).map(|(i, _)| i).collect();
     if used.is_empty() {
-        return Err(Error::NoKnownWords {
-            unknown: tokens.into_iter().map(|t| t.text).collect(),
-        });
+        return Err(Error::NoKnownWords { unknown: tokens.into_iter().map(|t| t.text).collect() });
     }
-    let rows: Vec<&[f32]> = used
-        .iter()
-        .filter_map(|i| embeddings.vector(&tokens[*i].text))
-        .collect();
+    let rows: Vec<&[f32]> = used.iter().filter_map(|i| embeddings.vector(&tokens[*i].text)).collect();
     let x = Matrix::from_rows(&rows)?;
-    let attention = self_attention(&x, options)?;
-    Ok(Analysis {
-        tokens,
-        used,
-        attention,
-    })
+    Ok((tokens, used, x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Embeddings {
+        let text = "where 0.1 0.9 0.0\nis 0.5 0.5 0.1\nthe 0.3 0.3 0.3\ntower 0.9 0.1 0.2\nparis 0.8 0.2 0.6\n. 0.1 0.1 0.1\n";
+        Embeddings::from_bytes(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn cross_attention_has_a_rows_and_b_columns() {
+        let c = analyze_cross("Where is the tower", "The tower is in Paris.", &tiny(), &Options::default())
+            .unwrap();
+        assert_eq!((c.attention.queries, c.attention.keys), (4, 5));
+        let keys: Vec<&str> = c.used_keys.iter().map(|i| c.key_tokens[*i].text.as_str()).collect();
+        assert_eq!(keys, ["the", "tower", "is", "paris", "."]);
+        assert_eq!(c.key_tokens[3].text, "in");
+        assert!(!c.key_tokens[3].known);
+        // No self or causal mask across sentences, even if asked for.
+        let masked = Options { causal: true, self_attention: false, ..Options::default() };
+        let c2 = analyze_cross("Where is the tower", "The tower is in Paris.", &tiny(), &masked).unwrap();
+        assert_eq!(c.attention.weights, c2.attention.weights);
+        assert!(c2.attention.fully_masked.iter().all(|f| !f));
+    }
+
+    #[test]
+    fn padding_is_masked_as_a_key() {
+        let a = analyze_padded("the tower", &tiny(), &Options::default(), 5).unwrap();
+        assert_eq!((a.attention.queries, a.attention.keys), (5, 5));
+        let plain = analyze("the tower", &tiny(), &Options::default()).unwrap();
+        for i in 0..2 {
+            assert_eq!(&a.attention.weight_row(i)[..2], plain.attention.weight_row(i));
+            assert_eq!(&a.attention.weight_row(i)[2..], &[0.0, 0.0, 0.0]);
+        }
+        assert!(a.attention.is_masked(4, 3));
+        // A length shorter than the sentence pads nothing.
+        assert_eq!(analyze_padded("the tower", &tiny(), &Options::default(), 1).unwrap().attention.keys, 2);
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        assert_eq!(analyze(" ", &tiny(), &Options::default()).unwrap_err(), Error::EmptySentence);
+        let err = analyze("zzz qqq", &tiny(), &Options::default()).unwrap_err();
+        assert_eq!(err, Error::NoKnownWords { unknown: vec!["zzz".into(), "qqq".into()] });
+        assert!(analyze_cross("the", "", &tiny(), &Options::default()).is_err());
+    }
 }

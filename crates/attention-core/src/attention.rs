@@ -10,7 +10,8 @@
 //! - `context[i] = Σ_j weights[i][j] · value_j`, shape `(n_q, d_v)`.
 //!
 //! Masks: with `self_attention` off, token `i` may not attend to key `i`; with
-//! `causal` on, token `i` may not attend to any key `j > i`. A row whose every
+//! `causal` on, token `i` may not attend to any key `j > i`; a key-padding mask
+//! ([`Extras::key_padding`]) hides padding keys from every query. A row whose every
 //! key is masked (the first token under causal + no-self) is flagged in
 //! [`Attention::fully_masked`]; its weights and context are all 0, never NaN.
 //!
@@ -39,12 +40,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            scale: true,
-            temperature: 1.0,
-            self_attention: true,
-            causal: false,
-        }
+        Options { scale: true, temperature: 1.0, self_attention: true, causal: false }
     }
 }
 
@@ -80,10 +76,7 @@ impl Matrix {
     /// Wraps `data` as a `(rows, cols)` matrix; the length must be `rows · cols`.
     pub fn new(rows: usize, cols: usize, data: Vec<f32>) -> Result<Self> {
         if rows.checked_mul(cols) != Some(data.len()) {
-            return Err(Error::Shape(format!(
-                "{} numbers cannot fill a {rows} × {cols} matrix",
-                data.len()
-            )));
+            return Err(Error::Shape(format!("{} numbers cannot fill a {rows} × {cols} matrix", data.len())));
         }
         Ok(Matrix { rows, cols, data })
     }
@@ -96,17 +89,85 @@ impl Matrix {
             let row = row.as_ref();
             if row.len() != cols {
                 return Err(Error::Shape(format!(
-                    "row {i} has {} numbers, row 0 has {cols}",
+                    "row {} has {} numbers but row 1 has {cols}",
+                    i + 1,
                     row.len()
                 )));
             }
             data.extend_from_slice(row);
         }
-        Ok(Matrix {
-            rows: rows.len(),
-            cols,
-            data,
-        })
+        Ok(Matrix { rows: rows.len(), cols, data })
+    }
+
+    /// Wraps data whose length the caller has already made `rows · cols`.
+    pub(crate) fn from_vec(rows: usize, cols: usize, data: Vec<f32>) -> Self {
+        debug_assert_eq!(data.len(), rows * cols);
+        Matrix { rows, cols, data }
+    }
+
+    /// Reads a small matrix typed by hand: rows separated by `;` or new lines,
+    /// numbers by spaces or commas, optional brackets: `2 3; 1 2`,
+    /// `[[2, 3], [1, 2]]` and `[2, 3]` all work.
+    pub fn parse(text: &str) -> Result<Self> {
+        const MAX_CELLS: usize = 4096;
+        let cleaned: String = text
+            .chars()
+            .map(|c| if c == '[' || c == ']' || c == '(' || c == ')' { ' ' } else { c })
+            .collect();
+        // "[[2, 3], [1, 2]]" separates rows by "]," which became " ,": treat a comma
+        // after a closed bracket as a row break.
+        let text_rows = if text.contains("],") { cleaned.replace(" ,", ";") } else { cleaned };
+        let mut rows: Vec<Vec<f32>> = Vec::new();
+        for (r, line) in text_rows.split([';', '\n']).enumerate() {
+            let numbers: Vec<&str> =
+                line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()).collect();
+            if numbers.is_empty() {
+                continue;
+            }
+            let mut row = Vec::with_capacity(numbers.len());
+            for number in numbers {
+                let value: f32 = number.parse().ok().filter(|v: &f32| v.is_finite()).ok_or_else(|| {
+                    Error::InvalidOption(format!("row {}: '{number}' is not a number", r + 1))
+                })?;
+                row.push(value);
+            }
+            rows.push(row);
+            if rows.len() * rows[0].len() > MAX_CELLS {
+                return Err(Error::InvalidOption(format!(
+                    "a typed matrix holds at most {MAX_CELLS} numbers"
+                )));
+            }
+        }
+        if rows.is_empty() {
+            return Err(Error::InvalidOption("the matrix is empty: type numbers such as 2 3; 1 2".into()));
+        }
+        Self::from_rows(&rows)
+    }
+
+    /// The product `self · other`, `(rows, other.cols)`.
+    pub fn matmul(&self, other: &Matrix) -> Result<Matrix> {
+        if self.cols != other.rows {
+            return Err(Error::Shape(format!(
+                "cannot multiply {} × {} by {} × {}",
+                self.rows, self.cols, other.rows, other.cols
+            )));
+        }
+        let mut data = vec![0f32; self.rows * other.cols];
+        for i in 0..self.rows {
+            for c in 0..other.cols {
+                let sum: f64 =
+                    (0..self.cols).map(|k| f64::from(self.row(i)[k]) * f64::from(other.row(k)[c])).sum();
+                data[i * other.cols + c] = sum as f32;
+            }
+        }
+        Ok(Matrix::from_vec(self.rows, other.cols, data))
+    }
+
+    /// The columns in `range`, as a new `(rows, range.len())` matrix.
+    pub fn columns(&self, range: std::ops::Range<usize>) -> Matrix {
+        let range = range.start.min(self.cols)..range.end.min(self.cols);
+        let data = (0..self.rows).flat_map(|i| self.row(i)[range.clone()].iter().copied()).collect();
+        Matrix::from_vec(self.rows, range.len(), data)
     }
 
     pub fn rows(&self) -> usize {
@@ -179,28 +240,48 @@ pub fn self_attention(x: &Matrix, options: &Options) -> Result<Attention> {
     attend(x, x, x, options)
 }
 
+/// What [`attend_with`] takes beyond the options: settings the sentence views
+/// do not need but the playground and the padding demo do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extras<'a> {
+    /// `key_padding[j]`: key `j` is padding and no query may attend to it.
+    pub key_padding: Option<&'a [bool]>,
+    /// Scale by `1/√scale_dim` instead of `1/√d` (the tutorials' "d_k = 100"
+    /// on two-number examples). Ignored when scaling is off.
+    pub scale_dim: Option<usize>,
+}
+
 /// `softmax(factor · Q Kᵀ) · V` with the masks of `options`.
-pub fn attend(
+pub fn attend(query: &Matrix, key: &Matrix, value: &Matrix, options: &Options) -> Result<Attention> {
+    attend_with(query, key, value, options, &Extras::default())
+}
+
+/// [`attend`] with a key-padding mask and/or an explicit `d_k` for the scaling.
+pub fn attend_with(
     query: &Matrix,
     key: &Matrix,
     value: &Matrix,
     options: &Options,
+    extras: &Extras<'_>,
 ) -> Result<Attention> {
     options.validate()?;
+    if let Some(padding) = extras.key_padding {
+        if padding.len() != key.rows {
+            return Err(Error::Shape(format!("{} padding flags for {} keys", padding.len(), key.rows)));
+        }
+    }
+    if extras.scale_dim == Some(0) {
+        return Err(Error::InvalidOption("d_k for the scaling must be at least 1".into()));
+    }
     if query.cols != key.cols {
-        return Err(Error::Shape(format!(
-            "queries have {} dimensions, keys have {}",
-            query.cols, key.cols
-        )));
+        return Err(Error::Shape(format!("queries have {} dimensions, keys have {}", query.cols, key.cols)));
     }
     if key.rows != value.rows {
-        return Err(Error::Shape(format!(
-            "{} keys but {} values",
-            key.rows, value.rows
-        )));
+        return Err(Error::Shape(format!("{} keys but {} values", key.rows, value.rows)));
     }
     let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
-    let factor = scale_factor(d, options);
+    let factor = scale_factor(extras.scale_dim.unwrap_or(d), options);
+    let is_masked = |i: usize, j: usize| options.is_masked(i, j) || extras.key_padding.is_some_and(|p| p[j]);
 
     let mut scores = vec![0f32; n_q * n_k];
     let mut scaled = vec![0f32; n_q * n_k];
@@ -215,7 +296,7 @@ pub fn attend(
         for j in 0..n_k {
             let dot = dot(q, key.row(j));
             scores[i * n_k + j] = saturate(dot);
-            if options.is_masked(i, j) {
+            if is_masked(i, j) {
                 row_scaled[j] = f64::NEG_INFINITY;
                 scaled[i * n_k + j] = f32::NEG_INFINITY;
             } else {
@@ -232,11 +313,7 @@ pub fn attend(
         }
         let mut sum = 0f64;
         for s in row_scaled.iter_mut() {
-            *s = if *s == f64::NEG_INFINITY {
-                0.0
-            } else {
-                (*s - max).exp()
-            };
+            *s = if *s == f64::NEG_INFINITY { 0.0 } else { (*s - max).exp() };
             sum += *s;
         }
         // sum >= 1 because the maximum contributes exp(0) = 1.
@@ -273,19 +350,12 @@ pub fn attend(
 
 /// `(1/√d or 1) / temperature`.
 pub fn scale_factor(dim: usize, options: &Options) -> f64 {
-    let base = if options.scale && dim > 0 {
-        1.0 / (dim as f64).sqrt()
-    } else {
-        1.0
-    };
+    let base = if options.scale && dim > 0 { 1.0 / (dim as f64).sqrt() } else { 1.0 };
     base / f64::from(options.temperature)
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| f64::from(*x) * f64::from(*y))
-        .sum()
+    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
 }
 
 /// Converts to `f32`, clamping values beyond its range instead of producing ±∞.
@@ -306,60 +376,47 @@ mod tests {
         // Q = [2, 3]; keys C = [11, 13], A = [1, 2], B = [4, 6].
         let q = m(&[&[2.0, 3.0]]);
         let k = m(&[&[11.0, 13.0], &[1.0, 2.0], &[4.0, 6.0]]);
-        let a = attend(
-            &q,
-            &k,
-            &k,
-            &Options {
-                scale: false,
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let a = attend(&q, &k, &k, &Options { scale: false, ..Options::default() }).unwrap();
         assert_eq!(a.scores, vec![61.0, 8.0, 26.0]);
     }
 
     #[test]
     fn scaling_softens_a_saturated_softmax() {
-        // Scores [100, 80]: unscaled ≈ [1, 0]; scaled by 1/√100 ≈ [0.88, 0.12].
-        let q = m(&[&[1.0, 0.0]]);
-        let k = m(&[&[100.0, 0.0], &[80.0, 0.0]]);
-        let unscaled = attend(
-            &q,
-            &k,
-            &k,
-            &Options {
-                scale: false,
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        // The tutorial: scores [100, 80] give ≈ [1.0, 0.0] unscaled and
+        // ≈ [0.88, 0.12] divided by √100 (d_k = 100).
+        let q = m(&[&[1.0]]);
+        let k = m(&[&[100.0], &[80.0]]);
+        let unscaled = attend(&q, &k, &k, &Options { scale: false, ..Options::default() }).unwrap();
+        assert_eq!(unscaled.scores, [100.0, 80.0]);
         assert!((unscaled.weight(0, 0) - 1.0).abs() < 1e-8);
         assert!(unscaled.weight(0, 1) < 3e-9);
-        let factor = 1.0 / 10.0; // what 1/√d would be for d = 100
-        let q = m(&[&[factor, 0.0]]);
-        let scaled = attend(
-            &q,
-            &k,
-            &k,
-            &Options {
-                scale: false,
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let extras = Extras { scale_dim: Some(100), ..Extras::default() };
+        let scaled = attend_with(&q, &k, &k, &Options::default(), &extras).unwrap();
+        assert!((scaled.factor - 0.1).abs() < 1e-12);
         assert!((scaled.weight(0, 0) - 0.8808).abs() < 1e-4);
         assert!((scaled.weight(0, 1) - 0.1192).abs() < 1e-4);
     }
 
     #[test]
+    fn padding_keys_get_no_weight() {
+        let x = m(&[&[1.0, 0.0], &[0.0, 1.0], &[0.0, 0.0], &[0.0, 0.0]]);
+        let padding = [false, false, true, true];
+        let extras = Extras { key_padding: Some(&padding), ..Extras::default() };
+        let a = attend_with(&x, &x, &x, &Options::default(), &extras).unwrap();
+        for i in 0..4 {
+            assert_eq!(&a.weight_row(i)[2..], &[0.0, 0.0]);
+            assert!((a.weight_row(i).iter().sum::<f32>() - 1.0).abs() < 1e-6);
+            assert!(a.is_masked(i, 3));
+        }
+        let short = [false];
+        let extras = Extras { key_padding: Some(&short), ..Extras::default() };
+        assert!(attend_with(&x, &x, &x, &Options::default(), &extras).is_err());
+    }
+
+    #[test]
     fn first_token_under_causal_and_no_self_is_flagged_not_nan() {
         let x = m(&[&[1.0, 2.0], &[3.0, 4.0], &[5.0, 6.0]]);
-        let opts = Options {
-            causal: true,
-            self_attention: false,
-            ..Options::default()
-        };
+        let opts = Options { causal: true, self_attention: false, ..Options::default() };
         let a = self_attention(&x, &opts).unwrap();
         assert_eq!(a.fully_masked, vec![true, false, false]);
         assert_eq!(a.weight_row(0), &[0.0, 0.0, 0.0]);
@@ -383,28 +440,41 @@ mod tests {
     fn temperature_out_of_range_is_refused() {
         let x = m(&[&[1.0]]);
         for t in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e6] {
-            let err = self_attention(
-                &x,
-                &Options {
-                    temperature: t,
-                    ..Options::default()
-                },
-            );
-            assert!(
-                matches!(err, Err(Error::InvalidOption(_))),
-                "temperature {t}"
-            );
+            let err = self_attention(&x, &Options { temperature: t, ..Options::default() });
+            assert!(matches!(err, Err(Error::InvalidOption(_))), "temperature {t}");
         }
+    }
+
+    #[test]
+    fn typed_matrices_parse_in_every_usual_notation() {
+        let expected = m(&[&[2.0, 3.0], &[1.0, 2.0]]);
+        for text in ["2 3; 1 2", "[[2, 3], [1, 2]]", "2,3\n1,2", " [2 3]\n[1 2] "] {
+            assert_eq!(Matrix::parse(text).unwrap(), expected, "{text:?}");
+        }
+        assert_eq!(Matrix::parse("[2, 3]").unwrap(), m(&[&[2.0, 3.0]]));
+        assert!(Matrix::parse("2 x").unwrap_err().to_string().contains("'x' is not a number"));
+        assert!(Matrix::parse("1 2; 3")
+            .unwrap_err()
+            .to_string()
+            .contains("row 2 has 1 numbers but row 1 has 2"));
+        assert!(Matrix::parse(" ; ").is_err());
+        assert!(Matrix::parse("1e39").is_err());
+    }
+
+    #[test]
+    fn matmul_and_columns() {
+        let a = m(&[&[1.0, 2.0], &[3.0, 4.0]]);
+        let b = m(&[&[5.0], &[6.0]]);
+        assert_eq!(a.matmul(&b).unwrap(), m(&[&[17.0], &[39.0]]));
+        assert!(b.matmul(&b).is_err());
+        assert_eq!(a.columns(1..2), m(&[&[2.0], &[4.0]]));
     }
 
     #[test]
     fn shapes_must_fit() {
         let q = m(&[&[1.0, 2.0]]);
         let k = m(&[&[1.0, 2.0, 3.0]]);
-        assert!(matches!(
-            attend(&q, &k, &k, &Options::default()),
-            Err(Error::Shape(_))
-        ));
+        assert!(matches!(attend(&q, &k, &k, &Options::default()), Err(Error::Shape(_))));
         assert!(Matrix::new(2, 2, vec![1.0; 3]).is_err());
         assert!(Matrix::from_rows(&[vec![1.0], vec![1.0, 2.0]]).is_err());
     }

@@ -90,9 +90,7 @@ impl Precision {
     }
 
     fn from_code(code: u16) -> Option<Self> {
-        [Precision::F32, Precision::F16, Precision::Q16]
-            .into_iter()
-            .find(|p| p.code() == code)
+        [Precision::F32, Precision::F16, Precision::Q16].into_iter().find(|p| p.code() == code)
     }
 
     /// Bytes of the vector block for `n` rows of `d` components, if it fits a `usize`.
@@ -138,25 +136,15 @@ impl Embeddings {
         let mut index = HashMap::with_capacity(words.len());
         for (row, word) in words.iter().enumerate() {
             check_word(word, row)?;
-            if let Some(i) = vectors[row * dim..(row + 1) * dim]
-                .iter()
-                .position(|v| !v.is_finite())
-            {
-                return Err(invalid(format!(
-                    "component {i} of '{word}' is not a finite number"
-                )));
+            if let Some(i) = vectors[row * dim..(row + 1) * dim].iter().position(|v| !v.is_finite()) {
+                return Err(invalid(format!("component {i} of '{word}' is not a finite number")));
             }
             let row_u32 = u32::try_from(row).map_err(|_| invalid("too many words".into()))?;
             if index.insert(word.clone(), row_u32).is_some() {
                 return Err(invalid(format!("the word '{word}' appears twice")));
             }
         }
-        Ok(Embeddings {
-            dim,
-            words,
-            index,
-            vectors,
-        })
+        Ok(Embeddings { dim, words, index, vectors })
     }
 
     /// Reads a subset file or, if it does not start with the subset magic, a
@@ -190,25 +178,19 @@ impl Embeddings {
         }
         let code = u16_at(bytes, 6);
         let precision = Precision::from_code(code).ok_or_else(|| {
-            invalid(format!(
-                "unknown encoding code {code} (expected 1 = f32, 2 = f16 or 3 = q16)"
-            ))
+            invalid(format!("unknown encoding code {code} (expected 1 = f32, 2 = f16 or 3 = q16)"))
         })?;
         let n = u32_at(bytes, 8);
         let dim = u32_at(bytes, 12);
         let vocab_len = u32_at(bytes, 16);
         if n == 0 || n > MAX_WORDS {
-            return Err(invalid(format!(
-                "word count {n} is outside 1..={MAX_WORDS}"
-            )));
+            return Err(invalid(format!("word count {n} is outside 1..={MAX_WORDS}")));
         }
         if dim == 0 || dim > MAX_DIM {
             return Err(invalid(format!("dimension {dim} is outside 1..={MAX_DIM}")));
         }
         if vocab_len > MAX_VOCAB_BYTES {
-            return Err(invalid(format!(
-                "vocabulary block of {vocab_len} bytes exceeds {MAX_VOCAB_BYTES}"
-            )));
+            return Err(invalid(format!("vocabulary block of {vocab_len} bytes exceeds {MAX_VOCAB_BYTES}")));
         }
         let (n, dim, vocab_len) = (n as usize, dim as usize, vocab_len as usize);
         let vectors_at = (HEADER_BYTES + vocab_len).next_multiple_of(4);
@@ -216,67 +198,42 @@ impl Embeddings {
         let expected = precision
             .block_len(n, dim)
             .and_then(|b| b.checked_add(vectors_at))
-            .ok_or_else(|| {
-                invalid("the header describes a file too large for this machine".into())
-            })?;
+            .ok_or_else(|| invalid("the header describes a file too large for this machine".into()))?;
         if bytes.len() != expected {
-            let what = if bytes.len() < expected {
-                "truncated"
-            } else {
-                "has trailing bytes"
-            };
+            let what = if bytes.len() < expected { "truncated" } else { "has trailing bytes" };
             return Err(invalid(format!(
                 "the file is {what}: {} bytes, the header describes {expected}",
                 bytes.len()
             )));
         }
-        if bytes[HEADER_BYTES + vocab_len..vectors_at]
-            .iter()
-            .any(|b| *b != 0)
-        {
+        if bytes[HEADER_BYTES + vocab_len..vectors_at].iter().any(|b| *b != 0) {
             return Err(invalid("padding after the vocabulary is not zero".into()));
         }
 
-        let vocab =
-            std::str::from_utf8(&bytes[HEADER_BYTES..HEADER_BYTES + vocab_len]).map_err(|e| {
-                invalid(format!(
-                    "the vocabulary is not UTF-8 (byte {})",
-                    e.valid_up_to()
-                ))
-            })?;
+        let vocab = std::str::from_utf8(&bytes[HEADER_BYTES..HEADER_BYTES + vocab_len])
+            .map_err(|e| invalid(format!("the vocabulary is not UTF-8 (byte {})", e.valid_up_to())))?;
         let Some(vocab) = vocab.strip_suffix('\n') else {
-            return Err(invalid(
-                "the vocabulary block does not end with a newline".into(),
-            ));
+            return Err(invalid("the vocabulary block does not end with a newline".into()));
         };
         let words: Vec<String> = vocab.split('\n').map(str::to_owned).collect();
         if words.len() != n {
-            return Err(invalid(format!(
-                "the header says {n} words, the vocabulary holds {}",
-                words.len()
-            )));
+            return Err(invalid(format!("the header says {n} words, the vocabulary holds {}", words.len())));
         }
 
         let raw = &bytes[vectors_at..];
         let vectors: Vec<f32> = match precision {
-            Precision::F16 => raw
-                .chunks_exact(2)
-                .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
-                .collect(),
-            Precision::F32 => raw
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
+            Precision::F16 => {
+                raw.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32()).collect()
+            }
+            Precision::F32 => {
+                raw.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+            }
             Precision::Q16 => {
                 let (scales, values) = raw.split_at(n * 4);
-                let scales: Vec<f32> = scales
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
+                let scales: Vec<f32> =
+                    scales.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
                 if let Some(row) = scales.iter().position(|s| !s.is_finite() || *s < 0.0) {
-                    return Err(invalid(format!(
-                        "the scale of row {row} is not a finite positive number"
-                    )));
+                    return Err(invalid(format!("the scale of row {row} is not a finite positive number")));
                 }
                 values
                     .chunks_exact(2)
@@ -305,9 +262,7 @@ impl Embeddings {
             }
             line_no += 1;
             if line.len() > MAX_LINE_BYTES {
-                return Err(invalid(format!(
-                    "line {line_no} is longer than {MAX_LINE_BYTES} bytes"
-                )));
+                return Err(invalid(format!("line {line_no} is longer than {MAX_LINE_BYTES} bytes")));
             }
             let text = std::str::from_utf8(&line)
                 .map_err(|_| invalid(format!("line {line_no} is not UTF-8 text")))?;
@@ -336,9 +291,7 @@ impl Embeddings {
             }
             for (i, number) in numbers.iter().enumerate() {
                 let value: f32 = number.parse().map_err(|_| {
-                    invalid(format!(
-                        "line {line_no}: component {i} of '{word}' is not a number: '{number}'"
-                    ))
+                    invalid(format!("line {line_no}: component {i} of '{word}' is not a number: '{number}'"))
                 })?;
                 vectors.push(value);
             }
@@ -361,11 +314,7 @@ impl Embeddings {
         let vocab_len_u32 = u32::try_from(vocab_len)
             .ok()
             .filter(|v| *v <= MAX_VOCAB_BYTES)
-            .ok_or_else(|| {
-                invalid(format!(
-                    "vocabulary block of {vocab_len} bytes is too large"
-                ))
-            })?;
+            .ok_or_else(|| invalid(format!("vocabulary block of {vocab_len} bytes is too large")))?;
         let vectors_at = (HEADER_BYTES + vocab_len).next_multiple_of(4);
         let block = precision
             .block_len(self.words.len(), self.dim)
@@ -390,9 +339,7 @@ impl Embeddings {
             for (k, v) in self.vectors.iter().enumerate() {
                 let scale = scales[k / self.dim];
                 let q = if scale > 0.0 {
-                    (f64::from(*v) / f64::from(scale))
-                        .round()
-                        .clamp(-32767.0, 32767.0)
+                    (f64::from(*v) / f64::from(scale)).round().clamp(-32767.0, 32767.0)
                 } else {
                     0.0
                 };
@@ -406,9 +353,7 @@ impl Embeddings {
                     let h = f16::from_f32(*v);
                     if !h.is_finite() {
                         let word = &self.words[i / self.dim];
-                        return Err(invalid(format!(
-                            "'{word}' has the value {v}, beyond the f16 range"
-                        )));
+                        return Err(invalid(format!("'{word}' has the value {v}, beyond the f16 range")));
                     }
                     out.extend_from_slice(&h.to_le_bytes());
                 }
@@ -421,20 +366,12 @@ impl Embeddings {
     /// A new store with the first `top` words (most frequent first, for GloVe)
     /// followed by those of `extra` not already among them, in the order given.
     /// Extra words the store lacks are returned as the second value.
-    pub fn subset<'a>(
-        &self,
-        top: usize,
-        extra: impl IntoIterator<Item = &'a str>,
-    ) -> (Self, Vec<String>) {
+    pub fn subset<'a>(&self, top: usize, extra: impl IntoIterator<Item = &'a str>) -> (Self, Vec<String>) {
         let top = top.min(self.words.len());
         let mut words: Vec<String> = self.words[..top].to_vec();
         let mut vectors = self.vectors[..top * self.dim].to_vec();
-        let mut index: HashMap<String, u32> = self
-            .index
-            .iter()
-            .filter(|(_, r)| (**r as usize) < top)
-            .map(|(w, r)| (w.clone(), *r))
-            .collect();
+        let mut index: HashMap<String, u32> =
+            self.index.iter().filter(|(_, r)| (**r as usize) < top).map(|(w, r)| (w.clone(), *r)).collect();
         let mut missing = Vec::new();
         for word in extra {
             if index.contains_key(word) {
@@ -453,15 +390,7 @@ impl Embeddings {
                 }
             }
         }
-        (
-            Embeddings {
-                dim: self.dim,
-                words,
-                index,
-                vectors,
-            },
-            missing,
-        )
+        (Embeddings { dim: self.dim, words, index, vectors }, missing)
     }
 
     /// The dimension `d` of every vector.
@@ -558,15 +487,10 @@ fn check_word(word: &str, row: usize) -> Result<()> {
         return Err(invalid(format!("word {row} is empty")));
     }
     if word.len() > MAX_WORD_BYTES {
-        return Err(invalid(format!(
-            "word {row} is longer than {MAX_WORD_BYTES} bytes"
-        )));
+        return Err(invalid(format!("word {row} is longer than {MAX_WORD_BYTES} bytes")));
     }
     if word.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "word {row} ('{}') holds whitespace",
-            word.escape_debug()
-        )));
+        return Err(invalid(format!("word {row} ('{}') holds whitespace", word.escape_debug())));
     }
     Ok(())
 }
@@ -612,10 +536,7 @@ mod tests {
         assert_eq!(&bytes[20..20 + vocab.len()], vocab.as_bytes());
         let at = (20 + vocab.len()).next_multiple_of(4);
         assert_eq!(bytes.len(), at + 9 * 2);
-        assert_eq!(
-            f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32(),
-            0.418f32.to_f32_f16()
-        );
+        assert_eq!(f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32(), 0.418f32.to_f32_f16());
     }
 
     trait ToF16 {
@@ -661,53 +582,21 @@ mod tests {
             (good[..good.len() - 1].to_vec(), "truncated"),
             (good[..10].to_vec(), "too short"),
             ([good.clone(), vec![0]].concat(), "trailing bytes"),
+            ([b"GLOV".to_vec(), good[4..].to_vec()].concat(), "wrong magic"),
+            ([good[..4].to_vec(), 2u16.to_le_bytes().to_vec(), good[6..].to_vec()].concat(), "version 2"),
             (
-                [b"GLOV".to_vec(), good[4..].to_vec()].concat(),
-                "wrong magic",
-            ),
-            (
-                [
-                    good[..4].to_vec(),
-                    2u16.to_le_bytes().to_vec(),
-                    good[6..].to_vec(),
-                ]
-                .concat(),
-                "version 2",
-            ),
-            (
-                [
-                    good[..6].to_vec(),
-                    8u16.to_le_bytes().to_vec(),
-                    good[8..].to_vec(),
-                ]
-                .concat(),
+                [good[..6].to_vec(), 8u16.to_le_bytes().to_vec(), good[8..].to_vec()].concat(),
                 "encoding code 8",
             ),
             (
-                [
-                    good[..8].to_vec(),
-                    u32::MAX.to_le_bytes().to_vec(),
-                    good[12..].to_vec(),
-                ]
-                .concat(),
+                [good[..8].to_vec(), u32::MAX.to_le_bytes().to_vec(), good[12..].to_vec()].concat(),
                 "word count",
             ),
-            (
-                [
-                    good[..12].to_vec(),
-                    0u32.to_le_bytes().to_vec(),
-                    good[16..].to_vec(),
-                ]
-                .concat(),
-                "dimension 0",
-            ),
+            ([good[..12].to_vec(), 0u32.to_le_bytes().to_vec(), good[16..].to_vec()].concat(), "dimension 0"),
         ];
         for (bytes, expected) in cases {
             let err = Embeddings::from_subset(&bytes).unwrap_err().to_string();
-            assert!(
-                err.contains(expected),
-                "{err:?} should mention {expected:?}"
-            );
+            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
         }
     }
 
@@ -722,9 +611,7 @@ mod tests {
 
     #[test]
     fn binary_files_with_another_magic_are_named_as_such() {
-        let err = Embeddings::from_bytes(b"GLOV\x00\x01\x02\x03binary")
-            .unwrap_err()
-            .to_string();
+        let err = Embeddings::from_bytes(b"GLOV\x00\x01\x02\x03binary").unwrap_err().to_string();
         assert!(err.contains("wrong magic bytes 'GLOV'"), "{err}");
         assert_eq!(sniff(b"the 0.1 0.2\n"), Format::GloveText);
         assert_eq!(sniff(b"400000 50\nthe 0.1\n"), Format::GloveText);
@@ -751,13 +638,8 @@ mod tests {
             ("the 1\ncat\n", "has 0 numbers"),
             ("the 1\nthe 2\n", "appears twice"),
         ] {
-            let err = Embeddings::from_bytes(text.as_bytes())
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.contains(expected),
-                "{err:?} should mention {expected:?}"
-            );
+            let err = Embeddings::from_bytes(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
         }
     }
 

@@ -118,29 +118,13 @@ impl HeatmapLayout {
         // Labels need a cell at least as tall as the text.
         let with_labels = fit(label_width + GAP);
         let labels_shown = with_labels >= font * 1.15;
-        let (gutter, cell) = if labels_shown {
-            (label_width + GAP, with_labels)
-        } else {
-            (GAP, fit(GAP))
-        };
-        let matrix = Rect {
-            x: gutter,
-            y: gutter,
-            width: cols as f64 * cell,
-            height: rows as f64 * cell,
-        };
-        let row_labels = Rect {
-            x: 0.0,
-            y: matrix.y,
-            width: gutter - GAP.min(gutter),
-            height: matrix.height,
-        };
-        let column_labels = Rect {
-            x: matrix.x,
-            y: 0.0,
-            width: matrix.width,
-            height: gutter - GAP.min(gutter),
-        };
+        let (gutter, cell) = if labels_shown { (label_width + GAP, with_labels) } else { (GAP, fit(GAP)) };
+        // Without labels the top keeps one line, where the painter names the
+        // focused and hovered tokens.
+        let top = if labels_shown { gutter } else { font * 1.6 };
+        let matrix = Rect { x: gutter, y: top, width: cols as f64 * cell, height: rows as f64 * cell };
+        let row_labels = Rect { x: 0.0, y: matrix.y, width: gutter - GAP.min(gutter), height: matrix.height };
+        let column_labels = Rect { x: matrix.x, y: 0.0, width: matrix.width, height: top - GAP.min(top) };
         let colorbar_height = matrix.height.max(MIN_COLORBAR_HEIGHT);
         let colorbar = Rect {
             x: matrix.right() + GAP * 2.0,
@@ -159,9 +143,7 @@ impl HeatmapLayout {
             colorbar,
             labels_shown,
             values_shown: cell >= font * 3.2,
-            width: (colorbar.right() + GAP + font * 2.6)
-                .min(width)
-                .max(colorbar.right()),
+            width: (colorbar.right() + GAP + font * 2.6).min(width).max(colorbar.right()),
             height,
         }
     }
@@ -179,49 +161,29 @@ impl HeatmapLayout {
     /// The strip of query row `row`, from its label to the last cell.
     pub fn row_band(&self, row: usize) -> Rect {
         let y = self.matrix.y + row as f64 * self.cell;
-        Rect {
-            x: 0.0,
-            y,
-            width: self.matrix.right(),
-            height: self.cell,
-        }
+        Rect { x: 0.0, y, width: self.matrix.right(), height: self.cell }
     }
 
     /// The strip of key column `col`, from its label to the last cell.
     pub fn column_band(&self, col: usize) -> Rect {
         let x = self.matrix.x + col as f64 * self.cell;
-        Rect {
-            x,
-            y: 0.0,
-            width: self.cell,
-            height: self.matrix.bottom(),
-        }
+        Rect { x, y: 0.0, width: self.cell, height: self.matrix.bottom() }
     }
 
     /// Centre of the label of row `row`: its right edge and vertical middle.
     pub fn row_label_anchor(&self, row: usize) -> (f64, f64) {
-        (
-            self.matrix.x - GAP,
-            self.matrix.y + (row as f64 + 0.5) * self.cell,
-        )
+        (self.matrix.x - GAP, self.matrix.y + (row as f64 + 0.5) * self.cell)
     }
 
     /// Anchor of the label of column `col`: horizontal middle, bottom edge.
     pub fn column_label_anchor(&self, col: usize) -> (f64, f64) {
-        (
-            self.matrix.x + (col as f64 + 0.5) * self.cell,
-            self.matrix.y - GAP,
-        )
+        (self.matrix.x + (col as f64 + 0.5) * self.cell, self.matrix.y - GAP)
     }
 
     /// Vertical position of `value` on the colorbar (0 at the bottom,
     /// `scale_max` at the top).
     pub fn colorbar_y(&self, value: f64, scale_max: f64) -> f64 {
-        let t = if scale_max > 0.0 {
-            (value / scale_max).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
+        let t = if scale_max > 0.0 { (value / scale_max).clamp(0.0, 1.0) } else { 0.0 };
         self.colorbar.bottom() - t * self.colorbar.height
     }
 
@@ -305,17 +267,11 @@ impl ArrowLayout {
         let max_height = finite_or(spec.max_height, 2000.0).max(60.0);
         let top = font * 1.8; // room for the "query" / "key" headings
         let natural = font * 1.9;
-        let row_height = if n == 0 {
-            natural
-        } else {
-            natural.min((max_height - top - GAP) / n as f64).max(0.25)
-        };
+        let row_height =
+            if n == 0 { natural } else { natural.min((max_height - top - GAP) / n as f64).max(0.25) };
         let labels_shown = row_height >= font * 1.1;
-        let label_room = if labels_shown {
-            finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.3) + GAP
-        } else {
-            GAP
-        };
+        let label_room =
+            if labels_shown { finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.3) + GAP } else { GAP };
         ArrowLayout {
             tokens: n,
             row_height,
@@ -371,11 +327,7 @@ impl ArrowLayout {
             Some(_) => 0..0,
             None => 0..n,
         };
-        let threshold = if threshold.is_finite() {
-            threshold.max(0.0)
-        } else {
-            0.0
-        };
+        let threshold = if threshold.is_finite() { threshold.max(0.0) } else { 0.0 };
         let mut kept: Vec<(usize, usize, f32)> = Vec::new();
         for i in queries {
             for (j, w) in weights[i * n..(i + 1) * n].iter().enumerate() {
@@ -388,10 +340,7 @@ impl ArrowLayout {
         kept.sort_by(|a, b| b.2.total_cmp(&a.2));
         kept.truncate(max_links);
         kept.reverse();
-        let strongest = kept
-            .last()
-            .map_or(1.0, |l| f64::from(l.2))
-            .max(f64::MIN_POSITIVE);
+        let strongest = kept.last().map_or(1.0, |l| f64::from(l.2)).max(f64::MIN_POSITIVE);
         kept.into_iter()
             .map(|(query, key, weight)| {
                 let w = f64::from(weight);
@@ -445,9 +394,7 @@ impl Colormap {
             Gradient::Viridis => colorous::VIRIDIS,
             Gradient::Cividis => colorous::CIVIDIS,
         };
-        let lut = (0..COLORMAP_STEPS)
-            .map(|i| source.eval_rational(i, COLORMAP_STEPS).into_array())
-            .collect();
+        let lut = (0..COLORMAP_STEPS).map(|i| source.eval_rational(i, COLORMAP_STEPS).into_array()).collect();
         Colormap { lut }
     }
 
@@ -477,11 +424,7 @@ impl Colormap {
     /// colour of `weight / scale_max`, opaque; masked cells (`masked[k]`)
     /// fully transparent. Returns `rows · cols · 4` bytes.
     pub fn cells_rgba(&self, weights: &[f32], masked: &[bool], scale_max: f32) -> Vec<u8> {
-        let inverse = if scale_max > 0.0 && scale_max.is_finite() {
-            1.0 / f64::from(scale_max)
-        } else {
-            1.0
-        };
+        let inverse = if scale_max > 0.0 && scale_max.is_finite() { 1.0 / f64::from(scale_max) } else { 1.0 };
         let mut out = Vec::with_capacity(weights.len() * 4);
         for (k, w) in weights.iter().enumerate() {
             if masked.get(k).copied().unwrap_or(false) {
@@ -498,11 +441,7 @@ impl Colormap {
 /// The top of the colour scale: the largest weight, so that the colours use
 /// the whole gradient, or 1 when there is none.
 pub fn scale_max(weights: &[f32]) -> f32 {
-    let max = weights
-        .iter()
-        .copied()
-        .filter(|w| w.is_finite())
-        .fold(0.0f32, f32::max);
+    let max = weights.iter().copied().filter(|w| w.is_finite()).fold(0.0f32, f32::max);
     if max > 0.0 {
         max
     } else {
@@ -518,18 +457,13 @@ pub fn ticks(max: f64, count: usize) -> Vec<f64> {
     }
     let rough = max / count as f64;
     let magnitude = 10f64.powf(rough.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|s| *s >= rough)
-        .unwrap_or(10.0 * magnitude);
+    let step =
+        [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= rough).unwrap_or(10.0 * magnitude);
     let steps = (max / step + 1e-9).floor() as usize;
     // Rounding to the step's decimals avoids values such as 0.30000000000000004.
     let decimals = (-step.log10().floor()).max(0.0) as i32;
     let unit = 10f64.powi(decimals);
-    (0..=steps)
-        .map(|k| ((k as f64 * step) * unit).round() / unit)
-        .collect()
+    (0..=steps).map(|k| ((k as f64 * step) * unit).round() / unit).collect()
 }
 
 fn index_in(offset: f64, size: f64, count: usize) -> Option<usize> {
@@ -553,13 +487,7 @@ mod tests {
     use super::*;
 
     fn heatmap(n: usize, width: f64) -> HeatmapLayout {
-        HeatmapLayout::new(&HeatmapSpec {
-            rows: n,
-            cols: n,
-            width,
-            label_width: 60.0,
-            font_size: 12.0,
-        })
+        HeatmapLayout::new(&HeatmapSpec { rows: n, cols: n, width, label_width: 60.0, font_size: 12.0 })
     }
 
     #[test]
@@ -595,10 +523,7 @@ mod tests {
         for row in 0..5 {
             for col in 0..5 {
                 let r = h.cell_rect(row, col);
-                assert_eq!(
-                    h.hit(r.x + r.width / 2.0, r.y + r.height / 2.0),
-                    Hit::Cell { row, col }
-                );
+                assert_eq!(h.hit(r.x + r.width / 2.0, r.y + r.height / 2.0), Hit::Cell { row, col });
                 assert_eq!(h.hit(r.x, r.y), Hit::Cell { row, col });
             }
         }
@@ -612,10 +537,7 @@ mod tests {
         let (x, _) = h.column_label_anchor(4);
         assert_eq!(h.hit(x, 2.0), Hit::ColumnLabel(4));
         assert_eq!(h.hit(2.0, 2.0), Hit::Nothing);
-        assert_eq!(
-            h.hit(h.matrix.right() + 1.0, h.matrix.y + 1.0),
-            Hit::Nothing
-        );
+        assert_eq!(h.hit(h.matrix.right() + 1.0, h.matrix.y + 1.0), Hit::Nothing);
         assert_eq!(h.hit(h.matrix.x + 1.0, h.matrix.bottom()), Hit::Nothing);
         assert_eq!(h.hit(-1.0, y), Hit::Nothing);
         assert_eq!(h.hit(f64::NAN, y), Hit::Nothing);
@@ -624,20 +546,8 @@ mod tests {
     #[test]
     fn degenerate_specs_give_finite_geometry() {
         for spec in [
-            HeatmapSpec {
-                rows: 0,
-                cols: 0,
-                width: 0.0,
-                label_width: f64::NAN,
-                font_size: -3.0,
-            },
-            HeatmapSpec {
-                rows: 1,
-                cols: 1,
-                width: f64::INFINITY,
-                label_width: 1e9,
-                font_size: 1e9,
-            },
+            HeatmapSpec { rows: 0, cols: 0, width: 0.0, label_width: f64::NAN, font_size: -3.0 },
+            HeatmapSpec { rows: 1, cols: 1, width: f64::INFINITY, label_width: 1e9, font_size: 1e9 },
         ] {
             let h = HeatmapLayout::new(&spec);
             assert!(h.width.is_finite() && h.height.is_finite() && h.cell.is_finite());
@@ -651,10 +561,7 @@ mod tests {
         let h = heatmap(3, 400.0);
         assert_eq!(h.colorbar_y(0.0, 0.5), h.colorbar.bottom());
         assert_eq!(h.colorbar_y(0.5, 0.5), h.colorbar.y);
-        assert_eq!(
-            h.colorbar_y(0.25, 0.5),
-            h.colorbar.y + h.colorbar.height / 2.0
-        );
+        assert_eq!(h.colorbar_y(0.25, 0.5), h.colorbar.y + h.colorbar.height / 2.0);
         assert!(h.colorbar.height >= MIN_COLORBAR_HEIGHT);
     }
 
@@ -690,10 +597,7 @@ mod tests {
         assert_eq!(links.len(), 8, "the 0.0 weight is a masked pair");
         assert!(links.windows(2).all(|w| w[0].weight <= w[1].weight));
         let capped = a.links(&weights, None, 0.0, 2);
-        assert_eq!(
-            capped.iter().map(|l| l.weight).collect::<Vec<_>>(),
-            vec![0.6, 0.7]
-        );
+        assert_eq!(capped.iter().map(|l| l.weight).collect::<Vec<_>>(), vec![0.6, 0.7]);
         assert!(a.links(&weights, Some(9), 0.0, 100).is_empty());
         assert!(a.links(&weights[..4], None, 0.0, 100).is_empty());
     }
@@ -716,10 +620,7 @@ mod tests {
         let dark = c.rgb(0.0);
         let light = c.rgb(1.0);
         assert!(dark[2] > dark[1] && dark[0] < 80, "{dark:?}");
-        assert!(
-            light[0] > 200 && light[1] > 200 && light[2] < 80,
-            "{light:?}"
-        );
+        assert!(light[0] > 200 && light[1] > 200 && light[2] < 80, "{light:?}");
         assert!(c.is_light(1.0) && !c.is_light(0.0));
         assert_eq!(c.rgb(f64::NAN), dark);
         assert_eq!(c.rgb(7.0), light);
@@ -751,11 +652,7 @@ mod tests {
         let mid = c.rgb(0.5);
         assert_eq!(&rgba[4..8], &[mid[0], mid[1], mid[2], 255]);
         assert_eq!(&rgba[8..12], &[0, 0, 0, 0]);
-        assert_eq!(
-            &rgba[12..16],
-            &[top[0], top[1], top[2], 255],
-            "clamped above the max"
-        );
+        assert_eq!(&rgba[12..16], &[top[0], top[1], top[2], 255], "clamped above the max");
     }
 
     #[test]

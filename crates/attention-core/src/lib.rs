@@ -28,11 +28,14 @@ pub mod analysis;
 pub mod attention;
 pub mod embeddings;
 pub mod error;
+pub mod explain;
 pub mod layout;
+pub mod multihead;
+pub mod neighbors;
 pub mod tokenize;
 
-pub use analysis::{analyze, Analysis};
-pub use attention::{attend, self_attention, Attention, Matrix, Options};
+pub use analysis::{analyze, analyze_cross, analyze_padded, Analysis, CrossAnalysis};
+pub use attention::{attend, attend_with, self_attention, Attention, Extras, Matrix, Options};
 pub use embeddings::{Embeddings, Precision};
 pub use error::{Error, Result};
 pub use tokenize::{tokenize, Token, Vocabulary};

@@ -83,38 +83,20 @@ pub fn tokenize<V: Vocabulary + ?Sized>(text: &str, vocabulary: &V) -> Vec<Token
 
 /// The vocabulary spelling of a piece of text: lowercase, curly apostrophe as '.
 pub fn normalize(piece: &str) -> String {
-    piece
-        .chars()
-        .flat_map(char::to_lowercase)
-        .map(|c| if c == '’' { '\'' } else { c })
-        .collect()
+    piece.chars().flat_map(char::to_lowercase).map(|c| if c == '’' { '\'' } else { c }).collect()
 }
 
-fn push(
-    text: &str,
-    span: Range<usize>,
-    vocabulary: &(impl Vocabulary + ?Sized),
-    out: &mut Vec<Token>,
-) {
+fn push(text: &str, span: Range<usize>, vocabulary: &(impl Vocabulary + ?Sized), out: &mut Vec<Token>) {
     let word = normalize(&text[span.clone()]);
     let known = vocabulary.contains_word(&word);
-    out.push(Token {
-        text: word,
-        span,
-        known,
-    });
+    out.push(Token { text: word, span, known });
 }
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
 
-fn split_chunk<V: Vocabulary + ?Sized>(
-    text: &str,
-    span: Range<usize>,
-    vocabulary: &V,
-    out: &mut Vec<Token>,
-) {
+fn split_chunk<V: Vocabulary + ?Sized>(text: &str, span: Range<usize>, vocabulary: &V, out: &mut Vec<Token>) {
     if span.is_empty() {
         return;
     }
@@ -125,11 +107,7 @@ fn split_chunk<V: Vocabulary + ?Sized>(
     }
 
     // Leading punctuation: the longest vocabulary run, else one character.
-    let lead: usize = piece
-        .chars()
-        .take_while(|c| !is_word_char(*c))
-        .map(char::len_utf8)
-        .sum();
+    let lead: usize = piece.chars().take_while(|c| !is_word_char(*c)).map(char::len_utf8).sum();
     if lead > 0 && lead < piece.len() {
         let cut = span.start + longest_known_prefix(&piece[..lead], vocabulary);
         push(text, span.start..cut, vocabulary, out);
@@ -139,12 +117,7 @@ fn split_chunk<V: Vocabulary + ?Sized>(
 
     // Trailing punctuation, except an apostrophe that ends a contraction-free
     // word ("cats'" still splits, as in the treebank).
-    let trail: usize = piece
-        .chars()
-        .rev()
-        .take_while(|c| !is_word_char(*c))
-        .map(char::len_utf8)
-        .sum();
+    let trail: usize = piece.chars().rev().take_while(|c| !is_word_char(*c)).map(char::len_utf8).sum();
     if trail > 0 && trail < piece.len() {
         let run = &piece[piece.len() - trail..];
         let cut = span.end - longest_known_suffix(run, vocabulary);
@@ -180,11 +153,7 @@ fn split_chunk<V: Vocabulary + ?Sized>(
     }
 
     // Inner punctuation: split unless the chunk is a number.
-    if !looks_numeric(piece)
-        && piece
-            .chars()
-            .any(|c| !is_word_char(c) && c != '\'' && c != '’')
-    {
+    if !looks_numeric(piece) && piece.chars().any(|c| !is_word_char(c) && c != '\'' && c != '’') {
         let mut part_start = span.start;
         for (i, c) in piece.char_indices() {
             if !is_word_char(c) && c != '\'' && c != '’' {
@@ -313,20 +282,14 @@ mod tests {
 
     #[test]
     fn known_compounds_stay_whole() {
-        assert_eq!(
-            toks("The U.S. is well-known"),
-            ["the", "u.s.", "is", "well-known"]
-        );
+        assert_eq!(toks("The U.S. is well-known"), ["the", "u.s.", "is", "well-known"]);
         assert_eq!(toks("1,000 3.14"), ["1,000", "3.14"]);
         assert_eq!(toks("Mr. Smith"), ["mr.", "smith"]);
     }
 
     #[test]
     fn punctuation_comes_off() {
-        assert_eq!(
-            toks("(the cat sat...)"),
-            ["(", "the", "cat", "sat", "...", ")"]
-        );
+        assert_eq!(toks("(the cat sat...)"), ["(", "the", "cat", "sat", "...", ")"]);
         assert_eq!(toks("\"cat,\" mat."), ["\"", "cat", ",", "\"", "mat", "."]);
         assert_eq!(toks("$100!!!"), ["$", "100", "!!!"]);
         assert_eq!(toks("ultra-cool"), ["ultra", "-", "cool"]);
@@ -338,10 +301,7 @@ mod tests {
     fn unknown_words_are_kept_and_flagged() {
         let t = tokenize("zzqx cat 12,345,678", VOCAB);
         let words: Vec<_> = t.iter().map(|t| (t.text.as_str(), t.known)).collect();
-        assert_eq!(
-            words,
-            [("zzqx", false), ("cat", true), ("12,345,678", false)]
-        );
+        assert_eq!(words, [("zzqx", false), ("cat", true), ("12,345,678", false)]);
     }
 
     #[test]

@@ -18,8 +18,7 @@ fn root() -> PathBuf {
 }
 
 fn shipped() -> Embeddings {
-    let bytes =
-        std::fs::read(root().join("data/glove-6b-50d.aewv")).expect("data/glove-6b-50d.aewv");
+    let bytes = std::fs::read(root().join("data/glove-6b-50d.aewv")).expect("data/glove-6b-50d.aewv");
     Embeddings::from_subset(&bytes).expect("the shipped subset is valid")
 }
 
@@ -70,11 +69,7 @@ fn tokens_match_the_golden_cases() {
         let tokens = tokenize(&case.sentence, &embeddings);
         let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(texts, case.tokens, "tokens of {:?}", case.sentence);
-        assert!(
-            tokens.iter().all(|t| t.known),
-            "every golden token is in the subset: {:?}",
-            case.sentence
-        );
+        assert!(tokens.iter().all(|t| t.known), "every golden token is in the subset: {:?}", case.sentence);
     }
 }
 
@@ -103,12 +98,7 @@ fn weights_match_the_float64_reference() {
                     error <= TOLERANCE,
                     "{:?} with {:?}: weight[{i}][{j}] ({} → {}) is {got}, reference {expected}",
                     case.sentence,
-                    (
-                        options.scale,
-                        options.temperature,
-                        options.self_attention,
-                        options.causal
-                    ),
+                    (options.scale, options.temperature, options.self_attention, options.causal),
                     tokens[i],
                     tokens[j]
                 );
@@ -120,19 +110,10 @@ fn weights_match_the_float64_reference() {
 
 #[test]
 fn the_design_row_for_king() {
-    let analysis = analyze(
-        "The king and queen ruled the kingdom",
-        &shipped(),
-        &Options::default(),
-    )
-    .unwrap();
+    let analysis = analyze("The king and queen ruled the kingdom", &shipped(), &Options::default()).unwrap();
     let expected = [0.0647, 0.4431, 0.0489, 0.1645, 0.0629, 0.0647, 0.1512];
     for (got, want) in analysis.attention.weight_row(1).iter().zip(expected) {
-        assert!(
-            (got - want).abs() <= TOLERANCE,
-            "{:?}",
-            analysis.attention.weight_row(1)
-        );
+        assert!((got - want).abs() <= TOLERANCE, "{:?}", analysis.attention.weight_row(1));
     }
 }
 
@@ -143,20 +124,10 @@ fn every_project_sentence_is_fully_known() {
         let Ok(text) = std::fs::read_to_string(root().join(file)) else {
             continue;
         };
-        for line in text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        {
-            let unknown: Vec<_> = tokenize(line, &embeddings)
-                .into_iter()
-                .filter(|t| !t.known)
-                .map(|t| t.text)
-                .collect();
-            assert!(
-                unknown.is_empty(),
-                "{file}: {line:?} has words missing from the subset: {unknown:?}"
-            );
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            let unknown: Vec<_> =
+                tokenize(line, &embeddings).into_iter().filter(|t| !t.known).map(|t| t.text).collect();
+            assert!(unknown.is_empty(), "{file}: {line:?} has words missing from the subset: {unknown:?}");
         }
     }
 }

@@ -11,18 +11,9 @@ use attention_core::{attend, tokenize, Embeddings, Matrix, Options};
 use proptest::prelude::*;
 
 fn options() -> impl Strategy<Value = Options> {
-    (
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        prop_oneof![Just(1.0f32), 0.001f32..1000.0],
+    (any::<bool>(), any::<bool>(), any::<bool>(), prop_oneof![Just(1.0f32), 0.001f32..1000.0]).prop_map(
+        |(scale, self_attention, causal, temperature)| Options { scale, temperature, self_attention, causal },
     )
-        .prop_map(|(scale, self_attention, causal, temperature)| Options {
-            scale,
-            temperature,
-            self_attention,
-            causal,
-        })
 }
 
 fn matrix(rows: usize, cols: usize, magnitude: f32) -> impl Strategy<Value = Matrix> {
@@ -31,20 +22,11 @@ fn matrix(rows: usize, cols: usize, magnitude: f32) -> impl Strategy<Value = Mat
 }
 
 fn qkv() -> impl Strategy<Value = (Matrix, Matrix, Matrix)> {
-    (
-        0usize..10,
-        1usize..10,
-        1usize..8,
-        1usize..6,
-        prop_oneof![Just(3.0f32), Just(1e18f32)],
+    (0usize..10, 1usize..10, 1usize..8, 1usize..6, prop_oneof![Just(3.0f32), Just(1e18f32)]).prop_flat_map(
+        |(n_q, n_k, d, d_v, magnitude)| {
+            (matrix(n_q, d, magnitude), matrix(n_k, d, magnitude), matrix(n_k, d_v, magnitude))
+        },
     )
-        .prop_flat_map(|(n_q, n_k, d, d_v, magnitude)| {
-            (
-                matrix(n_q, d, magnitude),
-                matrix(n_k, d, magnitude),
-                matrix(n_k, d_v, magnitude),
-            )
-        })
 }
 
 /// Softmax(s·QKᵀ)·V written as plainly as possible, in f64.
@@ -59,11 +41,7 @@ fn naive(q: &Matrix, k: &Matrix, v: &Matrix, o: &Options) -> (Vec<f64>, Vec<f64>
             .iter()
             .map(|&j| {
                 factor
-                    * q.row(i)
-                        .iter()
-                        .zip(k.row(j))
-                        .map(|(a, b)| f64::from(*a) * f64::from(*b))
-                        .sum::<f64>()
+                    * q.row(i).iter().zip(k.row(j)).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>()
             })
             .collect();
         let max = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
