@@ -1,0 +1,914 @@
+// The page controller: loads the wasm module and the word vectors, keeps the
+// state (sentence, options, focus) in sync with the URL hash, and drives the
+// views. Data flows one way:
+//
+//   state → analysis (wasm) → layout (wasm) → paint (canvas) / DOM
+//   pointer or keyboard → hit-test (wasm) → focus → hash → overlay + arrows
+//
+// Text that comes from the user or the URL only ever reaches the page as
+// `textContent`, form values or canvas text, never as HTML.
+
+import {
+  defaultState,
+  formatHash,
+  formatTemperature,
+  parseHash,
+  sameState,
+  settingsOf,
+  MAX_SENTENCE_LENGTH,
+} from './state.js';
+import { font, hatchTile, paintArrows, paintHeatmap, paintOverlay, readTheme } from './paint.js';
+
+const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
+const WASM_URL = new URL('../pkg/attention_wasm_bg.wasm', import.meta.url);
+export const DATA_URL = new URL('../data/glove-6b-50d.aewv', import.meta.url);
+const EXAMPLES_URL = new URL('../examples.txt', import.meta.url);
+
+/** Above this many tokens the weights table lists only the focused row. */
+const FULL_TABLE_LIMIT = 128;
+/** Above this many keys the step-by-step table lists only the strongest. */
+const STEP_ROWS_LIMIT = 24;
+const MAX_LINKS = 4000;
+const GRADIENT = 'viridis';
+
+const $ = (id) => document.getElementById(id);
+
+/** Creates an element with text content (never HTML) and optional classes. */
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+function formatBytes(n) {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${Math.round(n / 1e3)} kB`;
+}
+
+/** Downloads the word vectors, reporting progress; errors say what failed. */
+async function fetchVectors(url, onProgress) {
+  const name = url.pathname.split('/').pop();
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new Error(`The word vectors (${name}) could not be downloaded: ${error.message}. Check the connection and reload.`);
+  }
+  if (!response.ok) {
+    throw new Error(`The word vectors (${name}) could not be loaded: the server answered HTTP ${response.status}${response.statusText ? ' ' + response.statusText : ''}.`);
+  }
+  const total = Number(response.headers.get('content-length')) || 0;
+  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
+  const bytes = new Uint8Array(total);
+  const reader = response.body.getReader();
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (received + value.length > bytes.length) throw new Error(`The word vectors (${name}) are longer than announced.`);
+    bytes.set(value, received);
+    received += value.length;
+    onProgress(received, total);
+  }
+  if (received !== total) throw new Error(`The word vectors (${name}) were cut off: ${received} of ${total} bytes arrived.`);
+  return bytes;
+}
+
+async function loadWasm() {
+  try {
+    const wasm = await import(PKG_URL.href);
+    await wasm.default({ module_or_path: WASM_URL });
+    return wasm;
+  } catch (error) {
+    throw new Error(`The WebAssembly module could not be loaded (${error.message}). Reload the page; if this persists, the browser may block WebAssembly.`);
+  }
+}
+
+async function loadExamples() {
+  try {
+    const response = await fetch(EXAMPLES_URL);
+    if (!response.ok) return [];
+    return (await response.text()).split('\n').map((line) => line.trim()).filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** Copies text, with a fallback where the async clipboard is unavailable. */
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = el('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.className = 'offscreen';
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand('copy');
+    } catch {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
+
+function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = el('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+function slug(text) {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'sentence';
+}
+
+/** Escapes text for an HTML attribute value in a snippet the user copies. */
+function attribute(text) {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The custom-element and iframe snippets that reproduce `state`. */
+export function embedSnippet(state, base) {
+  const attrs = [`sentence="${attribute(state.sentence)}"`];
+  if (!state.self) attrs.push('no-self');
+  if (state.causal) attrs.push('causal');
+  if (!state.scale) attrs.push('no-scale');
+  if (state.temperature !== 1) attrs.push(`temperature="${formatTemperature(state.temperature)}"`);
+  if (state.focus !== null) attrs.push(`focus="${state.focus}"`);
+  const iframe = new URL('embed.html', base).href + formatHash(state);
+  return [
+    `<script type="module" src="${new URL('attention-viz.js', base).href}"></script>`,
+    `<attention-viz ${attrs.join(' ')}></attention-viz>`,
+    '',
+    '<!-- or, without a script: -->',
+    `<iframe src="${attribute(iframe)}" title="Attention Explorer" width="100%" height="640" style="border:0" loading="lazy"></iframe>`,
+  ].join('\n');
+}
+
+export async function start({ mode = 'full' } = {}) {
+  const embed = mode === 'embed';
+  const dom = {
+    sentence: $('sentence'),
+    examples: $('examples'),
+    tokens: $('tokens'),
+    unknown: $('unknown-note'),
+    scale: $('opt-scale'),
+    self: $('opt-self'),
+    causal: $('opt-causal'),
+    temperature: $('opt-temperature'),
+    temperatureValue: $('temperature-value'),
+    status: $('status'),
+    error: $('error'),
+    views: $('views'),
+    heatmapBox: $('heatmap-box'),
+    heatmap: $('heatmap'),
+    overlay: $('heatmap-overlay'),
+    tooltip: $('tooltip'),
+    arrowsBox: $('arrows-box'),
+    arrows: $('arrows'),
+    threshold: $('threshold'),
+    thresholdValue: $('threshold-value'),
+    explain: $('explain'),
+    announce: $('announce'),
+    table: $('weights'),
+    tableNote: $('weights-note'),
+    copyLink: $('copy-link'),
+    copyEmbed: $('copy-embed'),
+    embedCode: $('embed-code'),
+    exportPng: $('export-png'),
+    exportCsv: $('export-csv'),
+    shareStatus: $('share-status'),
+    openFull: $('open-full'),
+  };
+
+  let state = parseHash(location.hash);
+  let wasm = null;
+  let explorer = null;
+  let view = null; // everything derived from one analysis
+  let heatGeometry = null; // wasm HeatmapGeometry of the current size
+  let arrowGeometry = null;
+  let hover = null; // { row, col } under the pointer or keyboard cursor
+  let theme = readTheme(document.documentElement);
+  let historySession = null; // 'typing' or 'temperature' while a gesture lasts
+  let firstHeatmap = true;
+
+  const setStatus = (text) => {
+    if (dom.status) dom.status.textContent = text;
+  };
+  const showError = (text) => {
+    if (!dom.error) return;
+    dom.error.textContent = text || '';
+    dom.error.hidden = !text;
+  };
+
+  // ---- URL and history -------------------------------------------------
+
+  function writeHash(how) {
+    const hash = formatHash(state);
+    if (location.hash === hash) return;
+    // Inside an iframe a pushed entry would hijack the host page's Back button.
+    if (how === 'push' && !embed) history.pushState(null, '', hash);
+    else history.replaceState(null, '', hash);
+    if (dom.openFull) dom.openFull.href = new URL('index.html', location.href).href + hash;
+  }
+
+  /** Applies a new state; `how` is 'push', 'replace' or 'none' (from the URL). */
+  function update(next, how, session = null) {
+    const recompute = !view || next.sentence !== state.sentence || next.scale !== state.scale ||
+      next.self !== state.self || next.causal !== state.causal || next.temperature !== state.temperature;
+    // A continuous gesture (typing, dragging) makes one history entry.
+    if (how === 'push' && session && session === historySession) how = 'replace';
+    historySession = session;
+    state = next;
+    if (recompute) analyzeNow();
+    else refocus();
+    if (how !== 'none') writeHash(how);
+  }
+
+  function syncControls() {
+    if (dom.sentence && dom.sentence.value !== state.sentence) dom.sentence.value = state.sentence;
+    if (dom.scale) dom.scale.checked = state.scale;
+    if (dom.self) dom.self.checked = state.self;
+    if (dom.causal) dom.causal.checked = state.causal;
+    if (dom.temperature) {
+      const position = Math.log10(state.temperature);
+      if (Math.abs(Number(dom.temperature.value) - position) > 1e-9) dom.temperature.value = String(position);
+    }
+    if (dom.temperatureValue) dom.temperatureValue.textContent = formatTemperature(state.temperature);
+    if (dom.examples) {
+      const match = [...dom.examples.options].find((o) => o.value === state.sentence);
+      dom.examples.value = match ? match.value : '';
+    }
+  }
+
+  // ---- Analysis ----------------------------------------------------------
+
+  function releaseView() {
+    if (view) view.analysis.free();
+    view = null;
+  }
+
+  function analyzeNow() {
+    syncControls();
+    if (!explorer) return;
+    let analysis;
+    try {
+      analysis = explorer.analyze(state.sentence, settingsOf(state));
+    } catch (error) {
+      releaseView();
+      showError(error.message.charAt(0).toUpperCase() + error.message.slice(1) + '.');
+      renderTokens(safeTokens(), null);
+      showEmpty(error.message);
+      return;
+    }
+    showError('');
+    releaseView();
+    const n = analysis.size;
+    const tokens = analysis.tokens();
+    const labels = analysis.labels();
+    const weights = analysis.weights();
+    const scaled = analysis.scaled();
+    const masked = new Uint8Array(weights.length);
+    for (let k = 0; k < scaled.length; k++) masked[k] = scaled[k] === -Infinity ? 1 : 0;
+    const cells = document.createElement('canvas');
+    cells.width = n;
+    cells.height = n;
+    cells.getContext('2d').putImageData(new ImageData(analysis.bitmap(GRADIENT), n, n), 0, 0);
+    view = {
+      analysis,
+      n,
+      tokens,
+      labels,
+      weights,
+      scores: analysis.scores(),
+      scaled,
+      masked,
+      fullyMasked: analysis.fullyMasked(),
+      factor: analysis.factor,
+      dim: analysis.dim,
+      scaleMax: analysis.scaleMax,
+      cells,
+      table: wasm.colormapTable(GRADIENT),
+      ticks: Array.from(wasm.ticks(analysis.scaleMax, 4)),
+    };
+    if (state.focus !== null && state.focus >= n) {
+      state = { ...state, focus: null };
+      writeHash('replace');
+    }
+    if (hover && (hover.row >= n || hover.col >= n)) hover = null;
+    dom.views?.classList.remove('empty');
+    renderTokens(tokens, view);
+    relayout();
+    buildTable();
+    refocus();
+    const unknown = tokens.filter((t) => !t.known).length;
+    setStatus(`${n} token${n === 1 ? '' : 's'} in the attention${unknown ? `, ${unknown} unknown left out` : ''} · d = ${view.dim} · ${state.scale ? `scores × 1/√${view.dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`);
+  }
+
+  function safeTokens() {
+    try {
+      return explorer.tokenize(state.sentence);
+    } catch {
+      return [];
+    }
+  }
+
+  function showEmpty(message) {
+    dom.views?.classList.add('empty');
+    for (const canvas of [dom.heatmap, dom.overlay, dom.arrows]) {
+      if (!canvas) continue;
+      canvas.width = 0;
+      canvas.height = 0;
+      canvas.style.height = '0px';
+    }
+    hideTooltip();
+    if (dom.views) dom.views.dataset.message = `Nothing to draw: ${message}.`;
+    if (dom.table) dom.table.replaceChildren();
+    if (dom.explain) dom.explain.replaceChildren(el('p', 'Type a sentence with a few common English words.', 'hint'));
+    setStatus('');
+  }
+
+  // ---- Sentence and unknown words ------------------------------------------
+
+  function renderTokens(tokens, current) {
+    if (!dom.tokens) return;
+    const chips = tokens.map((t, index) => {
+      const original = state.sentence.slice(t.start, t.end);
+      if (!t.known) {
+        const chip = el('span', original, 'token unknown');
+        chip.title = `'${t.text}' is not in the vocabulary, so it has no vector and is left out of the attention.`;
+        return chip;
+      }
+      const chip = el('button', original, 'token');
+      chip.type = 'button';
+      chip.dataset.row = String(t.row);
+      chip.dataset.index = String(index);
+      chip.title = `Focus '${t.text}' (row ${t.row})`;
+      if (current && t.row === state.focus) chip.classList.add('focused');
+      return chip;
+    });
+    dom.tokens.replaceChildren(...chips);
+    if (dom.unknown) {
+      const unknown = [...new Set(tokens.filter((t) => !t.known).map((t) => t.text))];
+      dom.unknown.hidden = unknown.length === 0;
+      const size = explorer ? explorer.vocabularySize.toLocaleString('en-US') : '';
+      const list = unknown.slice(0, 8).map((w) => `'${w}'`).join(', ') + (unknown.length > 8 ? ', …' : '');
+      dom.unknown.textContent = unknown.length === 0 ? '' :
+        `Not in the ${size}-word vocabulary: ${list}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`;
+    }
+  }
+
+  // ---- Layout and painting ---------------------------------------------------
+
+  function sizeCanvas(canvas, width, height) {
+    const ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.max(1, Math.round(width * ratio));
+    canvas.height = Math.max(1, Math.round(height * ratio));
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    return ctx;
+  }
+
+  function labelWidth(ctx, labels, extra = '') {
+    ctx.font = font(theme);
+    let widest = 0;
+    // Measuring a thousand labels is cheap next to drawing them.
+    for (const label of labels) widest = Math.max(widest, ctx.measureText(label + extra).width);
+    return Math.ceil(widest);
+  }
+
+  function relayout() {
+    if (!view || !dom.heatmap) return;
+    heatGeometry?.free();
+    arrowGeometry?.free();
+    const width = Math.max(200, dom.heatmapBox.clientWidth);
+    const measure = dom.heatmap.getContext('2d');
+    const widest = labelWidth(measure, view.labels);
+    heatGeometry = new wasm.HeatmapGeometry(view.n, view.n, width, widest, theme.fontSize);
+    view.layout = {
+      cell: heatGeometry.cell,
+      matrix: Array.from(heatGeometry.matrix),
+      colorbar: Array.from(heatGeometry.colorbar),
+      labelsShown: heatGeometry.labelsShown,
+      valuesShown: heatGeometry.valuesShown,
+      width: heatGeometry.width,
+      height: heatGeometry.height,
+    };
+    if (dom.arrows) {
+      const arrowsWidth = Math.max(200, dom.arrowsBox.clientWidth);
+      const widestKey = labelWidth(measure, view.labels, ' 0.00');
+      const maxHeight = Math.max(480, view.layout.height);
+      arrowGeometry = new wasm.ArrowGeometry(view.n, arrowsWidth, widestKey, theme.fontSize, maxHeight);
+      view.arrows = {
+        rowHeight: arrowGeometry.rowHeight,
+        top: arrowGeometry.top,
+        queryX: arrowGeometry.queryX,
+        keyX: arrowGeometry.keyX,
+        labelsShown: arrowGeometry.labelsShown,
+        width: arrowGeometry.width,
+        height: arrowGeometry.height,
+      };
+    }
+    paintBase();
+  }
+
+  function paintBase() {
+    if (!view) return;
+    const ctx = sizeCanvas(dom.heatmap, view.layout.width, view.layout.height);
+    const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme);
+    paintHeatmap(ctx, { ...view, theme, hatch: ctx.createPattern(tile, 'repeat') ?? theme.hatch });
+    sizeCanvas(dom.overlay, view.layout.width, view.layout.height);
+    if (dom.arrows) sizeCanvas(dom.arrows, view.arrows.width, view.arrows.height);
+    dom.overlay.setAttribute('aria-label', `Attention heatmap of ${view.n} tokens: rows are queries, columns are keys. Arrow keys move the focus, Escape clears it. The same numbers are in the weights table.`);
+    paintFocus();
+    if (firstHeatmap) {
+      firstHeatmap = false;
+      performance.mark('first-heatmap');
+      document.documentElement.dataset.ready = '1';
+    }
+  }
+
+  /** The cheap part of a repaint: overlay, arrows, focus-dependent DOM. */
+  function paintFocus() {
+    if (!view) return;
+    const focus = state.focus;
+    paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, focus, hover);
+    if (dom.arrows && arrowGeometry) {
+      const threshold = dom.threshold ? Number(dom.threshold.value) : 0.05;
+      const links = arrowGeometry.links(view.weights, focus ?? -1, threshold, MAX_LINKS);
+      const row = focus === null ? null : view.weights.subarray(focus * view.n, (focus + 1) * view.n);
+      paintArrows(dom.arrows.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
+    }
+  }
+
+  function refocus() {
+    if (!view) return;
+    performance.mark('repaint-start');
+    paintFocus();
+    markFocusInDom();
+    explain();
+    if (dom.tokens) {
+      for (const chip of dom.tokens.querySelectorAll('button.token')) {
+        chip.classList.toggle('focused', Number(chip.dataset.row) === state.focus);
+      }
+    }
+    performance.measure('repaint', 'repaint-start');
+  }
+
+  // ---- Weights table -------------------------------------------------------
+
+  function buildTable() {
+    if (!dom.table || !view) return;
+    const { n, labels, weights, masked } = view;
+    const full = n <= FULL_TABLE_LIMIT;
+    const head = el('thead');
+    const headRow = el('tr');
+    headRow.append(el('th', 'query \\ key'));
+    for (const label of labels) {
+      const th = el('th', label);
+      th.scope = 'col';
+      headRow.append(th);
+    }
+    head.append(headRow);
+    const body = el('tbody');
+    const rows = full ? [...Array(n).keys()] : [state.focus ?? 0];
+    for (const i of rows) {
+      const tr = el('tr');
+      tr.dataset.row = String(i);
+      const th = el('th', labels[i]);
+      th.scope = 'row';
+      tr.append(th);
+      for (let j = 0; j < n; j++) {
+        const k = i * n + j;
+        const td = el('td', weights[k].toFixed(4));
+        if (masked[k]) {
+          td.className = 'masked';
+          td.title = 'masked';
+        }
+        tr.append(td);
+      }
+      body.append(tr);
+    }
+    const caption = el('caption', 'Attention weights: each row is a query token, each column a key token; a row sums to 1.');
+    dom.table.replaceChildren(caption, head, body);
+    dom.table.dataset.full = full ? '1' : '0';
+    if (dom.tableNote) {
+      dom.tableNote.textContent = full ? '' : `With ${n} tokens the table lists the focused row only; Download CSV has the whole matrix.`;
+    }
+  }
+
+  function markFocusInDom() {
+    if (!dom.table || !view) return;
+    if (dom.table.dataset.full === '0') {
+      const shown = dom.table.querySelector('tbody tr');
+      if (shown && Number(shown.dataset.row) !== (state.focus ?? 0)) buildTable();
+    }
+    for (const tr of dom.table.querySelectorAll('tbody tr')) {
+      const focused = Number(tr.dataset.row) === state.focus;
+      tr.classList.toggle('focused', focused);
+      if (focused) tr.setAttribute('aria-current', 'true');
+      else tr.removeAttribute('aria-current');
+    }
+  }
+
+  // ---- Step-by-step explanation ---------------------------------------------
+
+  function explain() {
+    if (!dom.explain || !view) return;
+    const i = state.focus;
+    const { n, labels, scores, scaled, weights, masked } = view;
+    if (i === null) {
+      dom.explain.replaceChildren(el('p', 'Click a row, a label, a curve end or a word above (or Tab to the heatmap and use the arrow keys) to see how that word’s attention is computed, step by step.', 'hint'));
+      if (dom.announce) dom.announce.textContent = '';
+      return;
+    }
+    const word = labels[i];
+    const title = el('h2');
+    title.append('How ', el('q', word), ' attends');
+    const clear = el('button', 'Clear focus', 'small');
+    clear.type = 'button';
+    clear.addEventListener('click', () => update({ ...state, focus: null }, 'push'));
+    const head = el('div', null, 'explain-head');
+    head.append(title, clear);
+
+    const d = view.dim;
+    const steps = el('ol', null, 'steps');
+    steps.append(
+      el('li', `Score each key: q·k, the dot product of the ${d}-dimensional vector of '${word}' (the query) with each word’s vector (the key).`),
+      el('li', state.scale || state.temperature !== 1
+        ? `Scale: multiply by ${state.scale ? `1/√${d}` : '1'}${state.temperature !== 1 ? ` ÷ temperature ${formatTemperature(state.temperature)}` : ''} = ${view.factor.toPrecision(4)}, so that long vectors do not make the softmax all-or-nothing.`
+        : 'Scaling is off: the raw scores go into the softmax, which makes it sharper.'),
+      el('li', 'Softmax: weight = exp(scaled − max) ÷ the sum over all keys, so the weights are positive and add up to 1.' +
+        (state.causal || !state.self ? ` Masked keys (${[!state.self && 'itself', state.causal && 'later words'].filter(Boolean).join(', ')}) get weight 0.` : '')),
+      el('li', `Output: the weighted sum of the value vectors (here the same GloVe vectors) is the new vector of '${word}'.`),
+    );
+
+    if (view.fullyMasked[i]) {
+      dom.explain.replaceChildren(head, steps, el('p', `Every key of '${word}' is masked (causal, and it may not attend to itself), so it has no weights and its output is zero.`, 'note'));
+      if (dom.announce) dom.announce.textContent = `${word}: every key is masked.`;
+      return;
+    }
+
+    let max = -Infinity;
+    for (let j = 0; j < n; j++) if (!masked[i * n + j]) max = Math.max(max, scaled[i * n + j]);
+    const order = [...Array(n).keys()];
+    const strongest = [...order].sort((a, b) => weights[i * n + b] - weights[i * n + a]);
+    const listed = n > STEP_ROWS_LIMIT ? strongest.slice(0, STEP_ROWS_LIMIT) : order;
+
+    const table = el('table', null, 'steps-table');
+    const caption = el('caption', n > STEP_ROWS_LIMIT ? `The ${STEP_ROWS_LIMIT} strongest of ${n} keys` : 'Every key, in sentence order');
+    const thead = el('thead');
+    const hr = el('tr');
+    for (const h of ['key', 'q·k', state.scale || state.temperature !== 1 ? `× ${view.factor.toPrecision(4)}` : 'scaled', 'exp(· − max)', 'weight', '']) hr.append(el('th', h));
+    thead.append(hr);
+    const tbody = el('tbody');
+    for (const j of listed) {
+      const k = i * n + j;
+      const tr = el('tr');
+      if (j === i) tr.className = 'self';
+      tr.append(el('th', labels[j]));
+      tr.append(el('td', scores[k].toFixed(3)));
+      if (masked[k]) {
+        tr.append(el('td', 'masked', 'masked'), el('td', '0'), el('td', '0.0000'), el('td'));
+      } else {
+        const bar = el('span', null, 'bar');
+        bar.style.width = `${(weights[k] * 100).toFixed(1)}%`;
+        const barCell = el('td', null, 'bar-cell');
+        barCell.append(bar);
+        tr.append(el('td', scaled[k].toFixed(3)), el('td', Math.exp(scaled[k] - max).toFixed(4)), el('td', weights[k].toFixed(4)), barCell);
+      }
+      tbody.append(tr);
+    }
+    table.append(caption, thead, tbody);
+
+    const nearest = el('p', null, 'nearest');
+    try {
+      const context = view.analysis.context().subarray(i * d, (i + 1) * d);
+      const words = explorer.nearest(context, 6);
+      nearest.append(`Words nearest to the output vector of '${word}' (cosine): `);
+      nearest.append(el('span', words.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · '), 'nearest-words'));
+    } catch {
+      nearest.textContent = '';
+    }
+    dom.explain.replaceChildren(head, steps, table, nearest);
+    if (dom.announce) {
+      const top = strongest.slice(0, 3).filter((j) => !masked[i * n + j]).map((j) => `${labels[j]} ${weights[i * n + j].toFixed(4)}`);
+      dom.announce.textContent = `Focus on ${word}, row ${i}. Strongest keys: ${top.join(', ')}.`;
+    }
+  }
+
+  // ---- Tooltip and pointer ---------------------------------------------------
+
+  function hideTooltip() {
+    if (dom.tooltip) dom.tooltip.hidden = true;
+  }
+
+  function showTooltip(row, col) {
+    if (!dom.tooltip || !view) return;
+    const { n, labels, weights, scores, scaled, masked } = view;
+    const k = row * n + col;
+    const lines = [`'${labels[row]}' → '${labels[col]}'`];
+    if (masked[k]) {
+      const why = state.causal && col > row ? `'${labels[col]}' comes later (causal)` : 'a token may not attend to itself';
+      lines.push(`masked: ${why}`, `score q·k ${scores[k].toFixed(3)}`);
+    } else {
+      lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${scores[k].toFixed(3)} → scaled ${scaled[k].toFixed(3)}`);
+    }
+    dom.tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
+    dom.tooltip.hidden = false;
+    const cell = view.layout.cell;
+    const [mx, my] = view.layout.matrix;
+    const box = dom.heatmapBox.clientWidth;
+    const tipWidth = dom.tooltip.offsetWidth;
+    let x = mx + (col + 1) * cell + 10;
+    if (x + tipWidth > box) x = Math.max(0, mx + col * cell - tipWidth - 10);
+    dom.tooltip.style.left = `${x}px`;
+    dom.tooltip.style.top = `${my + row * cell + cell / 2}px`;
+  }
+
+  function hitAt(event) {
+    if (!heatGeometry) return null;
+    const rect = dom.overlay.getBoundingClientRect();
+    const [kind, row, col] = heatGeometry.hit(event.clientX - rect.left, event.clientY - rect.top);
+    return { kind, row, col };
+  }
+
+  let hoverFrame = 0;
+  function setHover(next) {
+    const same = (hover === null && next === null) || (hover && next && hover.row === next.row && hover.col === next.col);
+    if (same) return;
+    hover = next;
+    if (!hoverFrame) {
+      hoverFrame = requestAnimationFrame(() => {
+        hoverFrame = 0;
+        if (view) paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, hover);
+      });
+    }
+  }
+
+  function focusRow(row, how = 'push') {
+    if (!view || row < 0 || row >= view.n) return;
+    update({ ...state, focus: row }, how);
+  }
+
+  function wireHeatmap() {
+    const target = dom.overlay;
+    target.addEventListener('pointermove', (event) => {
+      const hit = hitAt(event);
+      if (!hit || hit.kind === 0) {
+        setHover(null);
+        hideTooltip();
+        target.style.cursor = 'default';
+        return;
+      }
+      target.style.cursor = 'pointer';
+      setHover({ row: hit.row, col: hit.col });
+      if (hit.kind === 1) showTooltip(hit.row, hit.col);
+      else hideTooltip();
+    });
+    target.addEventListener('pointerleave', () => {
+      setHover(null);
+      hideTooltip();
+    });
+    target.addEventListener('click', (event) => {
+      const hit = hitAt(event);
+      if (!hit || hit.kind === 0) return;
+      // A row label or a cell focuses its query; a column label focuses that token.
+      const row = hit.kind === 3 ? hit.col : hit.row;
+      focusRow(row);
+      if (hit.kind === 1) {
+        hover = { row: hit.row, col: hit.col };
+        paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, hover);
+        showTooltip(hit.row, hit.col);
+      }
+    });
+    // The overlay sits on top, so it takes the pointer and the keyboard.
+    target.addEventListener('keydown', (event) => {
+      if (!view) return;
+      const n = view.n;
+      let row = state.focus;
+      let col = hover?.col ?? row ?? 0;
+      switch (event.key) {
+        case 'ArrowUp': row = row === null ? 0 : Math.max(0, row - 1); break;
+        case 'ArrowDown': row = row === null ? 0 : Math.min(n - 1, row + 1); break;
+        case 'ArrowLeft': row = row ?? 0; col = Math.max(0, col - 1); break;
+        case 'ArrowRight': row = row ?? 0; col = Math.min(n - 1, col + 1); break;
+        case 'Home': row = 0; break;
+        case 'End': row = n - 1; break;
+        case 'Escape':
+          if (state.focus === null && !hover) return;
+          event.preventDefault();
+          hover = null;
+          hideTooltip();
+          update({ ...state, focus: null }, 'push');
+          return;
+        default:
+          return;
+      }
+      event.preventDefault();
+      col = Math.min(n - 1, Math.max(0, col));
+      hover = { row, col };
+      if (row !== state.focus) update({ ...state, focus: row }, 'replace');
+      else paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, hover);
+      showTooltip(row, col);
+    });
+    target.addEventListener('blur', () => {
+      hideTooltip();
+      setHover(null);
+    });
+  }
+
+  function wireArrows() {
+    if (!dom.arrows) return;
+    const pick = (event) => {
+      if (!arrowGeometry) return -1;
+      const rect = dom.arrows.getBoundingClientRect();
+      return arrowGeometry.hit(event.clientX - rect.left, event.clientY - rect.top);
+    };
+    dom.arrows.addEventListener('click', (event) => {
+      const row = pick(event);
+      if (row >= 0) focusRow(row);
+    });
+    dom.arrows.addEventListener('pointermove', (event) => {
+      dom.arrows.style.cursor = pick(event) >= 0 ? 'pointer' : 'default';
+    });
+    dom.threshold?.addEventListener('input', () => {
+      if (dom.thresholdValue) dom.thresholdValue.textContent = Number(dom.threshold.value).toFixed(2);
+      paintFocus();
+    });
+  }
+
+  // ---- Controls ----------------------------------------------------------
+
+  function wireControls() {
+    let typingFrame = 0;
+    dom.sentence?.addEventListener('input', () => {
+      // Recompute once per frame however fast the typing.
+      if (typingFrame) return;
+      typingFrame = requestAnimationFrame(() => {
+        typingFrame = 0;
+        const sentence = dom.sentence.value.slice(0, MAX_SENTENCE_LENGTH);
+        if (sentence !== state.sentence) update({ ...state, sentence, focus: null }, 'push', 'typing');
+      });
+    });
+    dom.examples?.addEventListener('change', () => {
+      if (!dom.examples.value) return;
+      update({ ...state, sentence: dom.examples.value, focus: null }, 'push');
+    });
+    for (const [key, input] of [['scale', dom.scale], ['self', dom.self], ['causal', dom.causal]]) {
+      input?.addEventListener('change', () => update({ ...state, [key]: input.checked }, 'push'));
+    }
+    dom.temperature?.addEventListener('input', () => {
+      const temperature = Number((10 ** Number(dom.temperature.value)).toPrecision(3));
+      update({ ...state, temperature }, 'push', 'temperature');
+    });
+    dom.tokens?.addEventListener('click', (event) => {
+      const chip = event.target.closest('button.token');
+      if (chip) focusRow(Number(chip.dataset.row));
+    });
+    dom.copyLink?.addEventListener('click', async () => {
+      const ok = await copyText(location.href);
+      flash(ok ? 'Link copied: it opens this sentence, these options and this focus.' : `Copy this link: ${location.href}`);
+    });
+    dom.copyEmbed?.addEventListener('click', async () => {
+      const snippet = embedSnippet(state, new URL('.', location.href));
+      if (dom.embedCode) {
+        dom.embedCode.value = snippet;
+        dom.embedCode.hidden = false;
+      }
+      const ok = await copyText(snippet);
+      flash(ok ? 'Embed code copied.' : 'Copy the embed code below.');
+    });
+    dom.exportCsv?.addEventListener('click', () => {
+      if (!view) return;
+      download(new Blob([view.analysis.csv()], { type: 'text/csv' }), `attention-${slug(state.sentence)}.csv`);
+      flash('CSV downloaded.');
+    });
+    dom.exportPng?.addEventListener('click', () => {
+      if (!view) return;
+      exportPng().toBlob((blob) => {
+        if (blob) download(blob, `attention-${slug(state.sentence)}.png`);
+        flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
+      }, 'image/png');
+    });
+  }
+
+  function flash(text) {
+    if (dom.shareStatus) dom.shareStatus.textContent = text;
+  }
+
+  /** Heatmap (base + overlay) and arrows side by side, titled, on the page colour. */
+  function exportPng() {
+    const ratio = window.devicePixelRatio || 1;
+    const pad = 16;
+    const title = 28;
+    const heat = view.layout;
+    const arrows = dom.arrows ? view.arrows : { width: 0, height: 0 };
+    const width = pad * 3 + heat.width + arrows.width;
+    const height = pad * 2 + title + Math.max(heat.height, arrows.height);
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    const ctx = canvas.getContext('2d');
+    ctx.scale(ratio, ratio);
+    ctx.fillStyle = theme.bg;
+    ctx.fillRect(0, 0, width, height);
+    ctx.fillStyle = theme.fg;
+    ctx.font = font(theme, { size: 15, weight: 'bold' });
+    ctx.textBaseline = 'top';
+    ctx.fillText(state.sentence.slice(0, 120), pad, pad);
+    ctx.drawImage(dom.heatmap, pad, pad + title, heat.width, heat.height);
+    ctx.drawImage(dom.overlay, pad, pad + title, heat.width, heat.height);
+    if (dom.arrows) ctx.drawImage(dom.arrows, pad * 2 + heat.width, pad + title, arrows.width, arrows.height);
+    return canvas;
+  }
+
+  // ---- Start -------------------------------------------------------------
+
+  syncControls();
+  if (dom.thresholdValue && dom.threshold) dom.thresholdValue.textContent = Number(dom.threshold.value).toFixed(2);
+  if (dom.openFull) dom.openFull.href = new URL('index.html', location.href).href + formatHash(state);
+  setStatus('Loading the word vectors…');
+  const examples = embed ? Promise.resolve([]) : loadExamples();
+  try {
+    const [module, bytes] = await Promise.all([
+      loadWasm(),
+      fetchVectors(DATA_URL, (received, total) => setStatus(`Loading the word vectors… ${formatBytes(received)} of ${formatBytes(total)}`)),
+    ]);
+    wasm = module;
+    try {
+      explorer = new wasm.Explorer(bytes);
+    } catch (error) {
+      throw new Error(`The word-vector file could not be read: ${error.message}.`);
+    }
+  } catch (error) {
+    setStatus('');
+    showError(error.message);
+    dom.views?.classList.add('empty');
+    if (dom.views) dom.views.dataset.message = 'Nothing to draw: the page could not load what it needs (see the message above).';
+    document.documentElement.dataset.failed = '1';
+    return;
+  }
+
+  if (dom.examples) {
+    const options = [el('option', 'Examples…')];
+    options[0].value = '';
+    for (const sentence of await examples) {
+      const option = el('option', sentence);
+      option.value = sentence;
+      options.push(option);
+    }
+    dom.examples.replaceChildren(...options);
+  }
+
+  wireHeatmap();
+  wireArrows();
+  wireControls();
+  analyzeNow();
+  // The first state may have been corrected (a focus out of range).
+  if (location.hash) writeHash('replace');
+
+  const onUrl = () => {
+    const next = parseHash(location.hash);
+    if (!sameState(next, state)) update(next, 'none');
+  };
+  window.addEventListener('popstate', onUrl);
+  window.addEventListener('hashchange', onUrl);
+
+  let resizeFrame = 0;
+  new ResizeObserver(() => {
+    if (resizeFrame) return;
+    resizeFrame = requestAnimationFrame(() => {
+      resizeFrame = 0;
+      relayout();
+    });
+  }).observe(dom.heatmapBox);
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    theme = readTheme(document.documentElement);
+    paintBase();
+  });
+
+  if (embed && window.parent !== window) {
+    // Tell the host page our height, so that the iframe fits its content.
+    let last = 0;
+    new ResizeObserver(() => {
+      const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height !== last) {
+        last = height;
+        window.parent.postMessage({ type: 'attention-explorer:height', height }, '*');
+      }
+    }).observe(document.documentElement);
+  }
+}

@@ -1,0 +1,226 @@
+// The painters of the two canvas views. Each takes its 2D context as an
+// argument and reads plain objects only (geometry comes from the wasm layout
+// as numbers), so a recording fake context can test it without a browser.
+//
+// The heatmap has two layers: the base (cells, labels, colorbar), painted
+// when the sentence, the options, the size or the theme change; and a light
+// overlay (focus band, hover outline), repainted on every pointer move or
+// click. The cells are one n × n bitmap built in wasm and drawn scaled with
+// smoothing off, so 1,024 tokens cost one drawImage.
+
+/** Colours and fonts of the current theme, read from the CSS variables. */
+export function readTheme(element) {
+  const css = getComputedStyle(element);
+  const v = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
+  return {
+    fg: v('--fg', '#1a1a1a'),
+    muted: v('--muted', '#5f6368'),
+    bg: v('--bg', '#ffffff'),
+    accent: v('--accent', '#c2410c'),
+    focusBand: v('--focus-band', 'rgba(194, 65, 12, 0.16)'),
+    hatch: v('--hatch', '#9aa0a6'),
+    link: v('--link-color', '#c2410c'),
+    fontFamily: v('--font', 'system-ui, sans-serif'),
+    fontSize: 12,
+  };
+}
+
+export function font(theme, { size = theme.fontSize, weight = 'normal' } = {}) {
+  return `${weight} ${size}px ${theme.fontFamily}`;
+}
+
+/** A diagonal-stripe tile for masked cells; `makeCanvas(w, h)` makes a canvas. */
+export function hatchTile(makeCanvas, theme) {
+  const tile = makeCanvas(6, 6);
+  const ctx = tile.getContext('2d');
+  ctx.strokeStyle = theme.hatch;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.moveTo(0, 6);
+  ctx.lineTo(6, 0);
+  ctx.moveTo(-1, 1);
+  ctx.lineTo(1, -1);
+  ctx.moveTo(5, 7);
+  ctx.lineTo(7, 5);
+  ctx.stroke();
+  return tile;
+}
+
+/** Luma of an `r, g, b` triple of the colormap table, for text contrast. */
+function isLight(table, t) {
+  const k = Math.max(0, Math.min(255, Math.round(t * 255))) * 3;
+  return 0.2126 * table[k] + 0.7152 * table[k + 1] + 0.0722 * table[k + 2] > 140;
+}
+
+/** Formats a tick or weight with as few decimals as its step needs. */
+export function formatTick(value, step) {
+  const decimals = step > 0 ? Math.max(0, Math.min(4, -Math.floor(Math.log10(step) + 1e-9))) : 2;
+  return value.toFixed(decimals);
+}
+
+/**
+ * The base layer of the heatmap.
+ * view: { layout, labels, n, weights, masked, cells (n × n canvas), hatch
+ *         (pattern or colour), scaleMax, ticks, table (colormap rgb bytes), theme }
+ * layout: { cell, matrix: [x, y, w, h], colorbar: [x, y, w, h], labelsShown,
+ *           valuesShown, width, height }
+ */
+export function paintHeatmap(ctx, view) {
+  const { layout, labels, n, theme } = view;
+  const [mx, my, mw, mh] = layout.matrix;
+  const cell = layout.cell;
+  ctx.clearRect(0, 0, layout.width, layout.height);
+
+  // Masked cells are transparent in the bitmap: the stripes show through.
+  ctx.fillStyle = view.hatch;
+  ctx.fillRect(mx, my, mw, mh);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(view.cells, mx, my, mw, mh);
+
+  if (layout.valuesShown) {
+    ctx.font = font(theme, { size: Math.min(13, Math.floor(cell / 3.6)) });
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        const k = i * n + j;
+        if (view.masked[k]) continue;
+        const w = view.weights[k];
+        ctx.fillStyle = isLight(view.table, w / view.scaleMax) ? '#000000' : '#ffffff';
+        ctx.fillText(w.toFixed(2), mx + (j + 0.5) * cell, my + (i + 0.5) * cell);
+      }
+    }
+  }
+
+  if (layout.labelsShown) {
+    ctx.fillStyle = theme.fg;
+    ctx.font = font(theme);
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    for (let i = 0; i < n; i++) ctx.fillText(labels[i], mx - 6, my + (i + 0.5) * cell);
+    // Key labels read upwards, their ends against the matrix.
+    ctx.textAlign = 'left';
+    for (let j = 0; j < n; j++) {
+      ctx.save();
+      ctx.translate(mx + (j + 0.5) * cell, my - 6);
+      ctx.rotate(-Math.PI / 2);
+      ctx.fillText(labels[j], 0, 0);
+      ctx.restore();
+    }
+  }
+  paintColorbar(ctx, view);
+}
+
+function paintColorbar(ctx, view) {
+  const { layout, theme, table, scaleMax, ticks } = view;
+  const [x, y, w, h] = layout.colorbar;
+  // One band per table entry, from the top (max) down to 0.
+  const bands = table.length / 3;
+  for (let b = 0; b < bands; b++) {
+    const k = (bands - 1 - b) * 3;
+    ctx.fillStyle = `rgb(${table[k]}, ${table[k + 1]}, ${table[k + 2]})`;
+    ctx.fillRect(x, y + (b * h) / bands, w, h / bands + 0.5);
+  }
+  ctx.strokeStyle = theme.muted;
+  ctx.lineWidth = 1;
+  ctx.strokeRect(x, y, w, h);
+  ctx.fillStyle = theme.fg;
+  ctx.font = font(theme, { size: 11 });
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  const step = ticks.length > 1 ? ticks[1] - ticks[0] : scaleMax;
+  for (const t of ticks) {
+    const ty = y + h - (scaleMax > 0 ? (t / scaleMax) * h : 0);
+    ctx.fillRect(x + w, ty - 0.5, 4, 1);
+    ctx.fillText(formatTick(t, step), x + w + 6, ty);
+  }
+  ctx.textBaseline = 'bottom';
+  ctx.fillStyle = theme.muted;
+  ctx.fillText('weight', x - 2, y - 4);
+}
+
+/**
+ * The overlay: the focused row as a band with an outline, the hovered cell
+ * outlined with its row and column lightly marked. When labels do not fit,
+ * the focused and hovered tokens are named here instead.
+ */
+export function paintOverlay(ctx, view, focus, hover) {
+  const { layout, labels, theme } = view;
+  const [mx, my, mw] = layout.matrix;
+  const cell = layout.cell;
+  ctx.clearRect(0, 0, layout.width, layout.height);
+  if (hover) {
+    ctx.fillStyle = theme.focusBand;
+    if (hover.col >= 0) ctx.fillRect(mx + hover.col * cell, 0, cell, my);
+    if (hover.row >= 0) ctx.fillRect(0, my + hover.row * cell, mx, cell);
+  }
+  if (focus !== null && focus >= 0) {
+    ctx.fillStyle = theme.focusBand;
+    ctx.fillRect(0, my + focus * cell, mx, cell);
+    ctx.strokeStyle = theme.accent;
+    ctx.lineWidth = Math.max(1.5, Math.min(3, cell / 8));
+    ctx.strokeRect(mx - 1, my + focus * cell - 1, mw + 2, cell + 2);
+  }
+  if (hover && hover.row >= 0 && hover.col >= 0) {
+    ctx.strokeStyle = theme.fg;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(mx + hover.col * cell, my + hover.row * cell, cell, cell);
+  }
+  if (!layout.labelsShown) {
+    ctx.font = font(theme, { weight: 'bold' });
+    ctx.fillStyle = theme.fg;
+    ctx.textBaseline = 'bottom';
+    ctx.textAlign = 'left';
+    const names = [];
+    if (focus !== null && focus >= 0) names.push(`query ${focus}: ${labels[focus]}`);
+    if (hover && hover.col >= 0) names.push(`key ${hover.col}: ${labels[hover.col]}`);
+    if (names.length) ctx.fillText(names.join('  ·  '), mx, Math.max(14, my - 2));
+  }
+}
+
+/**
+ * The arrows view: queries on the left, keys on the right, one curve per
+ * link. `links` is the flat Float32Array of ArrowGeometry.links (9 numbers a
+ * link: query, key, weight, x0, y0, x1, y1, lineWidth, opacity).
+ * arrows: { rowHeight, top, queryX, keyX, labelsShown, width, height }
+ */
+export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme) {
+  ctx.clearRect(0, 0, arrows.width, arrows.height);
+  ctx.font = font(theme, { size: 11 });
+  ctx.fillStyle = theme.muted;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  ctx.fillText('query', arrows.queryX - 6, arrows.top / 2);
+  ctx.textAlign = 'left';
+  ctx.fillText('key', arrows.keyX + 6, arrows.top / 2);
+
+  ctx.strokeStyle = theme.link;
+  ctx.lineCap = 'round';
+  const bend = (arrows.keyX - arrows.queryX) / 2;
+  for (let k = 0; k + 8 < links.length; k += 9) {
+    const [x0, y0, x1, y1] = [links[k + 3], links[k + 4], links[k + 5], links[k + 6]];
+    ctx.globalAlpha = links[k + 8];
+    ctx.lineWidth = links[k + 7];
+    ctx.beginPath();
+    ctx.moveTo(x0, y0);
+    ctx.bezierCurveTo(x0 + bend, y0, x1 - bend, y1, x1, y1);
+    ctx.stroke();
+  }
+  ctx.globalAlpha = 1;
+
+  if (!arrows.labelsShown) return;
+  const n = labels.length;
+  for (let i = 0; i < n; i++) {
+    const y = arrows.top + (i + 0.5) * arrows.rowHeight;
+    const focused = i === focus;
+    ctx.font = font(theme, { weight: focused ? 'bold' : 'normal' });
+    ctx.fillStyle = focused ? theme.accent : theme.fg;
+    ctx.textAlign = 'right';
+    ctx.fillText(labels[i], arrows.queryX - 6, y);
+    ctx.font = font(theme);
+    ctx.fillStyle = theme.fg;
+    ctx.textAlign = 'left';
+    const suffix = focusRow ? ` ${focusRow[i].toFixed(2)}` : '';
+    ctx.fillText(labels[i] + suffix, arrows.keyX + 6, y);
+  }
+}
