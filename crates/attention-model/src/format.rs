@@ -592,3 +592,179 @@ fn u16_at(bytes: &[u8], at: usize) -> u16 {
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        Config {
+            vocab_size: 5,
+            hidden: 4,
+            layers: 1,
+            heads: 2,
+            intermediate: 8,
+            max_positions: 6,
+            type_vocab: 2,
+            layer_norm_eps: 1e-12,
+        }
+    }
+
+    fn vocab() -> Vec<String> {
+        ["[UNK]", "[CLS]", "[SEP]", "cat", "##s"].iter().map(|s| s.to_string()).collect()
+    }
+
+    fn tensors() -> Vec<Tensor> {
+        let mut seed = 7u32;
+        required_tensors(&config())
+            .into_iter()
+            .map(|(name, shape)| {
+                let values = (0..shape.iter().product::<usize>())
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                        (seed >> 8) as f32 / (1 << 23) as f32 - 1.0
+                    })
+                    .collect();
+                Tensor { name, shape, values }
+            })
+            .collect()
+    }
+
+    fn file(dtype: DType) -> Vec<u8> {
+        encode(&config(), &vocab(), &tensors(), |_| dtype).unwrap()
+    }
+
+    fn error(bytes: &[u8]) -> String {
+        decode(bytes).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn round_trip_f32_is_exact_and_the_header_is_as_documented() {
+        let bytes = file(DType::F32);
+        assert_eq!(&bytes[0..4], b"AEBM");
+        assert_eq!(u16_at(&bytes, 4), 1);
+        let fields: Vec<u32> = (8..36).step_by(4).map(|at| u32_at(&bytes, at)).collect();
+        assert_eq!(fields, [5, 4, 1, 2, 8, 6, 2]);
+        assert_eq!(u32_at(&bytes, 40) as usize, "[UNK]\n[CLS]\n[SEP]\ncat\n##s\n".len());
+        assert_eq!(u32_at(&bytes, 44), 21);
+        let decoded = decode(&bytes).unwrap();
+        assert_eq!(decoded.vocab, vocab());
+        for t in tensors() {
+            let got = match t.name.as_str() {
+                WORD_EMBEDDINGS => decoded.word_embeddings.clone().into_f32(4),
+                name => decoded.tensors[name].clone(),
+            };
+            assert_eq!(got, t.values, "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn f16_and_q8_stay_within_their_documented_error() {
+        for (dtype, bound) in [(DType::F16, 2f32.powi(-11)), (DType::Q8, 1.0 / 254.0)] {
+            let decoded = decode(&file(dtype)).unwrap();
+            let original = &tensors()[0];
+            assert_eq!(original.name, WORD_EMBEDDINGS);
+            let back = decoded.word_embeddings.into_f32(4);
+            for (row, back_row) in original.values.chunks(4).zip(back.chunks(4)) {
+                let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+                for (a, b) in row.iter().zip(back_row) {
+                    assert!((a - b).abs() <= max * bound * 1.0001, "{dtype:?}: {a} vs {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = file(DType::Q8);
+        for len in 0..bytes.len() {
+            let err = error(&bytes[..len]);
+            assert!(err.contains("truncated") || err.contains("too short"), "at {len}: {err}");
+        }
+        assert!(error(&[bytes.clone(), vec![0]].concat()).contains("trailing bytes"));
+    }
+
+    #[test]
+    fn corrupt_headers_and_tables_get_clear_errors() {
+        let good = file(DType::F16);
+        let with = |at: usize, patch: &[u8]| {
+            let mut b = good.clone();
+            b[at..at + patch.len()].copy_from_slice(patch);
+            b
+        };
+        let table = (48 + u32_at(&good, 40) as usize).next_multiple_of(4);
+        let first_name_len = usize::from(u16_at(&good, table));
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (with(0, b"GLOV"), "wrong magic"),
+            (with(4, &2u16.to_le_bytes()), "version 2"),
+            (with(8, &u32::MAX.to_le_bytes()), "vocab_size"),
+            (with(12, &0u32.to_le_bytes()), "hidden size 0"),
+            (with(20, &3u32.to_le_bytes()), "do not divide"),
+            (with(36, &f32::NAN.to_le_bytes()), "layer_norm_eps"),
+            (with(40, &u32::MAX.to_le_bytes()), "vocabulary block length"),
+            (with(44, &20u32.to_le_bytes()), "lists 20 tensors"),
+            (with(53, b"X"), "the block holds 4"),
+            (with(48, &[0xFF]), "not UTF-8"),
+            (with(table + 2, &[9]), "unknown dtype code 9"),
+            (with(table, &0u16.to_le_bytes()), "name of 0 bytes"),
+            (with(table + 4, &7u32.to_le_bytes()), "has shape [7, 4]"),
+            (with(table + 12, b"x"), "unexpected tensor"),
+            (with(good.len() - 2, &f16::NAN.to_le_bytes()), "not a finite number"),
+        ];
+        assert!(first_name_len > 0);
+        for (bytes, expected) in cases {
+            let err = error(&bytes);
+            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+        }
+    }
+
+    #[test]
+    fn q8_on_a_vector_and_huge_shapes_are_refused() {
+        let good = file(DType::F32);
+        let table = (48 + u32_at(&good, 40) as usize).next_multiple_of(4);
+        // Walk to the fourth entry, a rank-1 LayerNorm weight, and mark it q8.
+        let mut at = table;
+        for _ in 0..3 {
+            at += 4 + 4 * usize::from(good[at + 3]) + usize::from(u16_at(&good, at));
+        }
+        let mut bytes = good.clone();
+        bytes[at + 2] = 3;
+        assert!(error(&bytes).contains("q8 but not a matrix"));
+        let mut bytes = good;
+        bytes[table + 4..table + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(error(&bytes).contains("has shape"));
+    }
+
+    #[test]
+    fn random_corruption_never_panics() {
+        let good = file(DType::Q8);
+        let mut seed = 1u64;
+        for _ in 0..2000 {
+            let mut bytes = good.clone();
+            for _ in 0..3 {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let at = (seed >> 33) as usize % bytes.len();
+                bytes[at] ^= (seed >> 25) as u8 | 1;
+            }
+            let _ = decode(&bytes);
+        }
+    }
+
+    #[test]
+    fn the_writer_checks_what_it_is_given() {
+        let mut t = tensors();
+        t.pop();
+        let err = encode(&config(), &vocab(), &t, |_| DType::F16).unwrap_err().to_string();
+        assert!(err.contains("20 tensors given"), "{err}");
+        let mut t = tensors();
+        t[3].values[0] = f32::INFINITY;
+        let err = encode(&config(), &vocab(), &t, |_| DType::F32).unwrap_err().to_string();
+        assert!(err.contains("not finite"), "{err}");
+        let mut t = tensors();
+        t[3].values[0] = 1e6;
+        let err = encode(&config(), &vocab(), &t, |_| DType::F16).unwrap_err().to_string();
+        assert!(err.contains("beyond the f16 range"), "{err}");
+        let err = encode(&config(), &vocab()[..4], &tensors(), |_| DType::F16).unwrap_err().to_string();
+        assert!(err.contains("4 vocabulary entries"), "{err}");
+    }
+}

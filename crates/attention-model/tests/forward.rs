@@ -3,9 +3,9 @@
 //!
 //! - always: a tiny random model whose weights both sides generate with the
 //!   same splitmix64 sequence (testdata/tiny_forward.json);
-//! - when the real model has been built (`scripts/build-model`, then
-//!   `AE_MODEL_DIR=model`): all-MiniLM-L6-v2 (testdata/minilm_forward.json).
-//!   Without it those tests print a notice and pass.
+//! - when the real model has been built (`scripts/build-model` writes
+//!   `model/`; `AE_MODEL_DIR` points elsewhere): all-MiniLM-L6-v2
+//!   (testdata/minilm_forward.json). Without it those tests print a notice and pass.
 
 // Helpers outside #[test] functions unwrap fixture data too.
 #![allow(clippy::unwrap_used)]
@@ -129,15 +129,18 @@ fn too_long_sentences_are_refused() {
     assert!(err.contains("17 pieces") && err.contains("at most 16"), "{err}");
 }
 
-/// The real model, if `AE_MODEL_DIR` names a folder holding it.
+/// The real model: in `$AE_MODEL_DIR`, else in the repository's `model/`
+/// (where `scripts/build-model` writes it). `None`, with a notice, when absent.
 fn real_model() -> Option<Model> {
-    let Some(dir) = std::env::var_os("AE_MODEL_DIR") else {
-        eprintln!("SKIPPED: set AE_MODEL_DIR to the folder scripts/build-model writes (model/) to test the real model");
-        return None;
-    };
-    let path = PathBuf::from(dir).join(MODEL_FILE);
+    let dir = std::env::var_os("AE_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../model"));
+    let path = dir.join(MODEL_FILE);
     let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("SKIPPED: {} is missing: run scripts/build-model", path.display());
+        eprintln!(
+            "SKIPPED: {} is missing; run scripts/build-model (or set AE_MODEL_DIR) to test the real model",
+            path.display()
+        );
         return None;
     };
     Some(Model::from_bytes(&bytes).unwrap())
@@ -199,4 +202,22 @@ fn minilm_layer_5_head_11_sends_it_to_cat() {
     let weight = head[8 * n + 2];
     assert!(weight > 0.6, "'it' → 'cat' is {weight}");
     assert!((weight - 0.6826).abs() < 0.01, "'it' → 'cat' is {weight}, the reference says 0.6826");
+}
+
+#[test]
+fn minilm_word_view_of_it() {
+    let Some(model) = real_model() else { return };
+    let attention = model.attention("The animal didn't cross the street because it was too tired.").unwrap();
+    let pieces = attention.head(5, 11).unwrap().to_vec();
+    let words = attention.words(true);
+    let texts: Vec<&str> = words.words.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(texts[..5], ["The", "animal", "didn", "'", "t"]);
+    let (it, animal) = (texts.iter().position(|t| *t == "it").unwrap(), 1);
+    let head = words.head(5, 11).unwrap();
+    let w = words.n();
+    // Single-piece words: the word view keeps the piece weight as it is.
+    let n = attention.n();
+    assert_eq!(head[it * w + animal], pieces[(it + 1) * n + animal + 1]);
+    let strongest = (0..w).max_by(|a, b| head[it * w + a].total_cmp(&head[it * w + b])).unwrap();
+    assert_eq!(texts[strongest], "animal", "row of 'it': {:?}", &head[it * w..(it + 1) * w]);
 }
