@@ -20,6 +20,7 @@
 use attention_core::layout::{
     self, ArrowLayout, ArrowSpec, Colormap, Gradient, HeatmapLayout, HeatmapSpec, Hit,
 };
+use attention_core::neighbors::NeighborIndex;
 use attention_core::{analyze, Analysis, Embeddings, Options};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -86,11 +87,19 @@ pub struct TokenInfo {
     pub row: Option<u32>,
 }
 
+/// A vocabulary word and its cosine similarity to a vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Neighbour {
+    pub word: String,
+    pub similarity: f32,
+}
+
 /// The word vectors, loaded once.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct Explorer {
     embeddings: Embeddings,
+    neighbors: NeighborIndex,
 }
 
 #[wasm_bindgen]
@@ -99,9 +108,9 @@ impl Explorer {
     /// Throws an `Error` saying what is wrong with a malformed file.
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<Explorer, JsError> {
-        Ok(Explorer {
-            embeddings: Embeddings::from_bytes(bytes)?,
-        })
+        let embeddings = Embeddings::from_bytes(bytes)?;
+        let neighbors = NeighborIndex::new(&embeddings);
+        Ok(Explorer { embeddings, neighbors })
     }
 
     /// Dimension `d` of the vectors.
@@ -118,8 +127,8 @@ impl Explorer {
 
     /// Self-attention over the known tokens of `sentence`. `settings` is a
     /// [`Settings`] object (or `undefined` for the defaults). Throws for an
-    /// empty sentence, a sentence without a known word, or a temperature
-    /// out of range.
+    /// empty sentence, a sentence without a known word, more than
+    /// [`text::MAX_TOKENS`] known words, or a temperature out of range.
     pub fn analyze(&self, sentence: &str, settings: JsValue) -> Result<SentenceAnalysis, JsError> {
         let settings: Settings = if settings.is_undefined() || settings.is_null() {
             Settings::default()
@@ -127,6 +136,8 @@ impl Explorer {
             serde_wasm_bindgen::from_value(settings)
                 .map_err(|e| JsError::new(&format!("invalid settings: {e}")))?
         };
+        let known = attention_core::tokenize(sentence, &self.embeddings).iter().filter(|t| t.known).count();
+        text::check_size(known).map_err(|message| JsError::new(&message))?;
         let analysis = analyze(sentence, &self.embeddings, &settings.into())?;
         Ok(SentenceAnalysis::new(sentence, analysis))
     }
@@ -143,7 +154,12 @@ impl Explorer {
     /// cosine) to `vector`, as `[{ word, similarity }]`: what a context
     /// vector "means" in word terms.
     pub fn nearest(&self, vector: &[f32], count: usize) -> Result<JsValue, JsError> {
-        let found = text::nearest_words(&self.embeddings, vector, count);
+        let found: Vec<Neighbour> = self
+            .neighbors
+            .nearest(&self.embeddings, vector, count, &[])
+            .into_iter()
+            .map(|n| Neighbour { word: n.word, similarity: n.similarity })
+            .collect();
         Ok(serde_wasm_bindgen::to_value(&found)?)
     }
 }
@@ -161,19 +177,9 @@ pub struct SentenceAnalysis {
 impl SentenceAnalysis {
     fn new(sentence: &str, analysis: Analysis) -> Self {
         let tokens = text::token_infos(sentence, &analysis.tokens, &analysis.used);
-        let masked = analysis
-            .attention
-            .scaled
-            .iter()
-            .map(|s| *s == f32::NEG_INFINITY)
-            .collect();
+        let masked = analysis.attention.scaled.iter().map(|s| *s == f32::NEG_INFINITY).collect();
         let scale_max = layout::scale_max(&analysis.attention.weights);
-        SentenceAnalysis {
-            analysis,
-            tokens,
-            masked,
-            scale_max,
-        }
+        SentenceAnalysis { analysis, tokens, masked, scale_max }
     }
 
     /// The core's analysis, for Rust callers.
@@ -220,10 +226,7 @@ impl SentenceAnalysis {
 
     /// The labels of the matrix rows (known tokens, vocabulary spelling).
     pub fn labels(&self) -> Vec<String> {
-        self.analysis
-            .used_tokens()
-            .map(|t| t.text.clone())
-            .collect()
+        self.analysis.used_tokens().map(|t| t.text.clone()).collect()
     }
 
     /// Softmax weights, `(size, size)` row-major; 0 where masked.
@@ -249,12 +252,7 @@ impl SentenceAnalysis {
     /// `1` for each row whose every key is masked (weights all 0), else `0`.
     #[wasm_bindgen(js_name = fullyMasked)]
     pub fn fully_masked(&self) -> Vec<u8> {
-        self.analysis
-            .attention
-            .fully_masked
-            .iter()
-            .map(|m| u8::from(*m))
-            .collect()
+        self.analysis.attention.fully_masked.iter().map(|m| u8::from(*m)).collect()
     }
 
     /// One RGBA pixel per cell, `size × size`, ready for `new ImageData`:
@@ -262,11 +260,7 @@ impl SentenceAnalysis {
     /// "cividis"; anything else means viridis); masked cells transparent.
     pub fn bitmap(&self, gradient: &str) -> Clamped<Vec<u8>> {
         let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
-        Clamped(colormap.cells_rgba(
-            &self.analysis.attention.weights,
-            &self.masked,
-            self.scale_max,
-        ))
+        Clamped(colormap.cells_rgba(&self.analysis.attention.weights, &self.masked, self.scale_max))
     }
 
     /// The weights as CSV: a header of key tokens, then one line per query
@@ -308,13 +302,7 @@ impl HeatmapGeometry {
     /// `fontSize` px font, and a colorbar into `width` CSS pixels.
     #[wasm_bindgen(constructor)]
     pub fn new(rows: usize, cols: usize, width: f64, label_width: f64, font_size: f64) -> Self {
-        HeatmapGeometry(HeatmapLayout::new(&HeatmapSpec {
-            rows,
-            cols,
-            width,
-            label_width,
-            font_size,
-        }))
+        HeatmapGeometry(HeatmapLayout::new(&HeatmapSpec { rows, cols, width, label_width, font_size }))
     }
 
     #[wasm_bindgen(getter)]
@@ -378,20 +366,8 @@ pub struct ArrowGeometry(ArrowLayout);
 #[wasm_bindgen]
 impl ArrowGeometry {
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        tokens: usize,
-        width: f64,
-        label_width: f64,
-        font_size: f64,
-        max_height: f64,
-    ) -> Self {
-        ArrowGeometry(ArrowLayout::new(&ArrowSpec {
-            tokens,
-            width,
-            label_width,
-            font_size,
-            max_height,
-        }))
+    pub fn new(tokens: usize, width: f64, label_width: f64, font_size: f64, max_height: f64) -> Self {
+        ArrowGeometry(ArrowLayout::new(&ArrowSpec { tokens, width, label_width, font_size, max_height }))
     }
 
     #[wasm_bindgen(getter, js_name = rowHeight)]
@@ -425,10 +401,7 @@ impl ArrowGeometry {
 
     /// The token row under `(x, y)`, or -1.
     pub fn hit(&self, x: f64, y: f64) -> i32 {
-        self.0
-            .hit(x, y)
-            .and_then(|i| i32::try_from(i).ok())
-            .unwrap_or(-1)
+        self.0.hit(x, y).and_then(|i| i32::try_from(i).ok()).unwrap_or(-1)
     }
 
     /// The curves for `weights` (`(tokens, tokens)` row-major), flat, 9

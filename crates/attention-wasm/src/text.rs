@@ -1,9 +1,8 @@
-//! The plain-Rust side of the boundary: UTF-16 spans for JavaScript, the
-//! CSV export and nearest words. No JavaScript types here, so all of it is
+//! The plain-Rust side of the boundary: UTF-16 spans for JavaScript and the
+//! CSV export. No JavaScript types here, so all of it is
 //! tested natively.
 
-use attention_core::{Attention, Embeddings, Token};
-use serde::{Deserialize, Serialize};
+use attention_core::{Attention, Token};
 
 use crate::TokenInfo;
 
@@ -18,10 +17,7 @@ pub fn token_infos(sentence: &str, tokens: &[Token], used: &[usize]) -> Vec<Toke
             start: utf16_index(sentence, t.span.start),
             end: utf16_index(sentence, t.span.end),
             known: t.known,
-            row: used
-                .iter()
-                .position(|u| *u == i)
-                .and_then(|r| u32::try_from(r).ok()),
+            row: used.iter().position(|u| *u == i).and_then(|r| u32::try_from(r).ok()),
         })
         .collect()
 }
@@ -37,6 +33,22 @@ pub fn utf16_index(text: &str, byte: usize) -> u32 {
         units += c.len_utf16();
     }
     u32::try_from(units).unwrap_or(u32::MAX)
+}
+
+/// The most known tokens one analysis takes: a `(n, n)` matrix beyond this
+/// would make the page slow to draw and to read, and a text pasted by
+/// mistake (or sent in a link) must not freeze the tab.
+pub const MAX_TOKENS: usize = 1024;
+
+/// Refuses a sentence of more than [`MAX_TOKENS`] known tokens, in words
+/// for the person who typed it.
+pub fn check_size(known: usize) -> Result<(), String> {
+    if known > MAX_TOKENS {
+        return Err(format!(
+            "the text has {known} known words; the explorer draws at most {MAX_TOKENS}: shorten it"
+        ));
+    }
+    Ok(())
 }
 
 /// The weights as CSV (RFC 4180): a header `query \ key` and the key
@@ -68,64 +80,14 @@ pub fn weights_csv(labels: &[String], attention: &Attention) -> String {
 }
 
 fn csv_field(text: &str) -> String {
-    let guard = if text.starts_with(['=', '+', '-', '@']) {
-        "'"
-    } else {
-        ""
-    };
+    let guard = if text.starts_with(['=', '+', '-', '@']) { "'" } else { "" };
     format!("\"{guard}{}\"", text.replace('"', "\"\""))
-}
-
-/// A vocabulary word and how close its vector is to a query vector.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Neighbour {
-    pub word: String,
-    pub similarity: f32,
-}
-
-/// The `count` words whose vectors have the highest cosine similarity with
-/// `vector`, most similar first. Empty when the dimension does not match or
-/// the vector is zero.
-pub fn nearest_words(embeddings: &Embeddings, vector: &[f32], count: usize) -> Vec<Neighbour> {
-    if vector.len() != embeddings.dim() || count == 0 {
-        return Vec::new();
-    }
-    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    let query_norm = norm(vector);
-    if query_norm == 0.0 || !query_norm.is_finite() {
-        return Vec::new();
-    }
-    let mut best: Vec<(f64, usize)> = Vec::with_capacity(count + 1);
-    for row in 0..embeddings.len() {
-        let v = embeddings.row(row);
-        let n = norm(v);
-        if n == 0.0 {
-            continue;
-        }
-        let dot: f64 = v
-            .iter()
-            .zip(vector)
-            .map(|(a, b)| f64::from(*a) * f64::from(*b))
-            .sum();
-        let similarity = dot / (n * query_norm);
-        if best.len() < count || similarity > best[best.len() - 1].0 {
-            let at = best.partition_point(|(s, _)| *s >= similarity);
-            best.insert(at, (similarity, row));
-            best.truncate(count);
-        }
-    }
-    best.into_iter()
-        .map(|(similarity, row)| Neighbour {
-            word: embeddings.words()[row].clone(),
-            similarity: similarity as f32,
-        })
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use attention_core::{analyze, Options};
+    use attention_core::{analyze, Embeddings, Options};
 
     fn tiny() -> Embeddings {
         let glove = "king 1 0\nqueen 0.9 0.1\n= 0 1\ncafé 0.5 0.5\n";
@@ -141,15 +103,8 @@ mod tests {
         assert_eq!(texts, ["😀", "café", "king", "xyz", "queen"]);
         let utf16: Vec<u16> = sentence.encode_utf16().collect();
         let cafe = &infos[1];
-        assert_eq!(
-            String::from_utf16(&utf16[cafe.start as usize..cafe.end as usize]).unwrap(),
-            "Café"
-        );
-        assert_eq!(
-            (infos[0].start, infos[0].end),
-            (0, 2),
-            "an emoji is 2 units"
-        );
+        assert_eq!(String::from_utf16(&utf16[cafe.start as usize..cafe.end as usize]).unwrap(), "Café");
+        assert_eq!((infos[0].start, infos[0].end), (0, 2), "an emoji is 2 units");
         let rows: Vec<Option<u32>> = infos.iter().map(|t| t.row).collect();
         assert_eq!(rows, [None, Some(0), Some(1), None, Some(2)]);
         assert!(!infos[3].known);
@@ -164,10 +119,7 @@ mod tests {
 
     #[test]
     fn csv_has_a_header_quoted_tokens_and_empty_masked_cells() {
-        let opts = Options {
-            self_attention: false,
-            ..Options::default()
-        };
+        let opts = Options { self_attention: false, ..Options::default() };
         let a = analyze("king = queen", &tiny(), &opts).unwrap();
         let labels: Vec<String> = a.used_tokens().map(|t| t.text.clone()).collect();
         let csv = weights_csv(&labels, &a.attention);
@@ -177,30 +129,21 @@ mod tests {
         let cells: Vec<&str> = lines[2].split(',').collect();
         assert_eq!(cells[0], "\"'=\"");
         assert_eq!(cells[2], "", "self is masked");
-        let sum: f64 = cells[1..]
-            .iter()
-            .filter(|c| !c.is_empty())
-            .map(|c| c.parse::<f64>().unwrap())
-            .sum();
+        let sum: f64 = cells[1..].iter().filter(|c| !c.is_empty()).map(|c| c.parse::<f64>().unwrap()).sum();
         assert!((sum - 1.0).abs() < 1e-5);
         assert_eq!(lines.len(), 5, "3 rows, a header and the final empty piece");
+    }
+
+    #[test]
+    fn size_limit_is_inclusive_and_says_the_count() {
+        assert!(check_size(MAX_TOKENS).is_ok());
+        let message = check_size(MAX_TOKENS + 1).unwrap_err();
+        assert!(message.contains("1025 known words") && message.contains("at most 1024"), "{message}");
     }
 
     #[test]
     fn quotes_in_tokens_are_doubled() {
         assert_eq!(csv_field("a\"b"), "\"a\"\"b\"");
         assert_eq!(csv_field("-"), "\"'-\"");
-    }
-
-    #[test]
-    fn nearest_words_rank_by_cosine() {
-        let e = tiny();
-        let found = nearest_words(&e, &[1.0, 0.05], 2);
-        let words: Vec<&str> = found.iter().map(|n| n.word.as_str()).collect();
-        assert_eq!(words, ["king", "queen"]);
-        assert!(found[0].similarity > found[1].similarity);
-        assert!(nearest_words(&e, &[1.0], 2).is_empty());
-        assert!(nearest_words(&e, &[0.0, 0.0], 2).is_empty());
-        assert_eq!(nearest_words(&e, &[0.0, 1.0], 10).len(), 4);
     }
 }

@@ -1,0 +1,169 @@
+//! Tests of the JavaScript boundary, run in Node.js by wasm-bindgen-test
+//! (`scripts/test-wasm`). They check what crosses it: the numbers of the
+//! shipped word vectors, the shapes of the typed arrays, the token metadata
+//! and the JavaScript errors carrying the core's messages.
+#![cfg(target_arch = "wasm32")]
+// A failed unwrap here is a failed test, with its message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use attention_wasm::{ArrowGeometry, Explorer, HeatmapGeometry, SentenceAnalysis, Settings, TokenInfo};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+/// The default data file of the page.
+const GLOVE: &[u8] = include_bytes!("../../../data/glove-6b-50d.aewv");
+const KING: &str = "The king and queen ruled the kingdom";
+
+fn explorer() -> Explorer {
+    Explorer::new(GLOVE).unwrap_or_else(|_| panic!("the shipped subset must load"))
+}
+
+fn settings(value: Settings) -> JsValue {
+    serde_wasm_bindgen::to_value(&value).unwrap()
+}
+
+fn analyze(sentence: &str, options: JsValue) -> SentenceAnalysis {
+    explorer().analyze(sentence, options).unwrap_or_else(|_| panic!("{sentence} must analyze"))
+}
+
+/// The message of the JavaScript `Error` a call threw.
+fn message(error: wasm_bindgen::JsError) -> String {
+    let value: JsValue = error.into();
+    let error: js_sys::Error = value.dyn_into().unwrap();
+    String::from(error.message())
+}
+
+#[wasm_bindgen_test]
+fn king_row_matches_the_tutorial() {
+    let a = analyze(KING, JsValue::UNDEFINED);
+    assert_eq!(a.size(), 7);
+    let expected = [0.0647, 0.4431, 0.0489, 0.1645, 0.0629, 0.0647, 0.1512];
+    let weights = a.weights();
+    assert_eq!(weights.len(), 49);
+    for (j, want) in expected.iter().enumerate() {
+        let got = weights[7 + j];
+        // The subset stores 2 bytes a component: within 0.00015 of the reference.
+        assert!((got - want).abs() < 1.5e-4, "king → key {j}: {got} vs {want}");
+    }
+    assert_eq!(a.labels(), ["the", "king", "and", "queen", "ruled", "the", "kingdom"]);
+    assert!((a.factor() - 1.0 / 50f64.sqrt()).abs() < 1e-12);
+}
+
+#[wasm_bindgen_test]
+fn every_row_is_a_distribution_and_arrays_have_their_shapes() {
+    let a = analyze(KING, JsValue::UNDEFINED);
+    let n = a.size();
+    let weights = a.weights();
+    for i in 0..n {
+        let sum: f32 = weights[i * n..(i + 1) * n].iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5, "row {i} sums to {sum}");
+    }
+    assert_eq!(a.scores().len(), n * n);
+    assert_eq!(a.scaled().len(), n * n);
+    assert_eq!(a.context().len(), n * a.dim());
+    assert_eq!(a.fully_masked(), vec![0; n]);
+    let bitmap = a.bitmap("viridis");
+    assert_eq!(bitmap.0.len(), n * n * 4);
+    assert!(bitmap.0.chunks(4).all(|p| p[3] == 255), "nothing is masked");
+    assert_eq!(a.scale_max(), weights.iter().copied().fold(0.0, f32::max));
+}
+
+#[wasm_bindgen_test]
+fn options_cross_the_boundary_in_camel_case() {
+    let no_self = settings(Settings { self_attention: false, ..Settings::default() });
+    let a = analyze(KING, no_self);
+    let n = a.size();
+    for i in 0..n {
+        assert_eq!(a.weights()[i * n + i], 0.0, "diagonal {i}");
+        assert_eq!(a.scaled()[i * n + i], f32::NEG_INFINITY);
+    }
+    assert_eq!(a.bitmap("cividis").0[3], 0, "a masked cell is transparent");
+
+    // A plain JavaScript object, as the page sends it; missing keys are defaults.
+    let object = js_sys::Object::new();
+    js_sys::Reflect::set(&object, &"causal".into(), &JsValue::TRUE).unwrap();
+    let causal = analyze(KING, object.into());
+    assert_eq!(causal.weights()[0], 1.0, "the first token sees only itself");
+    assert_eq!(causal.weights()[1], 0.0);
+
+    let unscaled = analyze(KING, settings(Settings { scale: false, ..Settings::default() }));
+    assert_eq!(unscaled.factor(), 1.0);
+    assert!(unscaled.weights()[8] > 0.9, "unscaled, 'king' looks almost only at itself");
+}
+
+#[wasm_bindgen_test]
+fn tokens_carry_utf16_spans_known_flags_and_rows() {
+    let sentence = "Café 😀 king";
+    let a = analyze(sentence, JsValue::UNDEFINED);
+    let tokens: Vec<TokenInfo> = serde_wasm_bindgen::from_value(a.tokens().unwrap()).unwrap();
+    let js = js_sys::JsString::from(sentence);
+    let shown: Vec<String> = tokens.iter().map(|t| String::from(js.slice(t.start, t.end))).collect();
+    assert_eq!(shown, ["Café", "😀", "king"]);
+    assert!(!tokens[1].known);
+    assert_eq!(tokens.iter().map(|t| t.row).collect::<Vec<_>>(), [Some(0), None, Some(1)]);
+    assert_eq!(a.size(), 2);
+
+    let only: Vec<TokenInfo> =
+        serde_wasm_bindgen::from_value(explorer().tokenize("xqzzy king").unwrap()).unwrap();
+    assert_eq!(only.iter().map(|t| t.known).collect::<Vec<_>>(), [false, true]);
+}
+
+#[wasm_bindgen_test]
+fn core_errors_become_javascript_errors_with_the_core_message() {
+    let e = explorer();
+    let empty = e.analyze("   ", JsValue::UNDEFINED).map(|_| ()).unwrap_err();
+    assert_eq!(message(empty), "the sentence is empty: type a few words");
+    let unknown = e.analyze("xqzzy blorft", JsValue::UNDEFINED).map(|_| ()).unwrap_err();
+    assert!(message(unknown).contains("'xqzzy'"));
+    let hot = settings(Settings { temperature: 0.0, ..Settings::default() });
+    let bad = e.analyze(KING, hot).map(|_| ()).unwrap_err();
+    assert!(message(bad).starts_with("invalid option: temperature"));
+    let wrong_type = e.analyze(KING, JsValue::from_str("fast")).map(|_| ()).unwrap_err();
+    assert!(message(wrong_type).starts_with("invalid settings"));
+    let file = Explorer::new(b"AEWV\x01\x00").map(|_| ()).unwrap_err();
+    assert!(message(file).contains("invalid word-vector file"), "truncated header");
+}
+
+#[wasm_bindgen_test]
+fn a_text_beyond_the_limit_is_refused_not_computed() {
+    let long = "the ".repeat(1025);
+    let error = explorer().analyze(&long, JsValue::UNDEFINED).map(|_| ()).unwrap_err();
+    assert!(message(error).contains("at most 1024"));
+}
+
+#[wasm_bindgen_test]
+fn csv_and_nearest_words_describe_the_analysis() {
+    let a = analyze(KING, JsValue::UNDEFINED);
+    let csv = a.csv();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("\"query \\ key\",\"the\",\"king\",\"and\",\"queen\",\"ruled\",\"the\",\"kingdom\"")
+    );
+    let king = lines.nth(1).unwrap();
+    assert!(king.starts_with("\"king\",0.0646"), "{king}");
+    let context = &a.context()[a.dim()..2 * a.dim()];
+    let near: Vec<attention_wasm::Neighbour> =
+        serde_wasm_bindgen::from_value(explorer().nearest(context, 3).unwrap()).unwrap();
+    assert_eq!(near.len(), 3);
+    assert_eq!(near[0].word, "king", "the output of 'king' stays closest to 'king'");
+    assert!(near[0].similarity >= near[1].similarity);
+}
+
+#[wasm_bindgen_test]
+fn geometry_hit_tests_cells_and_labels() {
+    let g = HeatmapGeometry::new(7, 7, 600.0, 60.0, 12.0);
+    let m = g.matrix();
+    let cell = g.cell();
+    let hit = g.hit(m[0] + 2.5 * cell, m[1] + 1.5 * cell);
+    assert_eq!(hit, [1, 1, 2], "row 1, column 2");
+    assert_eq!(g.hit(3.0, m[1] + 0.5 * cell), [2, 0, -1]);
+    assert_eq!(g.hit(m[0] + 6.5 * cell, 3.0), [3, -1, 6]);
+    assert_eq!(g.hit(-5.0, -5.0), [0, -1, -1]);
+
+    let arrows = ArrowGeometry::new(3, 300.0, 40.0, 12.0, 500.0);
+    let links = arrows.links(&[0.5, 0.3, 0.2, 0.1, 0.8, 0.1, 0.3, 0.3, 0.4], 0, 0.25, 100);
+    assert_eq!(links.len(), 2 * 9, "0.2 is below the threshold");
+    assert_eq!((links[0], links[1], links[2]), (0.0, 1.0, 0.3), "weakest first");
+    assert_eq!(arrows.hit(1.0, arrows.top() + 2.5 * arrows.row_height()), 2);
+}
