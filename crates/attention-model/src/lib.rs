@@ -50,3 +50,7 @@ pub use format::{Config, DType, Tensor};
 pub use model::{Encoding, Model, ModelAttention};
 pub use wordpiece::{Piece, WordPiece};
 pub use words::{Word, WordAttention};
+
+/// The name of the model file inside the folder `scripts/build-model` writes
+/// (`model/` by default): what the CLI's `--model DIR` and the page look for.
+pub const MODEL_FILE: &str = "all-minilm-l6-v2.aebm";

@@ -13,11 +13,8 @@
 use std::path::PathBuf;
 
 use attention_model::format::{encode, required_tensors};
-use attention_model::{Config, DType, Model, Tensor};
+use attention_model::{Config, DType, Model, Tensor, MODEL_FILE};
 use serde_json::Value;
-
-/// The file name `scripts/build-model` writes inside the model folder.
-const MODEL_FILE: &str = "all-minilm-l6-v2.aebm";
 
 fn floats(value: &Value) -> Vec<f32> {
     value.as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect()
