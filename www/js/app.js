@@ -406,6 +406,9 @@ export async function start({ mode = 'full' } = {}) {
       width: heatGeometry.width,
       height: heatGeometry.height,
     };
+    // Where the cells are, for anyone who needs to aim at one (browser tests, benchmarks).
+    dom.overlay.dataset.matrix = view.layout.matrix.map((v) => v.toFixed(2)).join(',');
+    dom.overlay.dataset.cell = view.layout.cell.toFixed(4);
     if (dom.arrows) {
       const arrowsWidth = Math.max(200, dom.arrowsBox.clientWidth);
       const widestKey = labelWidth(measure, view.labels, ' 0.00');

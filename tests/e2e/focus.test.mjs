@@ -1,0 +1,153 @@
+// Focus: clicking cells and labels, the keyboard, links that restore a
+// focus, and Back/Forward between states.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, launch, openPage, readTable, ready, rowOf, serveDist } from './helpers.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** What the page shows as focused: hash, table row, explanation, chip. */
+async function focusShown(page) {
+  const table = await readTable(page);
+  return {
+    hash: (await hashOf(page)).focus ?? null,
+    tableRows: table.rows.map((r, i) => (r.focused ? i : -1)).filter((i) => i >= 0),
+    heading: (await page.locator('#explain h2').count()) ? await page.textContent('#explain h2') : null,
+    chip: (await page.locator('#tokens .token.focused').count()) ? await page.textContent('#tokens .token.focused') : null,
+  };
+}
+
+test('clicking a cell focuses its query row and writes it in the hash', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+  assert.deepEqual(await focusShown(page), { hash: null, tableRows: [], heading: null, chip: null });
+  const { x, y } = await cellPoint(page, 1, 3); // query 'king', key 'queen'
+  await page.mouse.move(x, y);
+  const tooltip = await page.textContent('#tooltip');
+  assert.match(tooltip, /'king' → 'queen'/);
+  assert.match(tooltip, /weight 0\.164\d/);
+  assert.match(tooltip, /score q·k \d+\.\d{3}/);
+  await page.mouse.click(x, y);
+  assert.deepEqual(await focusShown(page), { hash: '1', tableRows: [1], heading: 'How king attends', chip: 'king' });
+  // The step-by-step table lists every key with the same weights.
+  const steps = await page.$$eval('#explain .steps-table tbody tr', (trs) => trs.map((tr) => Number(tr.children[4].textContent)));
+  assertClose(steps, KING_ROW);
+  await finish();
+});
+
+test('clicking a row label or a column label focuses that token', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+  const cell = await cellPoint(page, 4, 0); // row 'ruled'
+  let overlay = await page.locator('#heatmap-overlay').boundingBox();
+  await page.mouse.click(overlay.x + 4, cell.y); // on its label, left of the cells
+  assert.equal((await focusShown(page)).heading, 'How ruled attends');
+  assert.equal((await hashOf(page)).focus, '4');
+  const column = await cellPoint(page, 0, 6); // column 'kingdom'
+  overlay = await page.locator('#heatmap-overlay').boundingBox();
+  await page.mouse.click(column.x, overlay.y + 6); // on its label, above the cells
+  assert.deepEqual(await focusShown(page), { hash: '6', tableRows: [6], heading: 'How kingdom attends', chip: 'kingdom' });
+  // A word chip and the arrows view focus too.
+  await page.click('#tokens button.token >> text=queen');
+  assert.equal((await hashOf(page)).focus, '3');
+  await page.click('#explain button >> text=Clear focus');
+  assert.equal((await hashOf(page)).focus, undefined);
+  await finish();
+});
+
+test('Tab reaches the heatmap, arrow keys move the focus, Escape clears it', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+  await page.focus('#sentence');
+  let reached = false;
+  for (let k = 0; k < 40 && !reached; k++) {
+    await page.keyboard.press('Tab');
+    reached = await page.evaluate(() => document.activeElement?.id === 'heatmap-overlay');
+  }
+  assert.ok(reached, 'Tab reaches the heatmap');
+  await page.keyboard.press('ArrowDown');
+  assert.equal((await hashOf(page)).focus, '0');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  assert.equal((await hashOf(page)).focus, '2');
+  await page.keyboard.press('ArrowUp');
+  assert.deepEqual(await focusShown(page), { hash: '1', tableRows: [1], heading: 'How king attends', chip: 'king' });
+  // Left and right move a key cursor along the focused row.
+  await page.keyboard.press('ArrowRight');
+  assert.match(await page.textContent('#tooltip'), /'king' → 'king'/);
+  await page.keyboard.press('ArrowRight');
+  assert.match(await page.textContent('#tooltip'), /'king' → 'and'.*weight 0\.04(89|90)/s);
+  assert.match(await page.textContent('#announce'), /Focus on king/);
+  await page.keyboard.press('Escape');
+  assert.deepEqual(await focusShown(page), { hash: null, tableRows: [], heading: null, chip: null });
+  await finish();
+});
+
+test('a link with focus and options restores them exactly', async () => {
+  const link = hashFor('The cat sat on the mat because it was tired', '&self=0&causal=1&scale=0&t=2.5&focus=7');
+  const { page, finish } = await openPage(browser, server.url + link);
+  await ready(page);
+  assert.equal(await page.inputValue('#sentence'), 'The cat sat on the mat because it was tired');
+  assert.ok(!(await page.isChecked('#opt-self')));
+  assert.ok(await page.isChecked('#opt-causal'));
+  assert.ok(!(await page.isChecked('#opt-scale')));
+  assert.equal(await page.textContent('#temperature-value'), '2.5');
+  assert.deepEqual(await focusShown(page), { hash: '7', tableRows: [7], heading: 'How it attends', chip: 'it' });
+  const it = await rowOf(page, 'it');
+  assert.equal(it[7], 0, 'no self');
+  assert.deepEqual(it.slice(8), [0, 0], 'causal');
+  assert.ok(Math.abs(it.reduce((a, b) => a + b) - 1) < 1e-3);
+  assert.deepEqual(await hashOf(page), {
+    s: 'The cat sat on the mat because it was tired', self: '0', causal: '1', scale: '0', t: '2.5', focus: '7',
+  });
+  await finish();
+});
+
+test('Back and Forward move between states', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+  let p = await cellPoint(page, 1, 1);
+  await page.mouse.click(p.x, p.y);
+  p = await cellPoint(page, 3, 0);
+  await page.mouse.click(p.x, p.y);
+  await page.uncheck('#opt-self');
+  assert.equal((await hashOf(page)).self, '0');
+
+  await page.goBack();
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('self') === '1');
+  assert.ok(await page.isChecked('#opt-self'));
+  assertClose(await rowOf(page, 'king'), KING_ROW);
+  assert.equal((await focusShown(page)).heading, 'How queen attends');
+  await page.goBack();
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') === '1');
+  assert.equal((await focusShown(page)).heading, 'How king attends');
+  await page.goForward();
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') === '3');
+  assert.deepEqual((await focusShown(page)).tableRows, [3]);
+  await finish();
+});
+
+test('at 360 px the page fits and a tap locks the focus', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor('The cat sat on the mat because it was tired'), {
+    viewport: { width: 360, height: 740 },
+  });
+  await ready(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  const canvas = await page.locator('#heatmap').boundingBox();
+  assert.ok(canvas.width <= 360 && canvas.width > 250, `heatmap ${canvas.width}px wide`);
+  const p = await cellPoint(page, 7, 1);
+  await page.mouse.click(p.x, p.y);
+  assert.equal((await hashOf(page)).focus, '7');
+  assert.equal(await page.textContent('#explain h2'), 'How it attends');
+  await finish();
+});

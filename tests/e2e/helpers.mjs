@@ -1,0 +1,161 @@
+// Shared by the browser tests, the page benchmark and the screenshot script:
+// a static server for dist/ on a free loopback port, Debian's Chromium driven
+// by playwright-core, and a page wrapper that fails on any console error.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DIST = path.join(ROOT, 'dist');
+export const KING = 'The king and queen ruled the kingdom';
+export const KING_ROW = [0.0647, 0.4431, 0.0489, 0.1645, 0.0629, 0.0647, 0.1512];
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+  '.aewv': 'application/octet-stream',
+};
+
+/** Serves dist/ on 127.0.0.1 at a free port; resolves to { url, close }. */
+export async function serveDist(root = DIST) {
+  if (!existsSync(path.join(root, 'index.html'))) {
+    throw new Error(`${root}/index.html is missing: run scripts/build first`);
+  }
+  const server = createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url, 'http://localhost');
+      let file = path.normalize(path.join(root, decodeURIComponent(url.pathname)));
+      if (!file.startsWith(root)) throw new Error('outside');
+      if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
+      const body = await readFile(file);
+      response.writeHead(200, {
+        'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+        'Content-Length': body.length,
+        // A blog on another origin loads attention-viz.js, as from GitHub Pages.
+        'Access-Control-Allow-Origin': '*',
+        'Cache-Control': 'no-store',
+      });
+      response.end(body);
+    } catch {
+      response.writeHead(404, { 'Content-Type': 'text/plain' });
+      response.end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}
+
+/**
+ * Debian's Chromium, headless. Playwright gives every launch a fresh
+ * temporary profile (--user-data-dir) and removes it on close.
+ */
+export async function launch() {
+  const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+  if (!existsSync(executablePath)) throw new Error(`${executablePath} is missing: run scripts/setup`);
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+    ],
+  });
+}
+
+/**
+ * Opens a page and records every console error and uncaught exception;
+ * `finish()` asserts there were none (except messages matching `allow`).
+ */
+export async function openPage(browser, url, { allow = [], viewport = { width: 1200, height: 900 }, colorScheme = 'light', routes = [] } = {}) {
+  const context = await browser.newContext({ viewport, colorScheme });
+  for (const [pattern, handler] of routes) await context.route(pattern, handler);
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !allow.some((re) => re.test(message.text()))) {
+      problems.push(`console.error: ${message.text()}`);
+    }
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  if (url) await page.goto(url);
+  return {
+    page,
+    context,
+    problems,
+    async finish() {
+      await context.close();
+      assert.deepEqual(problems, [], 'the page logged errors');
+    },
+  };
+}
+
+/** Waits until the first heatmap is drawn. */
+export async function ready(page) {
+  await page.waitForSelector('html[data-ready="1"]', { timeout: 15000 });
+}
+
+/** The weights table as { header: [keys], rows: [{ query, cells: [text] }] }. */
+export async function readTable(page, scope = page) {
+  return scope.locator('#weights').evaluate((table) => ({
+    header: [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent),
+    rows: [...table.querySelectorAll('tbody tr')].map((tr) => ({
+      query: tr.querySelector('th').textContent,
+      cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+      focused: tr.classList.contains('focused'),
+    })),
+  }));
+}
+
+/** The weights of query row `query` as numbers (the first row with that label). */
+export async function rowOf(page, query, scope = page) {
+  const table = await readTable(page, scope);
+  const row = table.rows.find((r) => r.query === query);
+  assert.ok(row, `no row '${query}' in ${JSON.stringify(table.rows.map((r) => r.query))}`);
+  return row.cells.map(Number);
+}
+
+/** Asserts numbers equal within `tolerance` (the subset stores 2 bytes a component). */
+export function assertClose(actual, expected, tolerance = 1.5e-4) {
+  assert.equal(actual.length, expected.length, `${actual} vs ${expected}`);
+  actual.forEach((value, k) => {
+    assert.ok(Math.abs(value - expected[k]) <= tolerance, `entry ${k}: ${value} vs ${expected[k]} (all: ${actual})`);
+  });
+}
+
+/** The page's hash as an object of its keys. */
+export async function hashOf(page) {
+  const hash = await page.evaluate(() => location.hash);
+  return Object.fromEntries(new URLSearchParams(hash.slice(1)));
+}
+
+/** Centre of heatmap cell (row, col) in page coordinates. */
+export async function cellPoint(page, row, col) {
+  const overlay = page.locator('#heatmap-overlay');
+  const [x0, y0] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
+  const side = Number(await overlay.getAttribute('data-cell'));
+  // Scroll the cell to the middle of the viewport, as a user would.
+  await overlay.evaluate((canvas, offset) => {
+    const top = canvas.getBoundingClientRect().top + window.scrollY + offset;
+    window.scrollTo(0, Math.max(0, top - window.innerHeight / 2));
+  }, y0 + (row + 0.5) * side);
+  const box = await overlay.boundingBox();
+  const [x, y] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
+  const cell = Number(await overlay.getAttribute('data-cell'));
+  return { x: box.x + x + (col + 0.5) * cell, y: box.y + y + (row + 0.5) * cell };
+}
+
+export function hashFor(sentence, extra = '') {
+  return `#s=${encodeURIComponent(sentence)}${extra}`;
+}

@@ -1,0 +1,85 @@
+// Hostile input and failed loads: text from a link is shown as text and runs
+// nothing; a missing file gets a message in the page, never a blank page.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashFor, launch, openPage, ready, serveDist } from './helpers.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const HOSTILE = 'The king <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> queen';
+
+for (const path of ['', 'embed.html']) {
+  test(`a hostile sentence is shown as text and runs nothing (${path || 'page'})`, async () => {
+    const { page, finish } = await openPage(browser, server.url + path + hashFor(HOSTILE));
+    await ready(page);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    assert.equal(await page.locator('img, main script, #tokens script').count(), 0, 'no element was created from the text');
+    const tokens = await page.$$eval('#tokens .token', (chips) => chips.map((c) => c.textContent));
+    // The tokenizer splits the markup into punctuation and words, each shown as text.
+    const shown = tokens.join(' ');
+    assert.ok(shown.includes('< img src = x onerror = " window'), shown);
+    assert.ok(shown.includes('< script > window'), shown);
+    assert.ok(shown.includes('< / script > queen'), shown);
+    if (!path) assert.equal(await page.inputValue('#sentence'), HOSTILE);
+    const header = await page.$$eval('#weights thead th', (ths) => ths.map((th) => th.textContent));
+    assert.ok(header.includes('<'), `the '<' token is a column: ${header}`);
+    // The hash still carries the sentence exactly.
+    const back = await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('s'));
+    assert.equal(back, HOSTILE);
+    await finish();
+  });
+}
+
+test('a 404 on the word vectors shows a message in the page', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor('The king'), {
+    allow: [/Failed to load resource.*404/],
+    routes: [['**/glove-6b-50d.aewv', (route) => route.fulfill({ status: 404, body: 'not found' })]],
+  });
+  await page.waitForSelector('html[data-failed="1"]');
+  const error = page.locator('#error');
+  assert.ok(await error.isVisible());
+  assert.match(await error.textContent(), /word vectors \(glove-6b-50d\.aewv\) could not be loaded.*HTTP 404/);
+  assert.match(await page.getAttribute('#views', 'data-message'), /could not load/);
+  assert.equal(await page.textContent('#status'), '');
+  await finish();
+});
+
+test('a missing WebAssembly module shows a message in the page', async () => {
+  const { page, finish } = await openPage(browser, server.url, {
+    allow: [/Failed to load resource.*404/, /WebAssembly/, /attention_wasm/],
+    routes: [['**/attention_wasm_bg.wasm', (route) => route.fulfill({ status: 404, body: 'not found' })]],
+  });
+  await page.waitForSelector('html[data-failed="1"]');
+  assert.match(await page.textContent('#error'), /WebAssembly module could not be loaded/);
+  await finish();
+});
+
+test('a damaged word-vector file is reported, not a blank page', async () => {
+  const { page, finish } = await openPage(browser, server.url, {
+    routes: [['**/glove-6b-50d.aewv', (route) => route.fulfill({ status: 200, body: Buffer.from('AEWV\x01\x00\x02\x00') })]],
+  });
+  await page.waitForSelector('html[data-failed="1"]');
+  assert.match(await page.textContent('#error'), /word-vector file could not be read: invalid word-vector file/);
+  await finish();
+});
+
+test('a sentence without a known word says so, and the page still works', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor('zxqv blorft'));
+  await page.waitForFunction(() => !document.querySelector('#error').hidden);
+  assert.match(await page.textContent('#error'), /None of the words is in the vocabulary \('zxqv', 'blorft'\)/);
+  assert.equal(await page.locator('#tokens .token.unknown').count(), 2);
+  await page.fill('#sentence', 'The king');
+  await ready(page);
+  assert.ok(await page.locator('#error').isHidden());
+  assert.equal(await page.locator('#weights tbody tr').count(), 2);
+  await finish();
+});

@@ -1,0 +1,113 @@
+// The numbers: the tutorial's 'king' row, and every option changing the
+// table and the URL hash together.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertClose, hashFor, hashOf, KING, KING_ROW, launch, openPage, readTable, ready, rowOf, serveDist } from './helpers.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("the link of the tutorial sentence shows the 'king' row", async () => {
+  const { page, finish } = await openPage(browser, server.url + '#s=The%20king%20and%20queen%20ruled%20the%20kingdom');
+  await ready(page);
+  const table = await readTable(page);
+  assert.deepEqual(table.header, ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
+  assert.equal(table.rows.length, 7);
+  assertClose(await rowOf(page, 'king'), KING_ROW);
+  // Every cell is written with 4 decimals.
+  for (const row of table.rows) for (const cell of row.cells) assert.match(cell, /^\d\.\d{4}$/);
+  assert.equal(await page.inputValue('#sentence'), KING);
+  await finish();
+});
+
+test('the default page shows the default sentence', async () => {
+  const { page, finish } = await openPage(browser, server.url);
+  await ready(page);
+  assert.equal(await page.inputValue('#sentence'), KING);
+  assertClose(await rowOf(page, 'king'), KING_ROW);
+  await finish();
+});
+
+test('each option changes the table and the hash', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+
+  await page.uncheck('#opt-self');
+  let king = await rowOf(page, 'king');
+  assert.equal(king[1], 0, "'king' may not attend to itself");
+  assert.ok(Math.abs(king.reduce((a, b) => a + b) - 1) < 1e-3, 'the row still sums to 1');
+  assert.ok(king[3] > 0.25, `'queen' takes the lead: ${king}`);
+  assert.equal((await hashOf(page)).self, '0');
+  await page.check('#opt-self');
+  assertClose(await rowOf(page, 'king'), KING_ROW);
+  assert.equal((await hashOf(page)).self, '1');
+
+  await page.check('#opt-causal');
+  assert.deepEqual(await rowOf(page, 'the'), [1, 0, 0, 0, 0, 0, 0], 'the first word sees only itself');
+  king = await rowOf(page, 'king');
+  assert.deepEqual(king.slice(2), [0, 0, 0, 0, 0], "'king' sees nothing after it");
+  assert.equal((await hashOf(page)).causal, '1');
+  await page.uncheck('#opt-causal');
+  assert.equal((await hashOf(page)).causal, '0');
+
+  await page.uncheck('#opt-scale');
+  king = await rowOf(page, 'king');
+  assert.ok(king[1] > 0.9, `unscaled, 'king' looks almost only at itself: ${king}`);
+  assert.equal((await hashOf(page)).scale, '0');
+  await page.check('#opt-scale');
+  assertClose(await rowOf(page, 'king'), KING_ROW);
+
+  // Temperature 10 (the slider is logarithmic: position 1 = 10¹).
+  await page.locator('#opt-temperature').fill('1');
+  assert.equal((await hashOf(page)).t, '10');
+  assert.equal(await page.textContent('#temperature-value'), '10');
+  king = await rowOf(page, 'king');
+  assert.ok(king[1] < 0.2 && Math.max(...king) - Math.min(...king) < 0.1, `a hot softmax is nearly flat: ${king}`);
+  await finish();
+});
+
+test('typing recomputes, and unknown words are marked and explained', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+  await page.fill('#sentence', 'The cat sat on the mat because it was tired');
+  await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 10);
+  const table = await readTable(page);
+  assert.deepEqual(table.header, ['the', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'it', 'was', 'tired']);
+  assert.equal((await hashOf(page)).s, 'The cat sat on the mat because it was tired');
+
+  await page.fill('#sentence', 'The zorblax sat');
+  await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 2);
+  const unknown = page.locator('#tokens .token.unknown');
+  assert.equal(await unknown.count(), 1);
+  assert.equal(await unknown.textContent(), 'zorblax');
+  const note = await page.textContent('#unknown-note');
+  assert.match(note, /'zorblax'/);
+  assert.match(note, /left out of the attention/);
+  assert.ok(await page.isVisible('#unknown-note'));
+
+  await page.fill('#sentence', '   ');
+  await page.waitForFunction(() => !document.querySelector('#error').hidden);
+  assert.match(await page.textContent('#error'), /The sentence is empty/);
+  assert.equal(await page.locator('#weights tbody tr').count(), 0);
+  await finish();
+});
+
+test('bad values in a link fall back to the defaults', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&self=maybe&causal=2&scale=&t=-4&focus=99&colour=red'));
+  await ready(page);
+  assertClose(await rowOf(page, 'king'), KING_ROW);
+  assert.ok(await page.isChecked('#opt-self'));
+  assert.ok(!(await page.isChecked('#opt-causal')));
+  const hash = await hashOf(page);
+  assert.equal(hash.focus, undefined, 'row 99 does not exist');
+  assert.equal(hash.t, undefined);
+  await finish();
+});
