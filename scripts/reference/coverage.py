@@ -2,7 +2,7 @@
 cover (the table "Why 20,000 words" in data/README.md).
 
 Usage: python coverage.py <words.txt>     (words in GloVe order; scripts/build-data caches it)
-Needs: pip install wordfreq==3.1.1
+Needs: the venv of scripts/build-data (requirements-glove.txt)
 """
 
 import sys

@@ -4,7 +4,7 @@ Erf) from model.safetensors, runs it with onnxruntime (float32), and compares
 its attention probabilities and last hidden states with bert_reference.py
 (numpy float64) and with the committed fixture minilm_forward.json.
 A check run by hand, not part of the tests (onnx and onnxruntime are not in
-requirements.txt: pip install onnx==1.23.2 onnxruntime==1.31.1).
+requirements-model.txt: pip install onnx==1.23.2 onnxruntime==1.31.1).
 
 Usage: python onnx_crosscheck.py MODEL_DIR FIXTURE_JSON
 """
