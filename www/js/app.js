@@ -41,6 +41,19 @@ function el(tag, text, className) {
   return node;
 }
 
+/** Defines `object[key]` as computed once, on first read. */
+function lazy(object, key, compute) {
+  Object.defineProperty(object, key, {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const value = compute();
+      Object.defineProperty(object, key, { value, enumerable: false });
+      return value;
+    },
+  });
+}
+
 function formatBytes(n) {
   return n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${Math.round(n / 1e3)} kB`;
 }
@@ -230,8 +243,13 @@ export async function start({ mode = 'full' } = {}) {
     if (how === 'push' && session && session === historySession) how = 'replace';
     historySession = session;
     state = next;
-    if (recompute) analyzeNow();
-    else refocus();
+    if (recompute) {
+      performance.mark('analyze-start');
+      analyzeNow();
+      performance.measure('analyze', 'analyze-start');
+    } else {
+      refocus();
+    }
     if (how !== 'none') writeHash(how);
   }
 
@@ -277,9 +295,7 @@ export async function start({ mode = 'full' } = {}) {
     const tokens = analysis.tokens();
     const labels = analysis.labels();
     const weights = analysis.weights();
-    const scaled = analysis.scaled();
-    const masked = new Uint8Array(weights.length);
-    for (let k = 0; k < scaled.length; k++) masked[k] = scaled[k] === -Infinity ? 1 : 0;
+    const masked = analysis.masked();
     const cells = document.createElement('canvas');
     cells.width = n;
     cells.height = n;
@@ -290,8 +306,6 @@ export async function start({ mode = 'full' } = {}) {
       tokens,
       labels,
       weights,
-      scores: analysis.scores(),
-      scaled,
       masked,
       fullyMasked: analysis.fullyMasked(),
       factor: analysis.factor,
@@ -301,6 +315,10 @@ export async function start({ mode = 'full' } = {}) {
       table: wasm.colormapTable(GRADIENT),
       ticks: Array.from(wasm.ticks(analysis.scaleMax, 4)),
     };
+    // Copied out of wasm on first use: a click or a hover needs them, a keystroke does not.
+    lazy(view, 'scores', () => analysis.scores());
+    lazy(view, 'scaled', () => analysis.scaled());
+    lazy(view, 'context', () => analysis.context());
     if (state.focus !== null && state.focus >= n) {
       state = { ...state, focus: null };
       writeHash('replace');
@@ -308,7 +326,7 @@ export async function start({ mode = 'full' } = {}) {
     if (hover && (hover.row >= n || hover.col >= n)) hover = null;
     dom.views?.classList.remove('empty');
     renderTokens(tokens, view);
-    relayout();
+    relayout({ focusLayer: false });
     buildTable();
     refocus();
     const unknown = tokens.filter((t) => !t.known).length;
@@ -389,7 +407,7 @@ export async function start({ mode = 'full' } = {}) {
     return Math.ceil(widest);
   }
 
-  function relayout() {
+  function relayout({ focusLayer = true } = {}) {
     if (!view || !dom.heatmap) return;
     heatGeometry?.free();
     arrowGeometry?.free();
@@ -425,6 +443,7 @@ export async function start({ mode = 'full' } = {}) {
       };
     }
     paintBase();
+    if (focusLayer) paintFocus();
   }
 
   function paintBase() {
@@ -435,7 +454,6 @@ export async function start({ mode = 'full' } = {}) {
     sizeCanvas(dom.overlay, view.layout.width, view.layout.height);
     if (dom.arrows) sizeCanvas(dom.arrows, view.arrows.width, view.arrows.height);
     dom.overlay.setAttribute('aria-label', `Attention heatmap of ${view.n} tokens: rows are queries, columns are keys. Arrow keys move the focus, Escape clears it. The same numbers are in the weights table.`);
-    paintFocus();
     if (firstHeatmap) {
       firstHeatmap = false;
       performance.mark('first-heatmap');
@@ -463,9 +481,8 @@ export async function start({ mode = 'full' } = {}) {
     markFocusInDom();
     explain();
     if (dom.tokens) {
-      for (const chip of dom.tokens.querySelectorAll('button.token')) {
-        chip.classList.toggle('focused', Number(chip.dataset.row) === state.focus);
-      }
+      dom.tokens.querySelector('button.token.focused')?.classList.remove('focused');
+      if (state.focus !== null) dom.tokens.querySelector(`button.token[data-row="${state.focus}"]`)?.classList.add('focused');
     }
     performance.measure('repaint', 'repaint-start');
   }
@@ -474,7 +491,7 @@ export async function start({ mode = 'full' } = {}) {
 
   function buildTable() {
     if (!dom.table || !view) return;
-    const { n, labels, weights, masked } = view;
+    const { n, labels } = view;
     const full = n <= FULL_TABLE_LIMIT;
     const head = el('thead');
     const headRow = el('tr');
@@ -487,23 +504,7 @@ export async function start({ mode = 'full' } = {}) {
     head.append(headRow);
     const body = el('tbody');
     const rows = full ? [...Array(n).keys()] : [state.focus ?? 0];
-    for (const i of rows) {
-      const tr = el('tr');
-      tr.dataset.row = String(i);
-      const th = el('th', labels[i]);
-      th.scope = 'row';
-      tr.append(th);
-      for (let j = 0; j < n; j++) {
-        const k = i * n + j;
-        const td = el('td', weights[k].toFixed(4));
-        if (masked[k]) {
-          td.className = 'masked';
-          td.title = 'masked';
-        }
-        tr.append(td);
-      }
-      body.append(tr);
-    }
+    for (const i of rows) body.append(tableRow(i));
     const caption = el('caption', 'Attention weights: each row is a query token, each column a key token; a row sums to 1.');
     dom.table.replaceChildren(caption, head, body);
     dom.table.dataset.full = full ? '1' : '0';
@@ -512,17 +513,41 @@ export async function start({ mode = 'full' } = {}) {
     }
   }
 
+  function tableRow(i) {
+    const { n, labels, weights, masked } = view;
+    const tr = el('tr');
+    tr.dataset.row = String(i);
+    const th = el('th', labels[i]);
+    th.scope = 'row';
+    tr.append(th);
+    for (let j = 0; j < n; j++) {
+      const k = i * n + j;
+      const td = el('td', weights[k].toFixed(4));
+      if (masked[k]) {
+        td.className = 'masked';
+        td.title = 'masked';
+      }
+      tr.append(td);
+    }
+    return tr;
+  }
+
   function markFocusInDom() {
     if (!dom.table || !view) return;
     if (dom.table.dataset.full === '0') {
       const shown = dom.table.querySelector('tbody tr');
-      if (shown && Number(shown.dataset.row) !== (state.focus ?? 0)) buildTable();
+      if (shown && Number(shown.dataset.row) !== (state.focus ?? 0)) shown.replaceWith(tableRow(state.focus ?? 0));
     }
-    for (const tr of dom.table.querySelectorAll('tbody tr')) {
-      const focused = Number(tr.dataset.row) === state.focus;
-      tr.classList.toggle('focused', focused);
-      if (focused) tr.setAttribute('aria-current', 'true');
-      else tr.removeAttribute('aria-current');
+    const previous = dom.table.querySelector('tbody tr.focused');
+    if (previous) {
+      previous.classList.remove('focused');
+      previous.removeAttribute('aria-current');
+    }
+    if (state.focus === null) return;
+    const row = dom.table.tBodies[0]?.rows[dom.table.dataset.full === '1' ? state.focus : 0];
+    if (row && Number(row.dataset.row) === state.focus) {
+      row.classList.add('focused');
+      row.setAttribute('aria-current', 'true');
     }
   }
 
@@ -531,7 +556,7 @@ export async function start({ mode = 'full' } = {}) {
   function explain() {
     if (!dom.explain || !view) return;
     const i = state.focus;
-    const { n, labels, scores, scaled, weights, masked } = view;
+    const { n, labels, weights, masked } = view;
     if (i === null) {
       dom.explain.replaceChildren(el('p', 'Click a row, a label, a curve end or a word above (or Tab to the heatmap and use the arrow keys) to see how that word’s attention is computed, step by step.', 'hint'));
       if (dom.announce) dom.announce.textContent = '';
@@ -564,6 +589,7 @@ export async function start({ mode = 'full' } = {}) {
       return;
     }
 
+    const { scores, scaled } = view;
     let max = -Infinity;
     for (let j = 0; j < n; j++) if (!masked[i * n + j]) max = Math.max(max, scaled[i * n + j]);
     const order = [...Array(n).keys()];
@@ -597,14 +623,19 @@ export async function start({ mode = 'full' } = {}) {
     table.append(caption, thead, tbody);
 
     const nearest = el('p', null, 'nearest');
-    try {
-      const context = view.analysis.context().subarray(i * d, (i + 1) * d);
-      const words = explorer.nearest(context, 6);
-      nearest.append(`Words nearest to the output vector of '${word}' (cosine): `);
-      nearest.append(el('span', words.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · '), 'nearest-words'));
-    } catch {
-      nearest.textContent = '';
-    }
+    nearest.append(`Words nearest to the output vector of '${word}' (cosine): `);
+    const words = el('span', '…', 'nearest-words');
+    nearest.append(words);
+    const shown = view;
+    requestAnimationFrame(() => setTimeout(() => {
+      if (view !== shown || state.focus !== i) return;
+      try {
+        const found = explorer.nearest(view.context.subarray(i * d, (i + 1) * d), 6);
+        words.textContent = found.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
+      } catch {
+        nearest.remove();
+      }
+    }, 0));
     dom.explain.replaceChildren(head, steps, table, nearest);
     if (dom.announce) {
       const top = strongest.slice(0, 3).filter((j) => !masked[i * n + j]).map((j) => `${labels[j]} ${weights[i * n + j].toFixed(4)}`);
@@ -632,12 +663,11 @@ export async function start({ mode = 'full' } = {}) {
     dom.tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
     dom.tooltip.hidden = false;
     const cell = view.layout.cell;
-    const [mx, my] = view.layout.matrix;
-    const box = dom.heatmapBox.clientWidth;
-    const tipWidth = dom.tooltip.offsetWidth;
-    let x = mx + (col + 1) * cell + 10;
-    if (x + tipWidth > box) x = Math.max(0, mx + col * cell - tipWidth - 10);
-    dom.tooltip.style.left = `${x}px`;
+    const [mx, my, mw] = view.layout.matrix;
+    // Right of the cell in the left half of the matrix, left of it in the right half.
+    const leftSide = (col + 0.5) * cell > mw / 2;
+    dom.tooltip.classList.toggle('left', leftSide);
+    dom.tooltip.style.left = `${leftSide ? mx + col * cell - 10 : mx + (col + 1) * cell + 10}px`;
     dom.tooltip.style.top = `${my + row * cell + cell / 2}px`;
   }
 
@@ -851,8 +881,10 @@ export async function start({ mode = 'full' } = {}) {
       fetchVectors(DATA_URL, (received, total) => setStatus(`Loading the word vectors… ${formatBytes(received)} of ${formatBytes(total)}`)),
     ]);
     wasm = module;
+    performance.mark('downloaded');
     try {
       explorer = new wasm.Explorer(bytes);
+      performance.mark('vectors-read');
     } catch (error) {
       throw new Error(`The word-vector file could not be read: ${error.message}.`);
     }
@@ -865,23 +897,26 @@ export async function start({ mode = 'full' } = {}) {
     return;
   }
 
-  if (dom.examples) {
-    const options = [el('option', 'Examples…')];
-    options[0].value = '';
-    for (const sentence of await examples) {
-      const option = el('option', sentence);
-      option.value = sentence;
-      options.push(option);
-    }
-    dom.examples.replaceChildren(...options);
-  }
-
   wireHeatmap();
   wireArrows();
   wireControls();
   analyzeNow();
   // The first state may have been corrected (a focus out of range).
   if (location.hash) writeHash('replace');
+
+  // The examples menu fills in after the first heatmap, never before it.
+  examples.then((sentences) => {
+    if (!dom.examples || sentences.length === 0) return;
+    const options = [el('option', 'Examples…')];
+    options[0].value = '';
+    for (const sentence of sentences) {
+      const option = el('option', sentence);
+      option.value = sentence;
+      options.push(option);
+    }
+    dom.examples.replaceChildren(...options);
+    syncControls();
+  });
 
   const onUrl = () => {
     const next = parseHash(location.hash);
@@ -900,7 +935,7 @@ export async function start({ mode = 'full' } = {}) {
   }).observe(dom.heatmapBox);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
     theme = readTheme(document.documentElement);
-    paintBase();
+    relayout();
   });
 
   if (embed && window.parent !== window) {

@@ -1,4 +1,5 @@
-// A classic script that runs before the modules: if they fail to load or
+// A classic deferred script that runs before the modules (scripts run in
+// document order): if they fail to load or
 // throw, it shows what went wrong instead of leaving "Loading…" forever.
 (function () {
   'use strict';

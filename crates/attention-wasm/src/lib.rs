@@ -23,6 +23,7 @@ use attention_core::layout::{
 use attention_core::neighbors::NeighborIndex;
 use attention_core::{analyze, Analysis, Embeddings, Options};
 use serde::{Deserialize, Serialize};
+use std::cell::OnceCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
 
@@ -99,7 +100,8 @@ pub struct Neighbour {
 #[derive(Debug)]
 pub struct Explorer {
     embeddings: Embeddings,
-    neighbors: NeighborIndex,
+    /// Built on the first `nearest` call: the first heatmap does not need it.
+    neighbors: OnceCell<NeighborIndex>,
 }
 
 #[wasm_bindgen]
@@ -108,9 +110,7 @@ impl Explorer {
     /// Throws an `Error` saying what is wrong with a malformed file.
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<Explorer, JsError> {
-        let embeddings = Embeddings::from_bytes(bytes)?;
-        let neighbors = NeighborIndex::new(&embeddings);
-        Ok(Explorer { embeddings, neighbors })
+        Ok(Explorer { embeddings: Embeddings::from_bytes(bytes)?, neighbors: OnceCell::new() })
     }
 
     /// Dimension `d` of the vectors.
@@ -156,6 +156,7 @@ impl Explorer {
     pub fn nearest(&self, vector: &[f32], count: usize) -> Result<JsValue, JsError> {
         let found: Vec<Neighbour> = self
             .neighbors
+            .get_or_init(|| NeighborIndex::new(&self.embeddings))
             .nearest(&self.embeddings, vector, count, &[])
             .into_iter()
             .map(|n| Neighbour { word: n.word, similarity: n.similarity })
@@ -247,6 +248,12 @@ impl SentenceAnalysis {
     /// Context vectors (weighted sums of values), `(size, dim)`.
     pub fn context(&self) -> Vec<f32> {
         self.analysis.attention.context.clone()
+    }
+
+    /// `1` for each masked pair (weight 0 by the mask, not by the numbers),
+    /// `(size, size)` row-major, else `0`.
+    pub fn masked(&self) -> Vec<u8> {
+        self.masked.iter().map(|m| u8::from(*m)).collect()
     }
 
     /// `1` for each row whose every key is masked (weights all 0), else `0`.

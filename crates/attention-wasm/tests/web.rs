@@ -78,6 +78,9 @@ fn options_cross_the_boundary_in_camel_case() {
         assert_eq!(a.scaled()[i * n + i], f32::NEG_INFINITY);
     }
     assert_eq!(a.bitmap("cividis").0[3], 0, "a masked cell is transparent");
+    let masked = a.masked();
+    assert_eq!(masked.iter().map(|m| usize::from(*m)).sum::<usize>(), n);
+    assert_eq!((masked[0], masked[1], masked[n + 1]), (1, 0, 1));
 
     // A plain JavaScript object, as the page sends it; missing keys are defaults.
     let object = js_sys::Object::new();
