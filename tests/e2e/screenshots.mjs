@@ -1,0 +1,44 @@
+// Screenshots of the page for the README (light and dark, desktop and a
+// phone), made reproducibly by scripts/screenshots into docs/.
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { hashFor, KING, launch, ROOT, serveDist } from './helpers.mjs';
+
+const SHOTS = [
+  { file: 'screenshot-light.png', colorScheme: 'light', viewport: { width: 1200, height: 1040 }, hash: hashFor(KING, '&focus=1'), hover: [1, 3] },
+  { file: 'screenshot-dark.png', colorScheme: 'dark', viewport: { width: 1200, height: 1040 }, hash: hashFor(KING, '&focus=1'), hover: [1, 3] },
+  { file: 'screenshot-phone.png', colorScheme: 'light', viewport: { width: 360, height: 900 }, hash: hashFor('The cat sat on the mat because it was tired', '&focus=7') },
+  { file: 'screenshot-embed.png', colorScheme: 'light', viewport: { width: 760, height: 640 }, page: 'embed.html', hash: hashFor('The cat sat on the mat because it was tired', '&causal=1&focus=7') },
+];
+
+const server = await serveDist();
+const browser = await launch();
+const out = path.join(ROOT, 'docs');
+await mkdir(out, { recursive: true });
+try {
+  for (const shot of SHOTS) {
+    const context = await browser.newContext({ viewport: shot.viewport, colorScheme: shot.colorScheme, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(server.url + (shot.page ?? '') + shot.hash);
+    await page.waitForSelector('html[data-ready="1"]');
+    if (shot.hover) {
+      const overlay = page.locator('#heatmap-overlay');
+      const box = await overlay.boundingBox();
+      const [x, y] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
+      const cell = Number(await overlay.getAttribute('data-cell'));
+      await page.mouse.move(box.x + x + (shot.hover[1] + 0.5) * cell, box.y + y + (shot.hover[0] + 0.5) * cell);
+    }
+    // Let the deferred nearest-words line fill in.
+    await page.waitForFunction(() => !document.querySelector('.nearest-words') || document.querySelector('.nearest-words').textContent !== '…');
+    await page.screenshot({ path: path.join(out, shot.file) });
+    await context.close();
+    if (errors.length) throw new Error(`${shot.file}: the page logged errors: ${errors.join('; ')}`);
+    console.log(`wrote docs/${shot.file}`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
