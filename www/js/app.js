@@ -467,11 +467,23 @@ export async function start({ mode = 'full' } = {}) {
     const focus = state.focus;
     paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, focus, hover);
     if (dom.arrows && arrowGeometry) {
-      const threshold = dom.threshold ? Number(dom.threshold.value) : 0.05;
-      const links = arrowGeometry.links(view.weights, focus ?? -1, threshold, MAX_LINKS);
       const row = focus === null ? null : view.weights.subarray(focus * view.n, (focus + 1) * view.n);
+      // The threshold is a share of the strongest weight shown, so that it
+      // means the same for 7 tokens (weights near 0.4) and 700 (near 0.004).
+      let strongest = view.scaleMax;
+      if (row) strongest = row.reduce((a, b) => Math.max(a, b), 0);
+      const threshold = thresholdShare() * strongest;
+      if (dom.thresholdValue) {
+        dom.thresholdValue.textContent = `${Math.round(thresholdShare() * 100)} %`;
+        dom.thresholdValue.title = `weights below ${threshold.toFixed(4)} are hidden`;
+      }
+      const links = arrowGeometry.links(view.weights, focus ?? -1, threshold, MAX_LINKS);
       paintArrows(dom.arrows.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
     }
+  }
+
+  function thresholdShare() {
+    return dom.threshold ? Number(dom.threshold.value) : 0.1;
   }
 
   function refocus() {
@@ -777,10 +789,7 @@ export async function start({ mode = 'full' } = {}) {
     dom.arrows.addEventListener('pointermove', (event) => {
       dom.arrows.style.cursor = pick(event) >= 0 ? 'pointer' : 'default';
     });
-    dom.threshold?.addEventListener('input', () => {
-      if (dom.thresholdValue) dom.thresholdValue.textContent = Number(dom.threshold.value).toFixed(2);
-      paintFocus();
-    });
+    dom.threshold?.addEventListener('input', () => paintFocus());
   }
 
   // ---- Controls ----------------------------------------------------------
@@ -871,7 +880,6 @@ export async function start({ mode = 'full' } = {}) {
   // ---- Start -------------------------------------------------------------
 
   syncControls();
-  if (dom.thresholdValue && dom.threshold) dom.thresholdValue.textContent = Number(dom.threshold.value).toFixed(2);
   if (dom.openFull) dom.openFull.href = new URL('index.html', location.href).href + formatHash(state);
   setStatus('Loading the word vectors…');
   const examples = embed ? Promise.resolve([]) : loadExamples();

@@ -208,8 +208,27 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme) 
   }
   ctx.globalAlpha = 1;
 
-  if (!arrows.labelsShown) return;
   const n = labels.length;
+  if (!arrows.labelsShown) {
+    // Rows too thin for every label: name the focused query and its strongest keys.
+    if (focus === null || !focusRow) return;
+    ctx.font = font(theme, { weight: 'bold' });
+    ctx.fillStyle = theme.accent;
+    ctx.textAlign = 'right';
+    ctx.fillText(`${labels[focus]} (${focus})`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
+    const strongest = [...focusRow.keys()].sort((a, b) => focusRow[b] - focusRow[a]).slice(0, 6);
+    ctx.font = font(theme);
+    ctx.fillStyle = theme.fg;
+    ctx.textAlign = 'left';
+    // Keep the names apart even when the keys are neighbours.
+    let lastY = -Infinity;
+    for (const j of strongest.sort((a, b) => a - b)) {
+      const y = Math.max(arrows.top + (j + 0.5) * arrows.rowHeight, lastY + theme.fontSize + 2);
+      lastY = y;
+      ctx.fillText(`${labels[j]} ${focusRow[j].toFixed(3)}`, arrows.keyX + 6, y);
+    }
+    return;
+  }
   for (let i = 0; i < n; i++) {
     const y = arrows.top + (i + 0.5) * arrows.rowHeight;
     const focused = i === focus;

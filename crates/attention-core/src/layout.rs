@@ -270,8 +270,9 @@ impl ArrowLayout {
         let row_height =
             if n == 0 { natural } else { natural.min((max_height - top - GAP) / n as f64).max(0.25) };
         let labels_shown = row_height >= font * 1.1;
-        let label_room =
-            if labels_shown { finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.3) + GAP } else { GAP };
+        // The label columns stay even when rows are too thin for every label:
+        // the painter still names the focused token and its strongest keys.
+        let label_room = finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.3) + GAP;
         ArrowLayout {
             tokens: n,
             row_height,
