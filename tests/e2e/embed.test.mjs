@@ -50,7 +50,7 @@ test('the custom element on another origin renders the same numbers and sizes it
   await new Promise((resolve) => blogServer.listen(0, '127.0.0.1', resolve));
   after(() => new Promise((resolve) => { blogServer.closeAllConnections(); blogServer.close(resolve); }));
   const blog = `http://127.0.0.1:${blogServer.address().port}/post.html`;
-  const { page, finish } = await openPage(browser, null);
+  const { page, finish } = await openPage(browser, null, { origins: [new URL(blog).origin, new URL(server.url).origin] });
   await page.goto(blog);
   const frame = page.frameLocator('attention-viz iframe');
   await frame.locator('html[data-ready="1"]').waitFor({ timeout: 15000 });

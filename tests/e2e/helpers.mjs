@@ -75,10 +75,12 @@ export async function launch() {
 }
 
 /**
- * Opens a page and records every console error and uncaught exception;
- * `finish()` asserts there were none (except messages matching `allow`).
+ * Opens a page and records every console error and uncaught exception, and
+ * every request; `finish()` asserts there were no errors (except messages
+ * matching `allow`) and no request left `origins` (default: the page's own):
+ * the page works offline and loads nothing from third-party hosts.
  */
-export async function openPage(browser, url, { allow = [], viewport = { width: 1200, height: 900 }, colorScheme = 'light', routes = [] } = {}) {
+export async function openPage(browser, url, { allow = [], viewport = { width: 1200, height: 900 }, colorScheme = 'light', routes = [], origins = url ? [new URL(url).origin] : [] } = {}) {
   const context = await browser.newContext({ viewport, colorScheme });
   for (const [pattern, handler] of routes) await context.route(pattern, handler);
   const page = await context.newPage();
@@ -89,6 +91,11 @@ export async function openPage(browser, url, { allow = [], viewport = { width: 1
     }
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  const foreign = [];
+  context.on('request', (request) => {
+    const { protocol, origin } = new URL(request.url());
+    if ((protocol === 'http:' || protocol === 'https:') && !origins.includes(origin)) foreign.push(request.url());
+  });
   if (url) await page.goto(url);
   return {
     page,
@@ -97,6 +104,7 @@ export async function openPage(browser, url, { allow = [], viewport = { width: 1
     async finish() {
       await context.close();
       assert.deepEqual(problems, [], 'the page logged errors');
+      assert.deepEqual(foreign, [], 'requests to other hosts');
     },
   };
 }

@@ -1,0 +1,91 @@
+// The painters (www/js/paint.js) against a recording fake 2D context: what
+// they draw, where, and what they leave out, without a browser.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatTick, paintArrows, paintHeatmap, paintOverlay } from '../../www/js/paint.js';
+
+/** A 2D context that records method calls and property writes. */
+function recorder() {
+  const calls = [];
+  const state = {};
+  return new Proxy(state, {
+    get(target, key) {
+      if (key === 'calls') return calls;
+      if (key in target) return target[key];
+      return (...args) => calls.push([key, ...args]);
+    },
+    set(target, key, value) {
+      target[key] = value;
+      calls.push([`${String(key)}=`, value]);
+      return true;
+    },
+  });
+}
+const of = (ctx, name) => ctx.calls.filter((c) => c[0] === name);
+
+const theme = { fg: '#111', muted: '#666', bg: '#fff', accent: '#c40', focusBand: 'rgba(0,0,0,.1)', hatch: '#999', link: '#c40', fontFamily: 'sans-serif', fontSize: 12 };
+const table = new Uint8Array(256 * 3).map((_, k) => k % 256);
+const labels = ['the', 'king', 'ruled'];
+const weights = new Float32Array([0.5, 0.3, 0.2, 0, 0.6, 0.4, 0.1, 0.1, 0.8]);
+const masked = new Uint8Array([0, 0, 0, 1, 0, 0, 0, 0, 0]);
+function view(layout) {
+  return {
+    n: 3, labels, weights, masked, theme, table, scaleMax: 0.8, ticks: [0, 0.2, 0.4, 0.6, 0.8],
+    cells: { bitmap: true }, hatch: 'hatch-pattern',
+    layout: { cell: 40, matrix: [50, 50, 120, 120], colorbar: [182, 50, 12, 120], labelsShown: true, valuesShown: true, width: 240, height: 180, ...layout },
+  };
+}
+
+test('the heatmap draws the cell bitmap once, unsmoothed, over the hatching', () => {
+  const ctx = recorder();
+  paintHeatmap(ctx, view());
+  const images = of(ctx, 'drawImage');
+  assert.deepEqual(images, [['drawImage', { bitmap: true }, 50, 50, 120, 120]]);
+  const smoothing = ctx.calls.findIndex((c) => c[0] === 'imageSmoothingEnabled=' && c[1] === false);
+  const hatch = ctx.calls.findIndex((c) => c[0] === 'fillStyle=' && c[1] === 'hatch-pattern');
+  const draw = ctx.calls.findIndex((c) => c[0] === 'drawImage');
+  assert.ok(hatch >= 0 && hatch < draw && smoothing < draw, 'hatching first, smoothing off before the bitmap');
+});
+
+test('values are printed in unmasked cells only, and labels on both axes', () => {
+  const ctx = recorder();
+  paintHeatmap(ctx, view());
+  const texts = of(ctx, 'fillText').map((c) => c[1]);
+  const values = texts.filter((t) => /^\d\.\d\d$/.test(t));
+  assert.deepEqual(values, ['0.50', '0.30', '0.20', '0.60', '0.40', '0.10', '0.10', '0.80'], 'the masked cell gets no number');
+  assert.equal(texts.filter((t) => t === 'king').length, 2, 'row and column label');
+  assert.deepEqual(texts.filter((t) => /^0\.\d$|^0$/.test(t) || t === '0.0'), ['0.0', '0.2', '0.4', '0.6', '0.8'], 'colorbar ticks');
+  const none = recorder();
+  paintHeatmap(none, view({ labelsShown: false, valuesShown: false }));
+  assert.deepEqual(of(none, 'fillText').map((c) => c[1]), ['0.0', '0.2', '0.4', '0.6', '0.8', 'weight']);
+});
+
+test('the overlay outlines the focused row and the hovered cell', () => {
+  const ctx = recorder();
+  paintOverlay(ctx, view(), 1, { row: 2, col: 0 });
+  const outlines = of(ctx, 'strokeRect').map((c) => c.slice(1));
+  assert.deepEqual(outlines, [[49, 89, 122, 42], [50, 130, 40, 40]]);
+  const empty = recorder();
+  paintOverlay(empty, view(), null, null);
+  assert.deepEqual(empty.calls.map((c) => c[0]), ['clearRect'], 'nothing focused, nothing drawn');
+});
+
+test('the arrows draw one curve per link with its width and opacity', () => {
+  const ctx = recorder();
+  const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, labelsShown: true, width: 300, height: 90 };
+  const links = new Float32Array([1, 0, 0.1, 60, 50, 240, 30, 1, 0.3, 1, 1, 0.6, 60, 50, 240, 50, 6, 1]);
+  paintArrows(ctx, arrows, labels, links, 1, weights.subarray(3, 6), theme);
+  const curves = of(ctx, 'bezierCurveTo');
+  assert.deepEqual(curves.map((c) => c.slice(1)), [[150, 50, 150, 30, 240, 30], [150, 50, 150, 50, 240, 50]]);
+  const widths = ctx.calls.filter((c) => c[0] === 'lineWidth=').map((c) => c[1]);
+  assert.deepEqual(widths, [1, 6]);
+  const texts = of(ctx, 'fillText').map((c) => c[1]);
+  assert.ok(texts.includes('king 0.60') && texts.includes('the 0.00'), texts.join('|'));
+});
+
+test('tick labels use the decimals of their step', () => {
+  assert.equal(formatTick(0.2, 0.2), '0.2');
+  assert.equal(formatTick(0.04, 0.02), '0.04');
+  assert.equal(formatTick(1, 0.5), '1.0');
+  assert.equal(formatTick(0.005, 0.005), '0.005');
+});
