@@ -151,3 +151,17 @@ test('at 360 px the page fits and a tap locks the focus', async () => {
   assert.equal(await page.textContent('#explain h2'), 'How it attends');
   await finish();
 });
+
+test('a fully masked row is explained, with zero weights and no numbers invented', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&self=0&causal=1&focus=0'));
+  await ready(page);
+  assert.deepEqual(await rowOf(page, 'the'), [0, 0, 0, 0, 0, 0, 0]);
+  assert.match(await page.textContent('#explain'), /Every key of 'the' is masked/);
+  const p = await cellPoint(page, 0, 0);
+  await page.mouse.move(p.x, p.y);
+  assert.match(await page.textContent('#tooltip'), /masked: a token may not attend to itself/);
+  const later = await cellPoint(page, 1, 4);
+  await page.mouse.move(later.x, later.y);
+  assert.match(await page.textContent('#tooltip'), /masked: 'ruled' comes later \(causal\)/);
+  await finish();
+});
