@@ -18,6 +18,9 @@ pub enum Error {
         /// Positions the model has (512 for MiniLM).
         max: usize,
     },
+    /// The sentence needs word-embedding shards that have not been added
+    /// yet: their indices, in increasing order (see `Model::missing_shards`).
+    MissingShards(Vec<usize>),
 }
 
 impl fmt::Display for Error {
@@ -28,6 +31,16 @@ impl fmt::Display for Error {
                 f,
                 "the sentence has {pieces} pieces with [CLS] and [SEP]; the model reads at most {max}: shorten it"
             ),
+            Error::MissingShards(shards) => {
+                let list: Vec<String> = shards.iter().map(usize::to_string).collect();
+                write!(
+                    f,
+                    "the word vectors of this sentence are not loaded yet: embedding shard{} {} {} missing",
+                    if shards.len() == 1 { "" } else { "s" },
+                    list.join(", "),
+                    if shards.len() == 1 { "is" } else { "are" }
+                )
+            }
         }
     }
 }

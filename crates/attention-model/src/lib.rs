@@ -2,22 +2,30 @@
 //! (all-MiniLM-L6-v2: 6 layers × 12 heads, hidden 384) in plain Rust, with
 //! - [`WordPiece`], the BERT-uncased tokenizer, giving exactly the ids of the
 //!   reference `tokenizers` package and each piece's byte span in the text;
-//! - [`format`], the project's model file (configuration, vocabulary and
-//!   f32/f16/q8 weights in one file, written down byte by byte);
+//! - [`format`], the project's model files, written down byte by byte: a
+//!   core (configuration, vocabulary, every weight but the word embeddings)
+//!   and word-embedding shards of 32 rows, so the page downloads 22 MB plus
+//!   the few shards a sentence needs instead of 45 MB;
 //! - [`Model`], whose forward pass returns the attention probabilities of
 //!   every layer and head, shape (layers, heads, n, n);
 //! - [`WordAttention`], the same attention between whole words.
 //!
 //! It has no web dependencies and reads bytes, not files, so the same code
 //! runs natively and in WebAssembly. `scripts/build-model` writes the model
-//! file (`model/all-minilm-l6-v2.aebm`) from the original weights.
+//! files (`model/`: [`CORE_FILE`], [`shard_file`]s and [`MANIFEST_FILE`])
+//! from the original weights.
 //!
 //! ```no_run
-//! use attention_model::Model;
+//! use attention_model::{shard_file, Model, CORE_FILE};
 //!
-//! let bytes = std::fs::read("model/all-minilm-l6-v2.aebm")?;
-//! let model = Model::from_bytes(&bytes)?;
+//! let dir = std::path::Path::new("model");
+//! let mut model = Model::from_core(&std::fs::read(dir.join(CORE_FILE))?)?;
 //! let text = "The cat sat on the mat because it was tired";
+//! let ids: Vec<u32> = model.tokenize(text).iter().map(|p| p.id).collect();
+//! for k in model.missing_shards(&ids) {
+//!     // 7 shards of 24.6 KB here; the page fetches them.
+//!     model.add_shard(&std::fs::read(dir.join(shard_file(k)))?)?;
+//! }
 //! let attention = model.attention(text)?; // [CLS] the cat … tired [SEP]
 //! let n = attention.n();
 //! let head = attention.head(5, 11).expect("MiniLM has 6 layers of 12 heads"); // (n, n)
@@ -32,10 +40,11 @@
 //!
 //! # Untrusted input
 //! Sentences and model files may come from anyone. Tokenizing never fails;
-//! a malformed or truncated model file gets an [`Error`] that says what is
-//! wrong, never a panic, and the reader allocates nothing the file's length
-//! does not justify. A sentence longer than the model's 512 positions gets
-//! [`Error::TooLong`].
+//! a malformed or truncated core or shard file, or a shard of another model,
+//! gets an [`Error`] that says what is wrong, never a panic, and the readers
+//! allocate nothing a file's length does not justify. A sentence longer than
+//! the model's 512 positions gets [`Error::TooLong`]; one whose shards have
+//! not been added, [`Error::MissingShards`] with their indices.
 
 #![forbid(unsafe_code)]
 
@@ -46,11 +55,21 @@ pub mod wordpiece;
 pub mod words;
 
 pub use error::{Error, Result};
-pub use format::{Config, DType, Tensor};
+pub use format::{Config, DType, ModelFiles, Tensor};
 pub use model::{Encoding, Model, ModelAttention};
 pub use wordpiece::{Piece, WordPiece};
 pub use words::{Word, WordAttention};
 
-/// The name of the model file inside the folder `scripts/build-model` writes
-/// (`model/` by default): what the CLI's `--model DIR` and the page look for.
-pub const MODEL_FILE: &str = "all-minilm-l6-v2.aebm";
+/// The core file inside the folder `scripts/build-model` writes (`model/` by
+/// default): what the CLI's `--model DIR` and the page load first.
+pub const CORE_FILE: &str = "minilm-core.aebm";
+
+/// The manifest inside that folder: file names, sizes and SHA-256 of the
+/// core and of every shard, for the page (see `scripts/build-model`).
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// The path of word-embedding shard `k` inside that folder,
+/// `embeddings/0007.aeemb` (four digits at least).
+pub fn shard_file(k: usize) -> String {
+    format!("embeddings/{k:04}.aeemb")
+}

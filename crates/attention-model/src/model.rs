@@ -13,17 +13,25 @@
 //! ```
 //!
 //! No mask: a single sentence has no padding, every piece sees every piece.
+//!
+//! The word-embedding table arrives in shards (see [`crate::format`]): a
+//! model made from the core file alone tokenizes and knows which shards a
+//! sentence needs ([`Model::missing_shards`]); it runs once those are added
+//! ([`Model::add_shard`]).
 
-use crate::error::{Error, Result};
-use crate::format::{self, Config, Stored};
+use crate::error::{invalid, Error, Result};
+use crate::format::{self, Config, ShardLayout, Stored};
 use crate::wordpiece::{Piece, WordPiece};
 
-/// A loaded model: configuration, tokenizer and weights.
+/// A loaded model: configuration, tokenizer and weights, with the
+/// word-embedding shards added so far.
 #[derive(Debug, Clone)]
 pub struct Model {
     config: Config,
     tokenizer: WordPiece,
-    word_embeddings: Stored,
+    layout: ShardLayout,
+    /// Shard `k`'s rows, once added.
+    word_embeddings: Vec<Option<Stored>>,
     position: Vec<f32>,
     token_type: Vec<f32>,
     embedding_norm: Norm,
@@ -83,16 +91,15 @@ pub struct ModelAttention {
 }
 
 impl Model {
-    /// Loads a model file in the project's format (see [`crate::format`]).
-    /// Malformed or truncated files get [`Error::InvalidModel`], never a panic.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let decoded = format::decode(bytes)?;
+    /// Loads a core file (see [`crate::format`]): everything but the word
+    /// embeddings, which come with [`Model::add_shard`]. Malformed or
+    /// truncated files get [`Error::InvalidModel`], never a panic.
+    pub fn from_core(core: &[u8]) -> Result<Self> {
+        let decoded = format::decode(core)?;
         let tokenizer = WordPiece::new(decoded.vocab)?;
         let mut tensors = decoded.tensors;
         let mut take = |name: &str| {
-            tensors
-                .remove(name)
-                .ok_or_else(|| crate::error::invalid(format!("the tensor '{name}' is missing")))
+            tensors.remove(name).ok_or_else(|| invalid(format!("the tensor '{name}' is missing")))
         };
         let mut linear = |name: &str| -> Result<Linear> {
             Ok(Linear { weight: take(&format!("{name}.weight"))?, bias: take(&format!("{name}.bias"))? })
@@ -118,12 +125,82 @@ impl Model {
         Ok(Model {
             config: decoded.config,
             tokenizer,
-            word_embeddings: decoded.word_embeddings,
+            word_embeddings: vec![None; decoded.shards.checksums.len()],
+            layout: decoded.shards,
             position,
             token_type,
             embedding_norm,
             layers,
         })
+    }
+
+    /// Adds one word-embedding shard file, and returns its index. The shard
+    /// must belong to this core: index, first row, row count, dimension and
+    /// dtype as the core implies, and the checksum the core lists (so a shard
+    /// from another model or another build is refused). Adding a shard twice
+    /// is harmless. Malformed shards get [`Error::InvalidModel`], never a panic.
+    pub fn add_shard(&mut self, bytes: &[u8]) -> Result<usize> {
+        let shard = format::decode_shard(bytes)?;
+        let (k, count, rows_per_shard) = (shard.index, self.embedding_shards(), self.layout.rows_per_shard);
+        let refuse =
+            |why: String| Err(invalid(format!("embedding shard {k} does not belong to this model: {why}")));
+        if k >= count {
+            return refuse(format!("the model has {count} shards"));
+        }
+        let first_row = k * rows_per_shard;
+        let rows = rows_per_shard.min(self.config.vocab_size - first_row);
+        if (shard.first_row, shard.rows) != (first_row, rows) {
+            return refuse(format!(
+                "it holds rows {}..{}, the model expects {first_row}..{}",
+                shard.first_row,
+                shard.first_row + shard.rows,
+                first_row + rows
+            ));
+        }
+        if shard.dim != self.config.hidden {
+            return refuse(format!(
+                "its vectors have {} dimensions, the model {}",
+                shard.dim, self.config.hidden
+            ));
+        }
+        if shard.dtype != self.layout.dtype {
+            return refuse(format!(
+                "it is stored as {:?}, the model's as {:?}",
+                shard.dtype, self.layout.dtype
+            ));
+        }
+        if format::checksum(bytes) != self.layout.checksums[k] {
+            return refuse(
+                "its checksum differs from the one the core lists (a file of another build?)".into(),
+            );
+        }
+        self.word_embeddings[k] = Some(shard.data);
+        Ok(k)
+    }
+
+    /// How many word-embedding shards the model has (954 for MiniLM).
+    pub fn embedding_shards(&self) -> usize {
+        self.word_embeddings.len()
+    }
+
+    /// Rows of the word-embedding table per shard (32 for MiniLM): piece id
+    /// `i` is in shard `i / rows_per_shard`.
+    pub fn rows_per_shard(&self) -> usize {
+        self.layout.rows_per_shard
+    }
+
+    /// The shards that running these piece ids needs and that have not been
+    /// added yet, in increasing order, without repeats. Ids outside the
+    /// vocabulary are ignored (running them fails anyway).
+    pub fn missing_shards(&self, ids: &[u32]) -> Vec<usize> {
+        let mut missing: Vec<usize> = ids
+            .iter()
+            .map(|id| *id as usize / self.layout.rows_per_shard)
+            .filter(|k| matches!(self.word_embeddings.get(*k), Some(None)))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        missing
     }
 
     /// The model's shape.
@@ -143,7 +220,8 @@ impl Model {
 
     /// Tokenizes `text` and runs the encoder: the attention of every layer and
     /// head. Fails only when the sentence has more pieces than the model has
-    /// positions ([`Error::TooLong`]).
+    /// positions ([`Error::TooLong`]), or when it needs word-embedding shards
+    /// not added yet ([`Error::MissingShards`]).
     pub fn attention(&self, text: &str) -> Result<ModelAttention> {
         let pieces = self.tokenize(text);
         let ids: Vec<u32> = pieces.iter().map(|p| p.id).collect();
@@ -158,7 +236,8 @@ impl Model {
     }
 
     /// Runs the encoder on piece ids (add `[CLS]` and `[SEP]` yourself).
-    /// Ids must be below `vocab_size` and there must be 1 to `max_positions` of them.
+    /// Ids must be below `vocab_size`, there must be 1 to `max_positions` of
+    /// them, and their shards must have been added ([`Error::MissingShards`]).
     pub fn run(&self, ids: &[u32]) -> Result<Encoding> {
         let Config { hidden: h, heads, intermediate, max_positions, vocab_size, layer_norm_eps: eps, .. } =
             self.config;
@@ -167,16 +246,22 @@ impl Model {
             return Err(Error::TooLong { pieces: n, max: max_positions });
         }
         if n == 0 {
-            return Err(crate::error::invalid("an empty sequence has no attention"));
+            return Err(invalid("an empty sequence has no attention"));
         }
         if let Some(id) = ids.iter().find(|id| **id as usize >= vocab_size) {
-            return Err(crate::error::invalid(format!(
-                "piece id {id} is outside the vocabulary of {vocab_size}"
-            )));
+            return Err(invalid(format!("piece id {id} is outside the vocabulary of {vocab_size}")));
         }
+        let missing = self.missing_shards(ids);
+        if !missing.is_empty() {
+            return Err(Error::MissingShards(missing));
+        }
+        let rows_per_shard = self.layout.rows_per_shard;
         let mut x = vec![0f32; n * h];
         for (t, (row, id)) in x.chunks_exact_mut(h).zip(ids).enumerate() {
-            self.word_embeddings.add_row(*id as usize, h, row);
+            let (shard, offset) = (*id as usize / rows_per_shard, *id as usize % rows_per_shard);
+            if let Some(Some(table)) = self.word_embeddings.get(shard) {
+                table.add_row(offset, h, row);
+            }
             row.iter_mut().zip(&self.position[t * h..(t + 1) * h]).for_each(|(o, p)| *o += p);
             row.iter_mut().zip(&self.token_type[..h]).for_each(|(o, p)| *o += p);
         }

@@ -6,6 +6,9 @@
 //! - when the real model has been built (`scripts/build-model` writes
 //!   `model/`; `AE_MODEL_DIR` points elsewhere): all-MiniLM-L6-v2
 //!   (testdata/minilm_forward.json). Without it those tests print a notice and pass.
+//!
+//! Models are always assembled the way the page does it: the core file, then
+//! embedding shards.
 
 // Helpers outside #[test] functions unwrap fixture data too.
 #![allow(clippy::unwrap_used)]
@@ -13,7 +16,7 @@
 use std::path::PathBuf;
 
 use attention_model::format::{encode, required_tensors};
-use attention_model::{Config, DType, Model, Tensor, MODEL_FILE};
+use attention_model::{shard_file, Config, DType, Error, Model, ModelFiles, Tensor, CORE_FILE};
 use serde_json::Value;
 
 fn floats(value: &Value) -> Vec<f32> {
@@ -51,7 +54,8 @@ fn tiny_fixture() -> Value {
     serde_json::from_str(include_str!("../testdata/tiny_forward.json")).unwrap()
 }
 
-fn tiny_model(dtype: DType) -> Model {
+/// The tiny model's files, its word embeddings in shards of `rows_per_shard` rows.
+fn tiny_files(dtype: DType, rows_per_shard: usize, seed: u64) -> ModelFiles {
     let fixture = tiny_fixture();
     let c = &fixture["config"];
     let get = |key: &str| c[key].as_u64().unwrap() as usize;
@@ -67,7 +71,7 @@ fn tiny_model(dtype: DType) -> Model {
     };
     let vocab: Vec<String> =
         fixture["vocab"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
-    let mut rng = SplitMix64(fixture["seed"].as_u64().unwrap());
+    let mut rng = SplitMix64(seed);
     let tensors: Vec<Tensor> = required_tensors(&config)
         .into_iter()
         .map(|(name, shape)| {
@@ -76,8 +80,21 @@ fn tiny_model(dtype: DType) -> Model {
             Tensor { name, shape, values }
         })
         .collect();
-    let bytes = encode(&config, &vocab, &tensors, |_| dtype).unwrap();
-    Model::from_bytes(&bytes).unwrap()
+    encode(&config, &vocab, &tensors, |_| dtype, rows_per_shard).unwrap()
+}
+
+/// A core with every shard added.
+fn assemble(files: &ModelFiles) -> Model {
+    let mut model = Model::from_core(&files.core).unwrap();
+    for (k, shard) in files.shards.iter().enumerate() {
+        assert_eq!(model.add_shard(shard).unwrap(), k);
+    }
+    model
+}
+
+/// The tiny model of the fixture, in shards of 3 rows.
+fn tiny_model(dtype: DType) -> Model {
+    assemble(&tiny_files(dtype, 3, tiny_fixture()["seed"].as_u64().unwrap()))
 }
 
 #[test]
@@ -126,21 +143,110 @@ fn too_long_sentences_are_refused() {
     assert!(err.contains("17 pieces") && err.contains("at most 16"), "{err}");
 }
 
-/// The real model: in `$AE_MODEL_DIR`, else in the repository's `model/`
-/// (where `scripts/build-model` writes it). `None`, with a notice, when absent.
-fn real_model() -> Option<Model> {
+#[test]
+fn any_shard_size_gives_exactly_the_same_attention() {
+    let seed = tiny_fixture()["seed"].as_u64().unwrap();
+    let text = "the cat sat on the mat because it was tired";
+    let whole = assemble(&tiny_files(DType::F16, 1, seed)).attention(text).unwrap();
+    let vocab_size = tiny_fixture()["vocab"].as_array().unwrap().len();
+    for rows in [2, 3, 7, vocab_size - 1, vocab_size] {
+        let files = tiny_files(DType::F16, rows, seed);
+        assert_eq!(files.shards.len(), vocab_size.div_ceil(rows));
+        let attention = assemble(&files).attention(text).unwrap();
+        assert_eq!(attention.weights, whole.weights, "{rows} rows per shard");
+    }
+}
+
+#[test]
+fn a_sentence_needs_only_its_shards_and_names_the_missing_ones() {
+    let files = tiny_files(DType::F32, 3, tiny_fixture()["seed"].as_u64().unwrap());
+    let mut model = Model::from_core(&files.core).unwrap();
+    assert_eq!((model.embedding_shards(), model.rows_per_shard()), (files.shards.len(), 3));
+    let text = "the cat sat on the mat";
+    let ids: Vec<u32> = model.tokenize(text).iter().map(|p| p.id).collect();
+    let mut expected: Vec<usize> = ids.iter().map(|id| *id as usize / 3).collect();
+    expected.sort_unstable();
+    expected.dedup();
+    assert!(expected.len() > 1 && expected.len() < files.shards.len(), "{expected:?}");
+    assert_eq!(model.missing_shards(&ids), expected);
+    assert_eq!(model.attention(text).unwrap_err(), Error::MissingShards(expected.clone()));
+
+    // Add all but the last needed shard, in reverse order, one of them twice.
+    let (last, rest) = expected.split_last().unwrap();
+    for k in rest.iter().rev().chain(rest.first()) {
+        assert_eq!(model.add_shard(&files.shards[*k]).unwrap(), *k);
+    }
+    assert_eq!(model.missing_shards(&ids), [*last]);
+    let err = model.attention(text).unwrap_err();
+    assert_eq!(err, Error::MissingShards(vec![*last]));
+    assert!(err.to_string().contains(&format!("embedding shard {last} is missing")), "{err}");
+    model.add_shard(&files.shards[*last]).unwrap();
+    assert!(model.missing_shards(&ids).is_empty());
+    // Only the sentence's shards are loaded, and the numbers are the full model's.
+    let full = tiny_model(DType::F32).attention(text).unwrap();
+    assert_eq!(model.attention(text).unwrap().weights, full.weights);
+    // Ids outside the vocabulary need no shard (running them is refused anyway).
+    assert!(model.missing_shards(&[u32::MAX, 1_000_000]).is_empty());
+    assert!(model.run(&[u32::MAX]).unwrap_err().to_string().contains("outside the vocabulary"));
+}
+
+#[test]
+fn shards_of_another_model_or_layout_are_refused() {
+    let seed = tiny_fixture()["seed"].as_u64().unwrap();
+    let files = tiny_files(DType::F16, 3, seed);
+    let mut model = Model::from_core(&files.core).unwrap();
+    let refused = |model: &mut Model, shard: &[u8]| model.add_shard(shard).unwrap_err().to_string();
+    // Same shape, other weights: only the checksum tells.
+    let other = tiny_files(DType::F16, 3, seed + 1);
+    assert!(refused(&mut model, &other.shards[1]).contains("checksum differs"));
+    // Other shard size: shard 1 holds rows 2..4 instead of 3..6.
+    let other = tiny_files(DType::F16, 2, seed);
+    assert!(refused(&mut model, &other.shards[1]).contains("rows 2..4, the model expects 3..6"));
+    // Index beyond the model's shards.
+    let last = other.shards.len() - 1;
+    assert!(refused(&mut model, &other.shards[last]).contains(&format!("shard {last} does not belong")));
+    // Other dtype.
+    let other = tiny_files(DType::F32, 3, seed);
+    assert!(refused(&mut model, &other.shards[0]).contains("stored as F32"));
+    // Other dimension: the shard header says 8 instead of 16 (and the data
+    // is cut to match, so that the shard itself is well formed).
+    let mut shard = files.shards[0].clone();
+    shard[20..24].copy_from_slice(&8u32.to_le_bytes());
+    shard.truncate(24 + 3 * 8 * 2);
+    assert!(refused(&mut model, &shard).contains("8 dimensions, the model 16"));
+    // Malformed bytes, and a core given as a shard.
+    assert!(refused(&mut model, b"AEWE").contains("too short"));
+    assert!(refused(&mut model, &files.core).contains("not an Attention Explorer embedding shard"));
+    assert!(model.missing_shards(&[0, 3, 6]) == [0, 1, 2], "nothing was added");
+    // And a shard is not a core.
+    assert!(Model::from_core(&files.shards[0]).unwrap_err().to_string().contains("wrong magic"));
+}
+
+/// The real model's folder: `$AE_MODEL_DIR`, else the repository's `model/`
+/// (where `scripts/build-model` writes it). `None`, with a notice, when the
+/// core is absent.
+fn real_model_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("AE_MODEL_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../model"));
-    let path = dir.join(MODEL_FILE);
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!(
-            "SKIPPED: {} is missing; run scripts/build-model (or set AE_MODEL_DIR) to test the real model",
-            path.display()
-        );
-        return None;
-    };
-    Some(Model::from_bytes(&bytes).unwrap())
+    if dir.join(CORE_FILE).is_file() {
+        return Some(dir);
+    }
+    eprintln!(
+        "SKIPPED: {} is missing; run scripts/build-model (or set AE_MODEL_DIR) to test the real model",
+        dir.join(CORE_FILE).display()
+    );
+    None
+}
+
+/// The real model's core with every shard added.
+fn real_model() -> Option<Model> {
+    let dir = real_model_dir()?;
+    let mut model = Model::from_core(&std::fs::read(dir.join(CORE_FILE)).unwrap()).unwrap();
+    for k in 0..model.embedding_shards() {
+        model.add_shard(&std::fs::read(dir.join(shard_file(k))).unwrap()).unwrap();
+    }
+    Some(model)
 }
 
 #[test]
@@ -199,6 +305,30 @@ fn minilm_layer_5_head_11_sends_it_to_cat() {
     let weight = head[8 * n + 2];
     assert!(weight > 0.6, "'it' → 'cat' is {weight}");
     assert!((weight - 0.6826).abs() < 0.01, "'it' → 'cat' is {weight}, the reference says 0.6826");
+}
+
+#[test]
+fn minilm_it_to_cat_with_only_the_sentences_shards() {
+    let Some(dir) = real_model_dir() else { return };
+    let mut model = Model::from_core(&std::fs::read(dir.join(CORE_FILE)).unwrap()).unwrap();
+    assert_eq!((model.embedding_shards(), model.rows_per_shard()), (954, 32));
+    let text = "The cat sat on the mat because it was tired";
+    let ids: Vec<u32> = model.tokenize(text).iter().map(|p| p.id).collect();
+    assert_eq!(ids, [101, 1996, 4937, 2938, 2006, 1996, 13523, 2138, 2009, 2001, 5458, 102]);
+    // id / 32: [CLS] 3, the 62, cat 154, sat 91, on 62, mat 422, because 66, it 62, was 62, tired 170.
+    let missing = model.missing_shards(&ids);
+    assert_eq!(missing, [3, 62, 66, 91, 154, 170, 422]);
+    assert_eq!(model.attention(text).unwrap_err(), Error::MissingShards(missing.clone()));
+    for k in &missing {
+        model.add_shard(&std::fs::read(dir.join(shard_file(*k))).unwrap()).unwrap();
+    }
+    let attention = model.attention(text).unwrap();
+    let n = attention.n();
+    let weight = attention.head(5, 11).unwrap()[8 * n + 2];
+    assert!(weight > 0.6, "'it' → 'cat' is {weight}");
+    assert!((weight - 0.6826).abs() < 0.01, "'it' → 'cat' is {weight}, the reference says 0.6826");
+    // The same numbers as with the whole table loaded.
+    assert_eq!(attention.weights, real_model().unwrap().attention(text).unwrap().weights);
 }
 
 #[test]
