@@ -3,13 +3,27 @@
 //! model view opens, so the page's first load does not pay for it and a
 //! forward pass never blocks the main thread.
 //!
-//! - [`ModelSession`] reads the model file once.
+//! - [`ModelSession::new`] reads the core file (`minilm-core.aebm`, 22 MB)
+//!   once; it tokenizes but holds no word embeddings yet.
+//! - [`ModelSession::missing_shards`] says which word-embedding shard files
+//!   (`embeddings/NNNN.aeemb`, 24.6 KB each) a sentence needs and the session
+//!   lacks; the worker fetches them and hands each to [`ModelSession::add_shard`].
 //! - [`ModelSession::run`] tokenizes a sentence and runs the encoder, giving
 //!   a [`ModelRun`]: its tokens (pieces, or whole words), and the attention
 //!   of every layer and head as one flat `Float32Array` *copy* of shape
 //!   `(layers, heads, n, n)`: entry `(l, h, i, j)` is at `((l·heads + h)·n + i)·n + j`.
-//! - Errors (a malformed model file, a sentence over 512 pieces) become
-//!   JavaScript `Error`s with the model crate's message.
+//! - Errors (a malformed core or shard, a shard of another model, a sentence
+//!   over 512 pieces, a run before its shards were added) become JavaScript
+//!   `Error`s with the model crate's message.
+//!
+//! The worker's loop, per sentence:
+//!
+//! ```js
+//! for (const k of session.missing_shards(sentence)) {          // Uint32Array
+//!   session.add_shard(new Uint8Array(await fetchShard(k)));    // manifest.shards[k].file
+//! }
+//! const run = session.run(sentence, words, hideSpecial);
+//! ```
 
 use attention_model::Model;
 use serde::Serialize;
@@ -21,7 +35,7 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// A loaded model.
+/// A loaded model: the core, and the embedding shards added so far.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct ModelSession {
@@ -51,10 +65,30 @@ pub struct ModelRun {
 
 #[wasm_bindgen]
 impl ModelSession {
-    /// Reads a model file (`model/all-minilm-l6-v2.aebm`).
+    /// Reads a core file (`model/minilm-core.aebm`).
     #[wasm_bindgen(constructor)]
-    pub fn new(bytes: &[u8]) -> Result<ModelSession, JsError> {
-        Ok(Self::from_bytes(bytes)?)
+    pub fn new(core: &[u8]) -> Result<ModelSession, JsError> {
+        Ok(Self::from_core(core)?)
+    }
+
+    /// The word-embedding shards `sentence` needs that have not been added,
+    /// in increasing order: fetch `manifest.shards[k].file` for each. Empty
+    /// when the sentence can run.
+    pub fn missing_shards(&self, sentence: &str) -> Vec<u32> {
+        let ids: Vec<u32> = self.model.tokenize(sentence).iter().map(|p| p.id).collect();
+        // Shard indices are below the vocabulary size, itself a u32.
+        self.model.missing_shards(&ids).into_iter().map(|k| k as u32).collect()
+    }
+
+    /// Adds one shard file and returns its index. Refuses (with the reason)
+    /// a malformed shard or one of another model or build.
+    pub fn add_shard(&mut self, bytes: &[u8]) -> Result<u32, JsError> {
+        Ok(self.add_shard_native(bytes)? as u32)
+    }
+
+    /// How many shards the model has (954 for MiniLM).
+    pub fn embedding_shards(&self) -> usize {
+        self.model.embedding_shards()
     }
 
     /// Number of layers (6 for MiniLM-L6).
@@ -70,7 +104,8 @@ impl ModelSession {
     /// Runs the encoder on `sentence`. With `words`, attention between whole
     /// words (summed over a word's key pieces, averaged over its query
     /// pieces); with `hide_special`, without the `[CLS]`/`[SEP]` rows and
-    /// columns (rows then sum to what the word did not send there).
+    /// columns (rows then sum to what the word did not send there). Fails,
+    /// naming them, if shards the sentence needs have not been added.
     pub fn run(&self, sentence: &str, words: bool, hide_special: bool) -> Result<ModelRun, JsError> {
         Ok(self.run_native(sentence, words, hide_special)?)
     }
@@ -78,8 +113,13 @@ impl ModelSession {
 
 impl ModelSession {
     /// [`ModelSession::new`] with the model crate's error, for native callers.
-    pub fn from_bytes(bytes: &[u8]) -> Result<ModelSession, attention_model::Error> {
-        Ok(ModelSession { model: Model::from_bytes(bytes)? })
+    pub fn from_core(core: &[u8]) -> Result<ModelSession, attention_model::Error> {
+        Ok(ModelSession { model: Model::from_core(core)? })
+    }
+
+    /// [`ModelSession::add_shard`] with the model crate's error, for native callers.
+    pub fn add_shard_native(&mut self, bytes: &[u8]) -> Result<usize, attention_model::Error> {
+        self.model.add_shard(bytes)
     }
 
     /// [`ModelSession::run`] with the model crate's error, for native callers.

@@ -1,13 +1,15 @@
-//! The model boundary on a tiny deterministic model: shapes, the three views
-//! (pieces, pieces without [CLS]/[SEP], whole words) and their row sums.
+//! The model boundary on a tiny deterministic model: the shard flow (core,
+//! missing shards, add, run), shapes, the three views (pieces, pieces
+//! without [CLS]/[SEP], whole words) and their row sums.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
 
 use attention_model::format::{encode, required_tensors};
-use attention_model::{Config, DType, Tensor};
+use attention_model::{Config, DType, Error, ModelFiles, Tensor};
 use attention_model_wasm::ModelSession;
 
-fn tiny_session() -> ModelSession {
+/// 12 vocabulary entries in shards of 4: [PAD] [UNK] [CLS] [SEP] | the cat sat ##s | it was tired .
+fn tiny_files() -> ModelFiles {
     let vocab: Vec<String> =
         ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "sat", "##s", "it", "was", "tired", "."]
             .iter()
@@ -37,8 +39,40 @@ fn tiny_session() -> ModelSession {
             Tensor { name, shape, values }
         })
         .collect();
-    let bytes = encode(&config, &vocab, &tensors, |_| DType::F32).unwrap();
-    ModelSession::from_bytes(&bytes).unwrap()
+    encode(&config, &vocab, &tensors, |_| DType::F32, 4).unwrap()
+}
+
+/// The core with every shard added.
+fn tiny_session() -> ModelSession {
+    let files = tiny_files();
+    let mut session = ModelSession::from_core(&files.core).unwrap();
+    for shard in &files.shards {
+        session.add_shard_native(shard).unwrap();
+    }
+    session
+}
+
+#[test]
+fn the_worker_fetches_what_missing_shards_names_then_runs() {
+    let files = tiny_files();
+    let mut session = ModelSession::from_core(&files.core).unwrap();
+    assert_eq!(session.embedding_shards(), 3);
+    // [CLS] the cat ##s sat [SEP]: ids 2, 4, 5, 7, 6, 3 → shards 0 and 1.
+    assert_eq!(session.missing_shards("The cats sat"), [0, 1]);
+    let err = session.run_native("The cats sat", false, false).unwrap_err();
+    assert_eq!(err, Error::MissingShards(vec![0, 1]));
+    assert!(err.to_string().contains("embedding shards 0, 1 are missing"), "{err}");
+    assert_eq!(session.add_shard_native(&files.shards[1]).unwrap(), 1);
+    assert_eq!(session.missing_shards("The cats sat"), [0]);
+    assert_eq!(session.add_shard_native(&files.shards[0]).unwrap(), 0);
+    assert!(session.missing_shards("The cats sat").is_empty());
+    let run = session.run_native("The cats sat", false, false).unwrap();
+    // The same numbers as a session holding every shard.
+    assert_eq!(run.weights(), tiny_session().run_native("The cats sat", false, false).unwrap().weights());
+    // "it was tired." lives in shard 2, not added yet.
+    assert_eq!(session.missing_shards("it was tired."), [2]);
+    let err = session.add_shard_native(&files.core).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("not an Attention Explorer embedding shard"), "{err}");
 }
 
 fn row_sums(weights: &[f32], n: usize) -> Vec<f32> {
@@ -98,6 +132,6 @@ fn hiding_special_tokens_keeps_the_models_numbers() {
 
 #[test]
 fn damaged_model_files_are_errors() {
-    let err = ModelSession::from_bytes(b"not a model").map(|_| ()).unwrap_err().to_string();
+    let err = ModelSession::from_core(b"not a model").map(|_| ()).unwrap_err().to_string();
     assert!(err.contains("magic") || err.contains("model"), "{err}");
 }
