@@ -1,11 +1,11 @@
-//! Measures a model file: load time, time per sentence of 12 and 128 pieces,
-//! and, given the f32 file, the largest attention-weight difference from it.
+//! Measures a model folder: load time of the core and of its shards, time
+//! per sentence of 12 and 128 pieces, and, given the f32 folder, the largest
+//! attention-weight difference from it.
 //!
 //! ```text
-//! scripts/build-model                                   # model/all-minilm-l6-v2.aebm (f16)
+//! scripts/build-model                                   # model/ (f16)
 //! scripts/build-model /tmp/f32 --embeddings f32 --weights f32
-//! cargo run --release -p attention-model --example bench -- \
-//!     model/all-minilm-l6-v2.aebm /tmp/f32/all-minilm-l6-v2.aebm
+//! cargo run --release -p attention-model --example bench -- model /tmp/f32
 //! ```
 //!
 //! The differences are measured on the 36 sentences of testdata/wordpiece.json
@@ -17,19 +17,30 @@
 
 use std::time::{Duration, Instant};
 
-use attention_model::Model;
+use attention_model::{shard_file, Model, CORE_FILE};
 
-const PARAGRAPH: &str = "The old lighthouse keeper climbed the narrow stairs every evening, \
-    carrying a small lamp and a notebook in which he recorded the weather, the ships that passed, \
-    and the birds that rested on the railing. One stormy night in November, a fishing boat lost \
-    its way near the rocks, and the keeper, who had watched the sea for forty years, signalled \
-    with his lamp until the crew found the harbour. The next morning the whole village came to \
-    thank him, but he only smiled, said that the light had done the work, and went back up the \
-    stairs to write down the wind, the waves and the names of the sailors who had come home safely.";
+const PARAGRAPH: &str = include_str!("../testdata/paragraph.txt");
 
-fn load(path: &str) -> Model {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    Model::from_bytes(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
+fn read(path: &std::path::Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// The core and every shard of a model folder, and the time to parse them
+/// (files already read, so the figure is the library's, not the disk's).
+fn load(dir: &str) -> (Model, Duration, Duration, usize) {
+    let dir = std::path::Path::new(dir);
+    let core = read(&dir.join(CORE_FILE));
+    let start = Instant::now();
+    let mut model = Model::from_core(&core).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let core_time = start.elapsed();
+    let shards: Vec<Vec<u8>> =
+        (0..model.embedding_shards()).map(|k| read(&dir.join(shard_file(k)))).collect();
+    let start = Instant::now();
+    for shard in &shards {
+        model.add_shard(shard).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    }
+    let bytes = core.len() + shards.iter().map(Vec::len).sum::<usize>();
+    (model, core_time, start.elapsed(), bytes)
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -51,13 +62,17 @@ fn time_run(model: &Model, ids: &[u32], runs: usize) -> Duration {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first() else {
-        eprintln!("usage: bench MODEL_FILE [F32_REFERENCE_FILE]");
+        eprintln!("usage: bench MODEL_DIR [F32_REFERENCE_DIR]");
         std::process::exit(2);
     };
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let start = Instant::now();
-    let model = load(path);
-    println!("{path}: {:.1} MB, loaded in {:.0} ms", size as f64 / 1e6, start.elapsed().as_secs_f64() * 1e3);
+    let (model, core_time, shards_time, size) = load(path);
+    println!(
+        "{path}: {:.1} MB; core parsed in {:.0} ms, {} shards added in {:.0} ms",
+        size as f64 / 1e6,
+        core_time.as_secs_f64() * 1e3,
+        model.embedding_shards(),
+        shards_time.as_secs_f64() * 1e3
+    );
 
     let short: Vec<u32> =
         model.tokenize("The cat sat on the mat because it was tired").iter().map(|p| p.id).collect();
@@ -72,7 +87,7 @@ fn main() {
     }
 
     if let Some(reference) = args.get(1) {
-        let reference = load(reference);
+        let (reference, ..) = load(reference);
         let fixture: serde_json::Value =
             serde_json::from_str(include_str!("../testdata/wordpiece.json")).expect("fixture is JSON");
         let mut texts: Vec<String> = fixture["cases"]
