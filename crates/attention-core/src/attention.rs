@@ -283,18 +283,37 @@ pub fn attend_with(
     let factor = scale_factor(extras.scale_dim.unwrap_or(d), options);
     let is_masked = |i: usize, j: usize| options.is_masked(i, j) || extras.key_padding.is_some_and(|p| p[j]);
 
+    // Every dot product once, in f64. Self-attention passes the same matrix as
+    // queries and keys, whose score matrix is symmetric: half the work.
+    let key64 = to_f64(key);
+    let query64 = if std::ptr::eq(query, key) { None } else { Some(to_f64(query)) };
+    let query_rows = query64.as_deref().unwrap_or(&key64);
+    let mut dots = vec![0f64; n_q * n_k];
+    for i in 0..n_q {
+        let q = &query_rows[i * d..(i + 1) * d];
+        let first = if query64.is_none() { i } else { 0 };
+        for j in first..n_k {
+            let value = dot64(q, &key64[j * d..(j + 1) * d]);
+            dots[i * n_k + j] = value;
+            if query64.is_none() && j < n_q {
+                dots[j * n_k + i] = value;
+            }
+        }
+    }
+
+    let value64 = to_f64(value);
     let mut scores = vec![0f32; n_q * n_k];
     let mut scaled = vec![0f32; n_q * n_k];
     let mut weights = vec![0f32; n_q * n_k];
     let mut context = vec![0f32; n_q * d_v];
     let mut fully_masked = vec![false; n_q];
     let mut row_scaled = vec![0f64; n_k];
+    let mut acc = vec![0f64; d_v];
 
     for i in 0..n_q {
-        let q = query.row(i);
         let mut max = f64::NEG_INFINITY;
         for j in 0..n_k {
-            let dot = dot(q, key.row(j));
+            let dot = dots[i * n_k + j];
             scores[i * n_k + j] = saturate(dot);
             if is_masked(i, j) {
                 row_scaled[j] = f64::NEG_INFINITY;
@@ -317,18 +336,18 @@ pub fn attend_with(
             sum += *s;
         }
         // sum >= 1 because the maximum contributes exp(0) = 1.
-        let out = &mut context[i * d_v..(i + 1) * d_v];
-        let mut acc = vec![0f64; d_v];
+        acc.fill(0.0);
         for (j, e) in row_scaled.iter().enumerate() {
             let w = e / sum;
             weights[i * n_k + j] = w as f32;
             if w != 0.0 {
-                for (a, v) in acc.iter_mut().zip(value.row(j)) {
-                    *a += w * f64::from(*v);
+                // Independent lanes: this loop vectorizes.
+                for (a, v) in acc.iter_mut().zip(&value64[j * d_v..(j + 1) * d_v]) {
+                    *a += w * v;
                 }
             }
         }
-        for (o, a) in out.iter_mut().zip(&acc) {
+        for (o, a) in context[i * d_v..(i + 1) * d_v].iter_mut().zip(&acc) {
             *o = saturate(*a);
         }
     }
@@ -354,8 +373,37 @@ pub fn scale_factor(dim: usize, options: &Options) -> f64 {
     base / f64::from(options.temperature)
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+/// `a · b` of `f32` vectors, accumulated in `f64` (the step-by-step panel uses
+/// this too, so its numbers equal the attention's exactly).
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
+    let mut lanes = [0f64; 4];
+    let (a4, a_rest) = a.split_at(a.len() - a.len() % 4);
+    let (b4, b_rest) = b.split_at(a4.len().min(b.len()));
+    for (x, y) in a4.chunks_exact(4).zip(b4.chunks_exact(4)) {
+        for k in 0..4 {
+            lanes[k] += f64::from(x[k]) * f64::from(y[k]);
+        }
+    }
+    let tail: f64 = a_rest.iter().zip(b_rest).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
+}
+
+/// [`dot`] on `f64` slices: four independent sums, so the loop vectorizes.
+fn dot64(a: &[f64], b: &[f64]) -> f64 {
+    let mut lanes = [0f64; 4];
+    let (a4, a_rest) = a.split_at(a.len() - a.len() % 4);
+    let (b4, b_rest) = b.split_at(a4.len().min(b.len()));
+    for (x, y) in a4.chunks_exact(4).zip(b4.chunks_exact(4)) {
+        for k in 0..4 {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    let tail: f64 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
+}
+
+fn to_f64(m: &Matrix) -> Vec<f64> {
+    m.data.iter().map(|v| f64::from(*v)).collect()
 }
 
 /// Converts to `f32`, clamping values beyond its range instead of producing ±∞.

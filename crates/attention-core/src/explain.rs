@@ -12,7 +12,7 @@
 //! Everything is `f64`; the weights equal [`Attention`](crate::Attention)'s to
 //! `f32` precision.
 
-use crate::attention::{scale_factor, Extras, Matrix, Options};
+use crate::attention::{dot, scale_factor, Extras, Matrix, Options};
 use crate::error::{Error, Result};
 
 /// The steps for query row `query`.
@@ -160,10 +160,6 @@ pub fn explain_cell(
         scaled: steps.scaled[column],
         weight: steps.weights[column],
     })
-}
-
-fn dot(a: &[f32], b: &[f32]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
 }
 
 #[cfg(test)]
