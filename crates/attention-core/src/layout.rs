@@ -223,7 +223,11 @@ pub struct ArrowSpec {
 /// Where the two token columns of the arrows view go.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrowLayout {
+    /// Number of query tokens (the left column).
     pub tokens: usize,
+    /// Number of key tokens (the right column): `tokens` for self-attention,
+    /// the other sentence's length for cross-attention.
+    pub keys: usize,
     /// Height of one token row.
     pub row_height: f64,
     /// Top of the first row.
@@ -261,7 +265,14 @@ pub const MIN_LINE_WIDTH: f64 = 0.5;
 
 impl ArrowLayout {
     pub fn new(spec: &ArrowSpec) -> Self {
-        let n = spec.tokens;
+        Self::cross(spec, spec.tokens)
+    }
+
+    /// The arrows of cross-attention: `spec.tokens` queries on the left,
+    /// `keys` keys on the right, rows of the same height on both sides.
+    pub fn cross(spec: &ArrowSpec, keys: usize) -> Self {
+        let queries = spec.tokens;
+        let n = queries.max(keys);
         let font = finite_or(spec.font_size, 12.0).clamp(6.0, 48.0);
         let width = finite_or(spec.width, 320.0).max(120.0);
         let max_height = finite_or(spec.max_height, 2000.0).max(60.0);
@@ -274,7 +285,8 @@ impl ArrowLayout {
         // the painter still names the focused token and its strongest keys.
         let label_room = finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.3) + GAP;
         ArrowLayout {
-            tokens: n,
+            tokens: queries,
+            keys,
             row_height,
             top,
             query_x: label_room,
@@ -299,16 +311,24 @@ impl ArrowLayout {
         (self.key_x, self.row_y(j))
     }
 
-    /// The token row under `(x, y)` in either column, if any. Both columns
-    /// list the same tokens, so either side picks that token as the query.
+    /// The token row under `(x, y)` in either column, if any. In
+    /// self-attention both columns list the same tokens, so either side picks
+    /// that token as the query; in cross-attention the right half counts the
+    /// keys (see [`ArrowLayout::is_key_side`]).
     pub fn hit(&self, x: f64, y: f64) -> Option<usize> {
         if !(x.is_finite() && y.is_finite()) || x < 0.0 || x >= self.width {
             return None;
         }
-        index_in(y - self.top, self.row_height, self.tokens)
+        let count = if self.is_key_side(x) { self.keys } else { self.tokens };
+        index_in(y - self.top, self.row_height, count)
     }
 
-    /// The curves to draw for `weights` (row-major `(n, n)`): those of the
+    /// Whether `x` is in the right (key) half of the view.
+    pub fn is_key_side(&self, x: f64) -> bool {
+        x >= (self.query_x + self.key_x) / 2.0
+    }
+
+    /// The curves to draw for `weights` (row-major `(tokens, keys)`): those of the
     /// focused query, or of every query when nothing is focused, keeping
     /// weights `>= threshold` and at most `max_links` of the strongest.
     /// They come weakest first, so strong links are drawn on top.
@@ -319,8 +339,8 @@ impl ArrowLayout {
         threshold: f32,
         max_links: usize,
     ) -> Vec<Link> {
-        let n = self.tokens;
-        if weights.len() != n * n {
+        let (n, n_k) = (self.tokens, self.keys);
+        if weights.len() != n * n_k {
             return Vec::new();
         }
         let queries: Range<usize> = match focus {
@@ -331,7 +351,7 @@ impl ArrowLayout {
         let threshold = if threshold.is_finite() { threshold.max(0.0) } else { 0.0 };
         let mut kept: Vec<(usize, usize, f32)> = Vec::new();
         for i in queries {
-            for (j, w) in weights[i * n..(i + 1) * n].iter().enumerate() {
+            for (j, w) in weights[i * n_k..(i + 1) * n_k].iter().enumerate() {
                 // A weight of exactly 0 is a masked pair: never a link.
                 if *w > 0.0 && *w >= threshold {
                     kept.push((i, j, *w));
@@ -574,6 +594,27 @@ mod tests {
             font_size: 12.0,
             max_height: 1000.0,
         })
+    }
+
+    #[test]
+    fn cross_attention_arrows_have_their_own_key_column() {
+        let spec = ArrowSpec { tokens: 2, width: 400.0, label_width: 50.0, font_size: 12.0, max_height: 1000.0 };
+        let a = ArrowLayout::cross(&spec, 4);
+        assert_eq!((a.tokens, a.keys), (2, 4));
+        // Rows keep one height on both sides; the view is as tall as the longer side.
+        assert!((a.height - (a.top + 4.0 * a.row_height + GAP)).abs() < 1e-9);
+        let weights = [0.1, 0.2, 0.3, 0.4, 0.4, 0.0, 0.0, 0.6];
+        let links = a.links(&weights, Some(1), 0.0, 100);
+        let pairs: Vec<(usize, usize)> = links.iter().map(|l| (l.query, l.key)).collect();
+        assert_eq!(pairs, vec![(1, 0), (1, 3)]);
+        assert_eq!(links[1].to, a.key_anchor(3));
+        // A (2, 2) matrix does not fit a (2, 4) layout: no links rather than wrong ones.
+        assert!(a.links(&[0.5; 4], None, 0.0, 100).is_empty());
+        // The right half counts keys, the left half queries.
+        let y = a.top + 3.5 * a.row_height;
+        assert_eq!(a.hit(a.key_x + 5.0, y), Some(3));
+        assert_eq!(a.hit(a.query_x - 5.0, y), None);
+        assert!(a.is_key_side(a.key_x) && !a.is_key_side(a.query_x));
     }
 
     #[test]
