@@ -7,6 +7,7 @@
 use crate::attention::{attend, attend_with, self_attention, Attention, Extras, Matrix, Options};
 use crate::embeddings::Embeddings;
 use crate::error::{Error, Result};
+use crate::multihead::{multi_head, HeadMode, MultiHead};
 use crate::tokenize::{tokenize, Token};
 
 /// Everything the CLI and the page show for one sentence.
@@ -96,6 +97,40 @@ pub fn analyze_padded(
     Ok(Analysis { tokens, used, attention })
 }
 
+/// Multi-head attention over a sentence's known tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiHeadAnalysis {
+    /// Every token of the sentence, known or not.
+    pub tokens: Vec<Token>,
+    /// `used[r]`: the index in `tokens` of row/column `r`.
+    pub used: Vec<usize>,
+    /// The known tokens' vectors, `(n, d_model)`: the input of every head.
+    pub input: Matrix,
+    pub result: MultiHead,
+}
+
+/// Tokenizes `sentence` and runs `heads` heads of attention over its known
+/// tokens (see [`multi_head`]).
+pub fn analyze_multi_head(
+    sentence: &str,
+    embeddings: &Embeddings,
+    options: &Options,
+    heads: usize,
+    mode: HeadMode,
+) -> Result<MultiHeadAnalysis> {
+    options.validate()?;
+    let (tokens, used, input) = known_rows(sentence, embeddings)?;
+    let result = multi_head(&input, heads, mode, options)?;
+    Ok(MultiHeadAnalysis { tokens, used, input, result })
+}
+
+/// The tokens of `sentence`, which of them are known (`used`), and the known
+/// tokens' vectors stacked as a `(used.len(), d)` matrix: the `Q = K = V` of
+/// [`analyze`]. Errors as [`analyze`].
+pub fn sentence_vectors(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Vec<usize>, Matrix)> {
+    known_rows(sentence, embeddings)
+}
+
 fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Vec<usize>, Matrix)> {
     let tokens = tokenize(sentence, embeddings);
     if tokens.is_empty() {
@@ -147,6 +182,21 @@ mod tests {
         assert!(a.attention.is_masked(4, 3));
         // A length shorter than the sentence pads nothing.
         assert_eq!(analyze_padded("the tower", &tiny(), &Options::default(), 1).unwrap().attention.keys, 2);
+    }
+
+    #[test]
+    fn multi_head_over_a_sentence_keeps_its_tokens_and_vectors() {
+        let e = tiny();
+        let m =
+            analyze_multi_head("the tower is in paris", &e, &Options::default(), 3, HeadMode::Split).unwrap();
+        assert_eq!(m.used, [0, 1, 2, 4]);
+        assert_eq!((m.input.rows(), m.input.cols()), (4, 3));
+        assert_eq!(m.input.row(3), e.vector("paris").unwrap());
+        assert_eq!(m.result.heads.len(), 3);
+        assert_eq!(m.result.heads[0].queries, 4);
+        let (_, used, x) = sentence_vectors("the tower is in paris", &e).unwrap();
+        assert_eq!((used, x), (m.used.clone(), m.input.clone()));
+        assert!(analyze_multi_head("the tower", &e, &Options::default(), 2, HeadMode::Split).is_err());
     }
 
     #[test]

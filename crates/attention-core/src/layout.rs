@@ -598,7 +598,8 @@ mod tests {
 
     #[test]
     fn cross_attention_arrows_have_their_own_key_column() {
-        let spec = ArrowSpec { tokens: 2, width: 400.0, label_width: 50.0, font_size: 12.0, max_height: 1000.0 };
+        let spec =
+            ArrowSpec { tokens: 2, width: 400.0, label_width: 50.0, font_size: 12.0, max_height: 1000.0 };
         let a = ArrowLayout::cross(&spec, 4);
         assert_eq!((a.tokens, a.keys), (2, 4));
         // Rows keep one height on both sides; the view is as tall as the longer side.

@@ -106,6 +106,28 @@ pub fn projections(seed: u64, d_model: usize, heads: usize, head: usize) -> Resu
     ])
 }
 
+/// The queries, keys and values head `head` attends with, `[Q, K, V]`, each
+/// `(n, d_k)`: the head's slice of `x` in split mode, `x · W` in projected
+/// mode. [`multi_head`] computes exactly these, so the step-by-step panel of
+/// one head shows the numbers of its heatmap.
+pub fn head_inputs(x: &Matrix, heads: usize, mode: HeadMode, head: usize) -> Result<[Matrix; 3]> {
+    let d_model = x.cols();
+    if heads == 0 || d_model % heads != 0 || head >= heads {
+        return Err(Error::InvalidOption(format!("no head {head} of {heads} over {d_model} dimensions")));
+    }
+    let head_dim = d_model / heads;
+    Ok(match mode {
+        HeadMode::Split => {
+            let slice = x.columns(head * head_dim..(head + 1) * head_dim);
+            [slice.clone(), slice.clone(), slice]
+        }
+        HeadMode::Projected { seed } => {
+            let [w_q, w_k, w_v] = projections(seed, d_model, heads, head)?;
+            [x.matmul(&w_q)?, x.matmul(&w_k)?, x.matmul(&w_v)?]
+        }
+    })
+}
+
 fn projection(rng: &mut SeededRng, rows: usize, cols: usize) -> Matrix {
     let bound = (3.0 / rows as f64).sqrt();
     let data = (0..rows * cols).map(|_| ((rng.next_unit() * 2.0 - 1.0) * bound) as f32).collect();
@@ -207,6 +229,22 @@ mod tests {
         for row in a.average.chunks(6) {
             assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         }
+    }
+
+    #[test]
+    fn head_inputs_are_what_each_head_attends_with() {
+        let x = sample(5, 10);
+        for mode in [HeadMode::Split, HeadMode::Projected { seed: 9 }] {
+            let mh = multi_head(&x, 5, mode, &Options::default()).unwrap();
+            for (h, head) in mh.heads.iter().enumerate() {
+                let [q, k, v] = head_inputs(&x, 5, mode, h).unwrap();
+                assert_eq!((q.rows(), q.cols(), v.cols()), (5, 2, 2));
+                let again = crate::attention::attend(&q, &k, &v, &Options::default()).unwrap();
+                assert_eq!(again.weights, head.weights, "{mode:?} head {h}");
+            }
+        }
+        assert!(head_inputs(&x, 5, HeadMode::Split, 5).is_err());
+        assert!(head_inputs(&x, 3, HeadMode::Split, 0).is_err());
     }
 
     #[test]
