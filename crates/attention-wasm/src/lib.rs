@@ -14,6 +14,10 @@
 //! - Core errors become JavaScript `Error`s carrying the core's message,
 //!   which is written for the person who typed the sentence.
 //!
+//! - [`teach`] holds the teaching views: the steps of a row or a cell,
+//!   cross-attention, the padding demo, multi-head attention and the matrix
+//!   playground.
+//!
 //! Rows and columns of the matrices are the *known* tokens only; unknown
 //! tokens are listed by [`SentenceAnalysis::tokens`] with `row: null`.
 
@@ -27,7 +31,10 @@ use std::cell::OnceCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
 
+pub mod teach;
 pub mod text;
+
+pub use teach::{AttentionView, CellInfo, MultiHeadView, PlaygroundSpec, StepsInfo};
 
 /// Installs the panic hook, so that a bug shows its message in the console
 /// instead of "unreachable executed".
@@ -375,6 +382,26 @@ impl ArrowGeometry {
     #[wasm_bindgen(constructor)]
     pub fn new(tokens: usize, width: f64, label_width: f64, font_size: f64, max_height: f64) -> Self {
         ArrowGeometry(ArrowLayout::new(&ArrowSpec { tokens, width, label_width, font_size, max_height }))
+    }
+
+    /// The arrows of cross-attention: `queries` tokens on the left, `keys`
+    /// on the right. [`hit`](ArrowGeometry::hit) counts keys in the right half.
+    pub fn cross(
+        queries: usize,
+        keys: usize,
+        width: f64,
+        label_width: f64,
+        font_size: f64,
+        max_height: f64,
+    ) -> Self {
+        let spec = ArrowSpec { tokens: queries, width, label_width, font_size, max_height };
+        ArrowGeometry(ArrowLayout::cross(&spec, keys))
+    }
+
+    /// Whether `x` is in the key (right) half.
+    #[wasm_bindgen(js_name = isKeySide)]
+    pub fn is_key_side(&self, x: f64) -> bool {
+        self.0.is_key_side(x)
     }
 
     #[wasm_bindgen(getter, js_name = rowHeight)]

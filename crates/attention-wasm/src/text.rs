@@ -59,14 +59,20 @@ pub fn check_size(known: usize) -> Result<(), String> {
 /// a formula (starting with `=`, `+`, `-`, `@`) gets a leading `'`, so that
 /// opening the file never runs anything.
 pub fn weights_csv(labels: &[String], attention: &Attention) -> String {
+    weights_csv_labelled(labels, labels, attention)
+}
+
+/// [`weights_csv`] with rows and columns labelled apart (cross-attention:
+/// the queries of one sentence, the keys of another).
+pub fn weights_csv_labelled(rows: &[String], cols: &[String], attention: &Attention) -> String {
     let n = attention.keys;
     let mut out = String::from("\"query \\ key\"");
-    for label in labels {
+    for label in cols.iter().take(n) {
         out.push(',');
         out.push_str(&csv_field(label));
     }
     out.push_str("\r\n");
-    for (i, label) in labels.iter().enumerate().take(attention.queries) {
+    for (i, label) in rows.iter().enumerate().take(attention.queries) {
         out.push_str(&csv_field(label));
         for j in 0..n {
             out.push(',');

@@ -1,0 +1,656 @@
+//! The boundary of the teaching views: the step-by-step numbers, the
+//! what-if variants (padding), cross-attention, multi-head attention and the
+//! matrix playground. Every number comes from `attention-core`; this module
+//! only moves it across.
+//!
+//! - [`AttentionView`] is one attention matrix with its row and column
+//!   labels, shaped `(rows, cols)` (cross-attention has `rows ≠ cols`).
+//!   Matrices cross as flat row-major `Float32Array` copies, like
+//!   [`SentenceAnalysis`](crate::SentenceAnalysis)'s. When it knows the
+//!   queries, keys and values it came from, it also explains a row or a cell
+//!   ([`AttentionView::explain_row`], [`AttentionView::explain_cell`]).
+//! - [`MultiHeadView`] holds every head of multi-head attention and their
+//!   average; [`MultiHeadView::head`] gives one head as an [`AttentionView`].
+//! - Steps and cells cross as small objects through serde-wasm-bindgen:
+//!   [`StepsInfo`] and [`CellInfo`].
+
+use attention_core::analysis::{analyze_multi_head, sentence_vectors, MultiHeadAnalysis};
+use attention_core::explain::{explain_cell, explain_row};
+use attention_core::layout::{self, Colormap, Gradient};
+use attention_core::multihead::{head_counts as core_head_counts, head_inputs, HeadMode};
+use attention_core::neighbors::cosine;
+use attention_core::{analyze_cross, analyze_padded, attend_with, Attention, Extras, Matrix, Options};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::Clamped;
+
+use crate::{text, Explorer, SentenceAnalysis, Settings};
+
+/// The most known tokens the teaching views take (per sentence): they keep
+/// one matrix per head, and their tables list every cell.
+pub const MAX_TEACH_TOKENS: usize = 128;
+/// The longest padded sequence of the padding demo.
+pub const MAX_PADDED_LENGTH: usize = 128;
+/// The label of a padding position.
+pub const PAD_LABEL: &str = "<pad>";
+
+/// Steps 1–4 of one query row, as the page shows them (see
+/// `attention_core::explain::RowSteps`). `null` entries: masked keys (in
+/// `scaled`, `exps`), or `exp(s)` beyond the range of a double (`exps`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepsInfo {
+    pub query: usize,
+    pub factor: f64,
+    pub dots: Vec<f64>,
+    pub scaled: Vec<Option<f64>>,
+    pub max: Option<f64>,
+    pub exps: Vec<Option<f64>>,
+    /// `Σ exp(s_j)` as the tutorials print it; `null` when a term overflows.
+    pub sum_of_exps: Option<f64>,
+    pub shifted_exps: Vec<f64>,
+    pub shifted_sum: f64,
+    pub weights: Vec<f64>,
+    pub context: Vec<f64>,
+    /// Raw cosine similarity of the query with each key, `q·k / (|q| |k|)`.
+    pub cosines: Vec<f32>,
+}
+
+/// One term `q_t · k_t` of a dot product.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TermInfo {
+    pub dimension: usize,
+    pub query: f64,
+    pub key: f64,
+    pub product: f64,
+}
+
+/// The dot product of one cell term by term (largest `|product|` first) and
+/// where it ends up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellInfo {
+    pub query: usize,
+    pub key: usize,
+    pub terms: Vec<TermInfo>,
+    pub dot: f64,
+    pub factor: f64,
+    pub scaled: Option<f64>,
+    pub weight: f64,
+    pub cosine: f32,
+}
+
+/// The queries, keys and values an attention was computed from, kept to
+/// explain it.
+#[derive(Debug, Clone)]
+struct Inputs {
+    query: Matrix,
+    key: Matrix,
+    value: Matrix,
+    options: Options,
+    padding: Option<Vec<bool>>,
+    scale_dim: Option<usize>,
+}
+
+impl Inputs {
+    fn extras(&self) -> Extras<'_> {
+        Extras { key_padding: self.padding.as_deref(), scale_dim: self.scale_dim }
+    }
+
+    fn steps(&self, row: usize) -> Result<StepsInfo, JsError> {
+        let s = explain_row(&self.query, &self.key, &self.value, &self.options, &self.extras(), row)?;
+        let q = self.query.row(row);
+        let cosines = (0..self.key.rows()).map(|j| cosine(q, self.key.row(j))).collect();
+        Ok(StepsInfo {
+            query: s.query,
+            factor: s.factor,
+            sum_of_exps: s.sum_of_exps(),
+            dots: s.dots,
+            scaled: s.scaled,
+            max: s.max,
+            exps: s.exps,
+            shifted_exps: s.shifted_exps,
+            shifted_sum: s.shifted_sum,
+            weights: s.weights,
+            context: s.context,
+            cosines,
+        })
+    }
+
+    fn cell(&self, row: usize, col: usize) -> Result<CellInfo, JsError> {
+        let c = explain_cell(&self.query, &self.key, &self.options, &self.extras(), row, col)?;
+        Ok(CellInfo {
+            query: c.query,
+            key: c.key,
+            terms: c
+                .terms
+                .iter()
+                .map(|t| TermInfo { dimension: t.dimension, query: t.query, key: t.key, product: t.product })
+                .collect(),
+            dot: c.dot,
+            factor: c.factor,
+            scaled: c.scaled,
+            weight: c.weight,
+            cosine: cosine(self.query.row(row), self.key.row(col)),
+        })
+    }
+}
+
+/// One attention matrix for the teaching views.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct AttentionView {
+    row_labels: Vec<String>,
+    col_labels: Vec<String>,
+    attention: Attention,
+    masked: Vec<bool>,
+    padding: Vec<bool>,
+    scale_max: f32,
+    inputs: Option<Inputs>,
+}
+
+impl AttentionView {
+    fn new(
+        row_labels: Vec<String>,
+        col_labels: Vec<String>,
+        attention: Attention,
+        inputs: Option<Inputs>,
+    ) -> Self {
+        let masked = attention.scaled.iter().map(|s| *s == f32::NEG_INFINITY).collect();
+        let scale_max = layout::scale_max(&attention.weights);
+        let padding =
+            inputs.as_ref().and_then(|i| i.padding.clone()).unwrap_or_else(|| vec![false; attention.keys]);
+        AttentionView { row_labels, col_labels, attention, masked, padding, scale_max, inputs }
+    }
+
+    /// Attends and keeps the inputs, so that every row can be explained.
+    fn attend(row_labels: Vec<String>, col_labels: Vec<String>, inputs: Inputs) -> Result<Self, JsError> {
+        let attention =
+            attend_with(&inputs.query, &inputs.key, &inputs.value, &inputs.options, &inputs.extras())?;
+        Ok(Self::new(row_labels, col_labels, attention, Some(inputs)))
+    }
+
+    /// The core's attention, for Rust callers.
+    pub fn attention(&self) -> &Attention {
+        &self.attention
+    }
+
+    /// The labels of the rows, for Rust callers.
+    pub fn row_label_list(&self) -> &[String] {
+        &self.row_labels
+    }
+
+    /// The labels of the columns, for Rust callers.
+    pub fn col_label_list(&self) -> &[String] {
+        &self.col_labels
+    }
+
+    /// Steps 1–4 of `row`, for Rust callers.
+    pub fn steps(&self, row: usize) -> Result<StepsInfo, JsError> {
+        self.inputs().and_then(|i| i.steps(row))
+    }
+
+    fn inputs(&self) -> Result<&Inputs, JsError> {
+        self.inputs.as_ref().ok_or_else(|| {
+            JsError::new(
+                "the average of the heads has no single query and key: choose one head to see its steps",
+            )
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl AttentionView {
+    /// Number of query rows.
+    #[wasm_bindgen(getter)]
+    pub fn rows(&self) -> usize {
+        self.attention.queries
+    }
+
+    /// Number of key columns.
+    #[wasm_bindgen(getter)]
+    pub fn cols(&self) -> usize {
+        self.attention.keys
+    }
+
+    /// Dimension `d_k` of queries and keys.
+    #[wasm_bindgen(getter)]
+    pub fn dim(&self) -> usize {
+        self.attention.dim
+    }
+
+    /// Dimension `d_v` of values and context vectors.
+    #[wasm_bindgen(getter, js_name = valueDim)]
+    pub fn value_dim(&self) -> usize {
+        self.attention.value_dim
+    }
+
+    /// The factor applied to every score: `(1/√d_k or 1) / temperature`.
+    #[wasm_bindgen(getter)]
+    pub fn factor(&self) -> f64 {
+        self.attention.factor
+    }
+
+    /// The top of the colour scale: the largest weight.
+    #[wasm_bindgen(getter, js_name = scaleMax)]
+    pub fn scale_max(&self) -> f32 {
+        self.scale_max
+    }
+
+    /// Whether [`explainRow`](AttentionView::explain_row) works (false for
+    /// the average of the heads).
+    #[wasm_bindgen(getter, js_name = hasSteps)]
+    pub fn has_steps(&self) -> bool {
+        self.inputs.is_some()
+    }
+
+    /// Labels of the rows (queries).
+    #[wasm_bindgen(js_name = rowLabels)]
+    pub fn row_labels(&self) -> Vec<String> {
+        self.row_labels.clone()
+    }
+
+    /// Labels of the columns (keys).
+    #[wasm_bindgen(js_name = colLabels)]
+    pub fn col_labels(&self) -> Vec<String> {
+        self.col_labels.clone()
+    }
+
+    /// Softmax weights, `(rows, cols)` row-major; 0 where masked.
+    pub fn weights(&self) -> Vec<f32> {
+        self.attention.weights.clone()
+    }
+
+    /// Raw dot products, `(rows, cols)` (empty for the average of the heads).
+    pub fn scores(&self) -> Vec<f32> {
+        self.attention.scores.clone()
+    }
+
+    /// `factor · score`, `(rows, cols)`; `-Infinity` where masked.
+    pub fn scaled(&self) -> Vec<f32> {
+        self.attention.scaled.clone()
+    }
+
+    /// Context vectors, `(rows, valueDim)`.
+    pub fn context(&self) -> Vec<f32> {
+        self.attention.context.clone()
+    }
+
+    /// `1` for each masked pair, `(rows, cols)`.
+    pub fn masked(&self) -> Vec<u8> {
+        self.masked.iter().map(|m| u8::from(*m)).collect()
+    }
+
+    /// `1` for each row whose every key is masked.
+    #[wasm_bindgen(js_name = fullyMasked)]
+    pub fn fully_masked(&self) -> Vec<u8> {
+        self.attention.fully_masked.iter().map(|m| u8::from(*m)).collect()
+    }
+
+    /// `1` for each column that is padding (the padding-mask demo), else `0`.
+    pub fn padding(&self) -> Vec<u8> {
+        self.padding.iter().map(|m| u8::from(*m)).collect()
+    }
+
+    /// The queries, keys or values (`which` = "q", "k", "v") the attention
+    /// used, flat row-major; empty when unknown. `[rows, cols]` of the same
+    /// matrix come from [`shape`](AttentionView::shape).
+    pub fn input(&self, which: &str) -> Vec<f32> {
+        self.input_matrix(which).map(|m| m.as_slice().to_vec()).unwrap_or_default()
+    }
+
+    /// `[rows, cols]` of [`input`](AttentionView::input) `which`.
+    pub fn shape(&self, which: &str) -> Vec<u32> {
+        self.input_matrix(which).map(|m| vec![m.rows() as u32, m.cols() as u32]).unwrap_or_else(|| vec![0, 0])
+    }
+
+    fn input_matrix(&self, which: &str) -> Option<&Matrix> {
+        let inputs = self.inputs.as_ref()?;
+        match which {
+            "q" => Some(&inputs.query),
+            "k" => Some(&inputs.key),
+            "v" => Some(&inputs.value),
+            _ => None,
+        }
+    }
+
+    /// One RGBA pixel per cell, `cols × rows`, for `new ImageData(…, cols, rows)`.
+    pub fn bitmap(&self, gradient: &str) -> Clamped<Vec<u8>> {
+        let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
+        Clamped(colormap.cells_rgba(&self.attention.weights, &self.masked, self.scale_max))
+    }
+
+    /// The weights as CSV, rows labelled by query, columns by key.
+    pub fn csv(&self) -> String {
+        text::weights_csv_labelled(&self.row_labels, &self.col_labels, &self.attention)
+    }
+
+    /// Steps 1–4 for query `row`, as a [`StepsInfo`] object. Throws for the
+    /// average of the heads and for a row out of range.
+    #[wasm_bindgen(js_name = explainRow)]
+    pub fn explain_row(&self, row: usize) -> Result<JsValue, JsError> {
+        Ok(serde_wasm_bindgen::to_value(&self.steps(row)?)?)
+    }
+
+    /// The dot product of cell `(row, col)` term by term, as a [`CellInfo`].
+    #[wasm_bindgen(js_name = explainCell)]
+    pub fn explain_cell(&self, row: usize, col: usize) -> Result<JsValue, JsError> {
+        Ok(serde_wasm_bindgen::to_value(&self.inputs()?.cell(row, col)?)?)
+    }
+}
+
+/// Every head of multi-head attention over a sentence, and their average.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct MultiHeadView {
+    analysis: MultiHeadAnalysis,
+    mode: HeadMode,
+    options: Options,
+    labels: Vec<String>,
+}
+
+impl MultiHeadView {
+    /// The core's result, for Rust callers.
+    pub fn analysis(&self) -> &MultiHeadAnalysis {
+        &self.analysis
+    }
+}
+
+#[wasm_bindgen]
+impl MultiHeadView {
+    /// Number of heads `h`.
+    #[wasm_bindgen(getter)]
+    pub fn heads(&self) -> usize {
+        self.analysis.result.heads.len()
+    }
+
+    /// `d_k = d_model / h`.
+    #[wasm_bindgen(getter, js_name = headDim)]
+    pub fn head_dim(&self) -> usize {
+        self.analysis.result.head_dim
+    }
+
+    /// Number of known tokens: every matrix is `(size, size)`.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.analysis.used.len()
+    }
+
+    /// Labels of the known tokens.
+    pub fn labels(&self) -> Vec<String> {
+        self.labels.clone()
+    }
+
+    /// The weights of head `head`, `(size, size)`; `head` = -1 gives the average.
+    pub fn weights(&self, head: i32) -> Vec<f32> {
+        match usize::try_from(head).ok().and_then(|h| self.analysis.result.heads.get(h)) {
+            Some(attention) => attention.weights.clone(),
+            None => self.analysis.result.average.clone(),
+        }
+    }
+
+    /// Head `head` (or the average for -1) as an [`AttentionView`]; a head
+    /// keeps its own Q, K and V, so its rows can be explained.
+    pub fn head(&self, head: i32) -> Result<AttentionView, JsError> {
+        let labels = self.labels.clone();
+        let Ok(h) = usize::try_from(head) else {
+            return Ok(self.average());
+        };
+        let [query, key, value] = head_inputs(&self.analysis.input, self.heads(), self.mode, h)?;
+        let inputs = Inputs { query, key, value, options: self.options, padding: None, scale_dim: None };
+        AttentionView::attend(labels.clone(), labels, inputs)
+    }
+
+    fn average(&self) -> AttentionView {
+        let r = &self.analysis.result;
+        let first = &r.heads[0];
+        // The masks are the same for every head; the scores of the average are not defined.
+        let scaled = first.scaled.iter().map(|s| if *s == f32::NEG_INFINITY { *s } else { 0.0 }).collect();
+        let attention = Attention {
+            scores: Vec::new(),
+            scaled,
+            weights: r.average.clone(),
+            context: r.context.clone(),
+            value_dim: self.analysis.input.cols(),
+            ..first.clone()
+        };
+        AttentionView::new(self.labels.clone(), self.labels.clone(), attention, None)
+    }
+}
+
+/// What the playground sends: small matrices typed by hand (see
+/// `attention_core::Matrix::parse`), names for the tokens, the scaling `d_k`
+/// and the usual settings. Empty `k` means "the same as `q`", empty `v` "the
+/// same as `k`"; `wq`, `wk`, `wv` (optional) project them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PlaygroundSpec {
+    pub q: String,
+    pub k: String,
+    pub v: String,
+    pub wq: String,
+    pub wk: String,
+    pub wv: String,
+    /// Token names separated by spaces or commas (keys, and queries when Q has as many rows).
+    pub names: String,
+    /// Divide by `√scale_dim` instead of `√d_k`; 0 = `d_k`.
+    pub scale_dim: usize,
+    pub settings: Settings,
+}
+
+/// The matrix typed in `text`, or `None` when it is blank; errors name it.
+fn typed(name: &str, text: &str) -> Result<Option<Matrix>, JsError> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    Matrix::parse(text).map(Some).map_err(|e| JsError::new(&format!("{name}: {e}")))
+}
+
+fn project(name: &str, m: Matrix, w: Option<Matrix>) -> Result<Matrix, JsError> {
+    match w {
+        None => Ok(m),
+        Some(w) => m.matmul(&w).map_err(|e| JsError::new(&format!("{name}: {e}"))),
+    }
+}
+
+/// Names for `count` tokens: the typed ones, then `prefix1`, `prefix2`, …
+fn names(typed: &[&str], count: usize, prefix: &str) -> Vec<String> {
+    (0..count)
+        .map(|i| typed.get(i).map_or_else(|| format!("{prefix}{}", i + 1), |s| (*s).to_string()))
+        .collect()
+}
+
+/// Runs the playground: `softmax(factor · (Q W_q)(K W_k)ᵀ) · (V W_v)`.
+#[wasm_bindgen]
+pub fn playground(spec: JsValue) -> Result<AttentionView, JsError> {
+    let spec: PlaygroundSpec = serde_wasm_bindgen::from_value(spec)
+        .map_err(|e| JsError::new(&format!("invalid playground: {e}")))?;
+    playground_of(&spec)
+}
+
+/// [`playground`] for Rust callers.
+pub fn playground_of(spec: &PlaygroundSpec) -> Result<AttentionView, JsError> {
+    let q = typed("Q", &spec.q)?.ok_or_else(|| JsError::new("Q: type at least one row of numbers"))?;
+    let k = typed("K", &spec.k)?.unwrap_or_else(|| q.clone());
+    let v = typed("V", &spec.v)?.unwrap_or_else(|| k.clone());
+    let query = project("Q · W_q", q, typed("W_q", &spec.wq)?)?;
+    let key = project("K · W_k", k, typed("W_k", &spec.wk)?)?;
+    let value = project("V · W_v", v, typed("W_v", &spec.wv)?)?;
+    let typed_names: Vec<&str> = spec.names.split([' ', ',', ';']).filter(|s| !s.is_empty()).collect();
+    let cols = names(&typed_names, key.rows(), "k");
+    let rows = if query.rows() == key.rows() { cols.clone() } else { names(&[], query.rows(), "q") };
+    let scale_dim = (spec.scale_dim > 0).then_some(spec.scale_dim);
+    let inputs = Inputs { query, key, value, options: spec.settings.into(), padding: None, scale_dim };
+    AttentionView::attend(rows, cols, inputs)
+}
+
+/// The head counts that divide `d_model` (for 50: 1, 2, 5, 10, 25, 50).
+#[wasm_bindgen(js_name = headCounts)]
+pub fn head_counts(d_model: usize) -> Vec<u32> {
+    core_head_counts(d_model).into_iter().map(|h| h as u32).collect()
+}
+
+fn settings_of(value: JsValue) -> Result<Settings, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Settings::default());
+    }
+    serde_wasm_bindgen::from_value(value).map_err(|e| JsError::new(&format!("invalid settings: {e}")))
+}
+
+impl Explorer {
+    fn check_teach_size(&self, sentence: &str) -> Result<(), JsError> {
+        let known = attention_core::tokenize(sentence, &self.embeddings).iter().filter(|t| t.known).count();
+        if known > MAX_TEACH_TOKENS {
+            return Err(JsError::new(&format!(
+                "the text has {known} known words; this view takes at most {MAX_TEACH_TOKENS}: shorten it"
+            )));
+        }
+        Ok(())
+    }
+
+    fn known_vectors(&self, sentence: &str) -> Result<(Vec<String>, Matrix), JsError> {
+        let (tokens, used, x) = sentence_vectors(sentence, &self.embeddings)?;
+        Ok((used.iter().map(|i| tokens[*i].text.clone()).collect(), x))
+    }
+
+    /// The inputs of a main-page analysis: its known tokens' vectors as Q = K = V.
+    fn inputs_of(&self, analysis: &SentenceAnalysis) -> Result<Inputs, JsError> {
+        let a = analysis.analysis();
+        let rows: Vec<&[f32]> = a.used_tokens().filter_map(|t| self.embeddings.vector(&t.text)).collect();
+        let x = Matrix::from_rows(&rows)?;
+        Ok(Inputs {
+            query: x.clone(),
+            key: x.clone(),
+            value: x,
+            options: a.attention.options,
+            padding: None,
+            scale_dim: None,
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl Explorer {
+    /// Steps 1–4 of row `row` of a sentence analysis, as a [`StepsInfo`]
+    /// object: the same numbers as its heatmap.
+    #[wasm_bindgen(js_name = explainRow)]
+    pub fn explain_row(&self, analysis: &SentenceAnalysis, row: usize) -> Result<JsValue, JsError> {
+        Ok(serde_wasm_bindgen::to_value(&self.inputs_of(analysis)?.steps(row)?)?)
+    }
+
+    /// The dot product of cell `(row, col)` of a sentence analysis, term by
+    /// term, as a [`CellInfo`] object.
+    #[wasm_bindgen(js_name = explainCell)]
+    pub fn explain_cell(
+        &self,
+        analysis: &SentenceAnalysis,
+        row: usize,
+        col: usize,
+    ) -> Result<JsValue, JsError> {
+        Ok(serde_wasm_bindgen::to_value(&self.inputs_of(analysis)?.cell(row, col)?)?)
+    }
+
+    /// The vectors of the known tokens of a sentence analysis, `(size, dim)`.
+    #[wasm_bindgen(js_name = inputVectors)]
+    pub fn input_vectors(&self, analysis: &SentenceAnalysis) -> Result<Vec<f32>, JsError> {
+        Ok(self.inputs_of(analysis)?.query.as_slice().to_vec())
+    }
+
+    /// Cross-attention: the known tokens of `a` (rows, queries) over those
+    /// of `b` (columns, keys and values). The self and causal masks do not
+    /// apply across sentences and are switched off.
+    #[wasm_bindgen(js_name = analyzeCross)]
+    pub fn analyze_cross(&self, a: &str, b: &str, settings: JsValue) -> Result<AttentionView, JsError> {
+        let options: Options = settings_of(settings)?.into();
+        self.check_teach_size(a)?;
+        self.check_teach_size(b)?;
+        let cross = analyze_cross(a, b, &self.embeddings, &options)?;
+        let (rows, q) = self.known_vectors(a)?;
+        let (cols, k) = self.known_vectors(b)?;
+        debug_assert_eq!(cross.used.len(), rows.len());
+        let inputs = Inputs {
+            query: q,
+            key: k.clone(),
+            value: k,
+            options: cross.attention.options,
+            padding: None,
+            scale_dim: None,
+        };
+        Ok(AttentionView::new(rows, cols, cross.attention, Some(inputs)))
+    }
+
+    /// Self-attention over `sentence` padded with zero vectors to `length`
+    /// positions, the padding keys masked. Labels of the padding: `<pad>`.
+    #[wasm_bindgen(js_name = analyzePadded)]
+    pub fn analyze_padded(
+        &self,
+        sentence: &str,
+        settings: JsValue,
+        length: usize,
+    ) -> Result<AttentionView, JsError> {
+        let options: Options = settings_of(settings)?.into();
+        self.check_teach_size(sentence)?;
+        if length > MAX_PADDED_LENGTH {
+            return Err(JsError::new(&format!("pad to at most {MAX_PADDED_LENGTH} positions")));
+        }
+        let padded = analyze_padded(sentence, &self.embeddings, &options, length)?;
+        let (mut labels, x) = self.known_vectors(sentence)?;
+        let n = padded.attention.keys;
+        labels.resize(n, PAD_LABEL.to_string());
+        let mut data = x.as_slice().to_vec();
+        data.resize(n * x.cols(), 0.0);
+        let x = Matrix::new(n, x.cols(), data)?;
+        let padding = (0..n).map(|i| i >= padded.used.len()).collect();
+        let inputs = Inputs {
+            query: x.clone(),
+            key: x.clone(),
+            value: x,
+            options,
+            padding: Some(padding),
+            scale_dim: None,
+        };
+        Ok(AttentionView::new(labels.clone(), labels, padded.attention, Some(inputs)))
+    }
+
+    /// Multi-head attention over `sentence`: `heads` heads of
+    /// `d_k = dim / heads` dimensions; `mode` "split" (each head its slice of
+    /// the dimensions) or "projected" (W_q, W_k, W_v drawn from `seed`).
+    #[wasm_bindgen(js_name = multiHead)]
+    pub fn multi_head(
+        &self,
+        sentence: &str,
+        settings: JsValue,
+        heads: usize,
+        mode: &str,
+        seed: u32,
+    ) -> Result<MultiHeadView, JsError> {
+        let options: Options = settings_of(settings)?.into();
+        let mode = match mode {
+            "split" => HeadMode::Split,
+            "projected" => HeadMode::Projected { seed: u64::from(seed) },
+            other => {
+                return Err(JsError::new(&format!("unknown head mode '{other}': use split or projected")))
+            }
+        };
+        self.check_teach_size(sentence)?;
+        let analysis = analyze_multi_head(sentence, &self.embeddings, &options, heads, mode)?;
+        let labels = analysis.used.iter().map(|i| analysis.tokens[*i].text.clone()).collect();
+        Ok(MultiHeadView { analysis, mode, options, labels })
+    }
+
+    /// The vector of `word`, or `undefined` when the vocabulary lacks it.
+    #[wasm_bindgen(js_name = vectorOf)]
+    pub fn vector_of(&self, word: &str) -> Option<Vec<f32>> {
+        self.embeddings.vector(word).map(<[f32]>::to_vec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_fill_in_after_the_typed_ones() {
+        assert_eq!(names(&["C", "A"], 3, "k"), ["C", "A", "k3"]);
+        assert_eq!(names(&[], 2, "q"), ["q1", "q2"]);
+    }
+}

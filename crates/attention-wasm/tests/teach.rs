@@ -1,0 +1,190 @@
+//! Tests of the teaching boundary (`attention_wasm::teach`) in Node.js:
+//! the playground's worked examples, the steps of a row and a cell against
+//! the heatmap's numbers, cross-attention's shape, the padding demo,
+//! multi-head heads and the errors that name what is wrong.
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use attention_wasm::teach::{head_counts, playground_of};
+use attention_wasm::{CellInfo, Explorer, PlaygroundSpec, Settings, StepsInfo};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+const GLOVE: &[u8] = include_bytes!("../../../data/glove-6b-50d.aewv");
+const KING: &str = "The king and queen ruled the kingdom";
+
+fn explorer() -> Explorer {
+    Explorer::new(GLOVE).unwrap_or_else(|_| panic!("the shipped subset must load"))
+}
+
+fn message(error: wasm_bindgen::JsError) -> String {
+    let value: JsValue = error.into();
+    String::from(value.dyn_into::<js_sys::Error>().unwrap().message())
+}
+
+fn steps(value: JsValue) -> StepsInfo {
+    serde_wasm_bindgen::from_value(value).unwrap()
+}
+
+fn unscaled() -> Settings {
+    Settings { scale: false, ..Settings::default() }
+}
+
+#[wasm_bindgen_test]
+fn playground_reproduces_the_tutorial_scores() {
+    let spec = PlaygroundSpec {
+        q: "2 3".into(),
+        k: "11 13; 1 2; 4 6".into(),
+        names: "C A B".into(),
+        settings: unscaled(),
+        ..PlaygroundSpec::default()
+    };
+    let view = playground_of(&spec).unwrap();
+    assert_eq!((view.rows(), view.cols()), (1, 3));
+    assert_eq!(view.scores(), [61.0, 8.0, 26.0]);
+    assert_eq!(view.col_labels(), ["C", "A", "B"]);
+    assert_eq!(view.row_labels(), ["q1"]);
+    let cell: CellInfo = serde_wasm_bindgen::from_value(view.explain_cell(0, 0).unwrap()).unwrap();
+    assert_eq!(cell.terms.iter().map(|t| t.product).collect::<Vec<_>>(), [39.0, 22.0]);
+}
+
+#[wasm_bindgen_test]
+fn playground_shows_saturation_and_its_cure() {
+    let spec =
+        PlaygroundSpec { q: "1".into(), k: "100; 80".into(), settings: unscaled(), ..Default::default() };
+    let off = steps(playground_of(&spec).unwrap().explain_row(0).unwrap());
+    assert_eq!(format!("{:.4} {:.4}", off.weights[0], off.weights[1]), "1.0000 0.0000");
+    let on = PlaygroundSpec { scale_dim: 100, settings: Settings::default(), ..spec };
+    let view = playground_of(&on).unwrap();
+    let on = steps(view.explain_row(0).unwrap());
+    assert_eq!(on.scaled, [Some(10.0), Some(8.0)]);
+    assert_eq!(format!("{:.2} {:.2}", on.weights[0], on.weights[1]), "0.88 0.12");
+    assert_eq!(view.weights(), on.weights.iter().map(|w| *w as f32).collect::<Vec<_>>());
+}
+
+#[wasm_bindgen_test]
+fn playground_projects_with_the_typed_weights_and_names_bad_input() {
+    let spec = PlaygroundSpec {
+        q: "1 0 1 0; 0 2 0 2; 1 1 1 1".into(),
+        wq: "1 0; 0 1; 1 0; 0 1".into(),
+        wk: "0 1; 1 0; 0 1; 1 0".into(),
+        wv: "1; 1; 1; 1".into(),
+        ..Default::default()
+    };
+    let view = playground_of(&spec).unwrap();
+    assert_eq!(view.shape("q"), [3, 2]);
+    assert_eq!(view.input("q"), [2.0, 0.0, 0.0, 4.0, 2.0, 2.0]);
+    assert_eq!(view.input("k"), [0.0, 2.0, 4.0, 0.0, 2.0, 2.0]);
+    assert_eq!(view.value_dim(), 1);
+    assert_eq!(view.row_labels(), ["k1", "k2", "k3"]);
+    let bad = PlaygroundSpec { k: "1 2; x 3".into(), ..spec.clone() };
+    assert_eq!(
+        message(playground_of(&bad).map(|_| ()).unwrap_err()),
+        "K: invalid option: row 2: 'x' is not a number"
+    );
+    let misfit = PlaygroundSpec { wk: "1 0; 0 1".into(), ..spec };
+    assert!(message(playground_of(&misfit).map(|_| ()).unwrap_err())
+        .starts_with("K · W_k: matrix shapes do not fit"));
+}
+
+#[wasm_bindgen_test]
+fn steps_of_a_sentence_row_are_the_heatmap_numbers() {
+    let e = explorer();
+    let a = e.analyze(KING, JsValue::UNDEFINED).unwrap();
+    let s = steps(e.explain_row(&a, 1).unwrap());
+    let n = a.size();
+    let weights = a.weights();
+    for j in 0..n {
+        assert_eq!(s.weights[j] as f32, weights[n + j]);
+        assert_eq!(s.dots[j] as f32, a.scores()[n + j]);
+    }
+    assert_eq!(s.context.iter().map(|c| *c as f32).collect::<Vec<_>>(), a.context()[50..100]);
+    assert!((s.cosines[1] - 1.0).abs() < 1e-6, "a word is parallel to itself");
+    let cell: CellInfo = serde_wasm_bindgen::from_value(e.explain_cell(&a, 1, 3).unwrap()).unwrap();
+    assert_eq!(cell.terms.len(), 50);
+    assert!(cell.terms.windows(2).all(|t| t[0].product.abs() >= t[1].product.abs()));
+    let sum: f64 = cell.terms.iter().map(|t| t.product).sum();
+    assert!((sum - cell.dot).abs() < 1e-9);
+    assert_eq!(e.input_vectors(&a).unwrap().len(), n * 50);
+}
+
+#[wasm_bindgen_test]
+fn cross_attention_has_a_rows_and_b_columns() {
+    let v = explorer()
+        .analyze_cross(
+            "Where is the Eiffel Tower?",
+            "The Eiffel Tower is located in Paris, France.",
+            JsValue::UNDEFINED,
+        )
+        .unwrap();
+    assert_eq!(v.row_labels(), ["where", "is", "the", "eiffel", "tower", "?"]);
+    assert_eq!(
+        v.col_labels(),
+        ["the", "eiffel", "tower", "is", "located", "in", "paris", ",", "france", "."]
+    );
+    assert_eq!((v.rows(), v.cols()), (6, 10));
+    assert_eq!(v.weights().len(), 60);
+    let row = steps(v.explain_row(4).unwrap());
+    assert_eq!(row.weights.len(), 10);
+    assert_eq!(row.weights[2] as f32, v.weights()[4 * 10 + 2]);
+    assert!(v.csv().starts_with("\"query \\ key\",\"the\",\"eiffel\""));
+}
+
+#[wasm_bindgen_test]
+fn padding_keys_are_masked_and_labelled() {
+    let v = explorer().analyze_padded("the king ruled", JsValue::UNDEFINED, 5).unwrap();
+    assert_eq!(v.col_labels(), ["the", "king", "ruled", "<pad>", "<pad>"]);
+    assert_eq!(v.padding(), [0, 0, 0, 1, 1]);
+    let w = v.weights();
+    assert_eq!(&w[3..5], &[0.0, 0.0]);
+    assert_eq!(v.masked()[3], 1);
+    assert!((w[0..3].iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    let error = explorer().analyze_padded("the king", JsValue::UNDEFINED, 500).map(|_| ()).unwrap_err();
+    assert!(message(error).contains("at most 128"));
+}
+
+#[wasm_bindgen_test]
+fn each_head_explains_its_own_weights() {
+    assert_eq!(head_counts(50), [1, 2, 5, 10, 25, 50]);
+    let e = explorer();
+    let m = e.multi_head(KING, JsValue::UNDEFINED, 5, "projected", 42).unwrap();
+    assert_eq!((m.heads(), m.head_dim(), m.size()), (5, 10, 7));
+    for h in 0..5 {
+        let head = m.head(h).unwrap();
+        assert_eq!(head.weights(), m.weights(h));
+        assert_eq!(head.dim(), 10);
+        let s = steps(head.explain_row(2).unwrap());
+        assert_eq!(s.weights[4] as f32, m.weights(h)[2 * 7 + 4]);
+    }
+    let average = m.head(-1).unwrap();
+    assert!(!average.has_steps());
+    assert!(message(average.explain_row(0).map(|_| ()).unwrap_err()).contains("choose one head"));
+    let split = e.multi_head(KING, JsValue::UNDEFINED, 50, "split", 0).unwrap();
+    assert_eq!(split.head_dim(), 1);
+    assert!(message(e.multi_head(KING, JsValue::UNDEFINED, 3, "split", 0).map(|_| ()).unwrap_err())
+        .contains("[1, 2, 5, 10, 25, 50]"));
+    assert!(message(e.multi_head(KING, JsValue::UNDEFINED, 5, "random", 0).map(|_| ()).unwrap_err())
+        .contains("split or projected"));
+}
+
+#[wasm_bindgen_test]
+fn the_nearest_words_of_king_are_royal() {
+    let e = explorer();
+    let king = e.vector_of("king").unwrap();
+    let near: Vec<attention_wasm::Neighbour> =
+        serde_wasm_bindgen::from_value(e.nearest(&king, 4).unwrap()).unwrap();
+    let words: Vec<&str> = near.iter().map(|n| n.word.as_str()).collect();
+    assert_eq!(words, ["king", "prince", "queen", "ii"]);
+    assert!(e.vector_of("xqzzy").is_none());
+}
+
+#[wasm_bindgen_test]
+fn cross_arrows_link_queries_to_their_own_key_column() {
+    let g = attention_wasm::ArrowGeometry::cross(2, 3, 300.0, 40.0, 12.0, 500.0);
+    let links = g.links(&[0.2, 0.3, 0.5, 0.6, 0.3, 0.1], 1, 0.0, 100);
+    assert_eq!(links.len(), 3 * 9);
+    assert_eq!((links[18], links[19], links[20]), (1.0, 0.0, 0.6), "strongest last");
+    let y = g.top() + 2.5 * g.row_height();
+    assert_eq!(g.hit(g.key_x() + 2.0, y), 2, "the third key");
+    assert_eq!(g.hit(g.query_x() - 2.0, y), -1, "there is no third query");
+}
