@@ -3,6 +3,7 @@
 //! subset the page fetches.
 
 mod build_data;
+mod model;
 mod npy;
 mod output;
 
@@ -33,6 +34,7 @@ static DEFAULT_EMBEDDINGS: Option<&[u8]> = None;
     after_help = "Examples:\n  attention \"The king and queen ruled the kingdom\"\n  \
                   attention --causal --no-self \"The cat sat on the mat\"\n  \
                   attention --json \"The cat sat\" | jq .weights\n  \
+                  attention --model model --layer 5 --head 11 \"The cat sat on the mat because it was tired\"\n  \
                   attention build-data --glove glove.6B.50d.txt --out my.aewv",
     args_conflicts_with_subcommands = true
 )]
@@ -65,6 +67,22 @@ struct RunArgs {
     /// Word vectors to use instead of the built-in subset: a subset file (.aewv) or a GloVe .txt file.
     #[arg(long, value_name = "PATH")]
     embeddings: Option<PathBuf>,
+    /// Show a trained transformer's attention instead: all-MiniLM-L6-v2 from DIR (built by scripts/build-model).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["no_self", "causal", "no_scale", "embeddings"])]
+    model: Option<PathBuf>,
+    /// With --model: the layer to print (0 to 5).
+    #[arg(long, value_name = "L", requires = "model")]
+    layer: Option<usize>,
+    /// With --model: the head to print (0 to 11).
+    #[arg(long, value_name = "H", requires = "model")]
+    head: Option<usize>,
+    /// With --model: whole words instead of WordPiece pieces (attention summed over a word's key
+    /// pieces and averaged over its query pieces).
+    #[arg(long, requires = "model")]
+    words: bool,
+    /// With --model: leave out [CLS] and [SEP] (rows then sum to what did not go to them).
+    #[arg(long, requires = "model")]
+    no_special: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -113,6 +131,23 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         return Err(Failure::usage(
             "the sentence is empty: try attention \"The king and queen ruled the kingdom\"",
         ));
+    }
+    if let Some(dir) = &args.model {
+        if args.temperature != 1.0 {
+            return Err(Failure::usage("--temperature applies to the GloVe attention, not to --model"));
+        }
+        let request = model::ModelRequest {
+            dir,
+            sentence: &sentence,
+            layer: args.layer,
+            head: args.head,
+            words: args.words,
+            no_special: args.no_special,
+            json: args.json,
+        };
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        return model::run(&request, &mut out);
     }
     let options = Options {
         scale: !args.no_scale,

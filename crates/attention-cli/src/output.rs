@@ -6,7 +6,7 @@ use attention_core::Analysis;
 use serde::Serialize;
 
 /// Characters of █ for a weight of 1.
-const BAR_WIDTH: f32 = 40.0;
+pub const BAR_WIDTH: f32 = 40.0;
 
 /// For each query token, `Attention weights for '<token>':` and one line per
 /// key token: the token, the weight with 4 decimals, and a bar ∝ the weight.

@@ -202,3 +202,98 @@ fn help_explains_every_flag() {
         assert!(help.contains(flag), "--help mentions {flag}");
     }
 }
+
+/// The built MiniLM folder (scripts/build-model), or `None` with a notice.
+/// With `AE_REQUIRE_MODEL` set (scripts/test sets it) a missing model fails.
+fn model_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("AE_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../model"));
+    if dir.join("minilm-core.aebm").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("AE_REQUIRE_MODEL").is_none(),
+        "AE_REQUIRE_MODEL is set but {} is empty",
+        dir.display()
+    );
+    eprintln!("SKIPPED: no model in {}; run scripts/build-model", dir.display());
+    None
+}
+
+const CAT: &str = "The cat sat on the mat because it was tired";
+
+#[test]
+fn model_head_5_11_sends_it_to_cat() {
+    let Some(dir) = model_dir() else { return };
+    let out = attention(&["--model", dir.to_str().unwrap(), "--layer", "5", "--head", "11", CAT]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("Layer 5, head 11"));
+    let it = block(&text, "it", 0);
+    let tokens: Vec<&str> = it.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        tokens,
+        ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired", "[SEP]"]
+    );
+    let cat = it[2].1;
+    assert!(cat > 0.6, "'it' → 'cat' is {cat}");
+    let sum: f32 = it.iter().map(|(_, w)| w).sum();
+    assert!((sum - 1.0).abs() < 0.002, "printed weights sum to {sum}");
+}
+
+#[test]
+fn model_json_has_every_layer_and_head() {
+    let Some(dir) = model_dir() else { return };
+    let out = attention(&["--model", dir.to_str().unwrap(), "--json", CAT]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((json["layers"].as_u64(), json["heads"].as_u64()), (Some(6), Some(12)));
+    let attention = json["attention"].as_array().unwrap();
+    assert_eq!(attention.len(), 6);
+    assert_eq!(attention[5].as_array().unwrap().len(), 12);
+    assert_eq!(json["tokens"][0], "[CLS]");
+    let it_to_cat = attention[5][11][8][2].as_f64().unwrap();
+    assert!(it_to_cat > 0.6, "{it_to_cat}");
+    assert!(json.get("weights").is_none(), "weights only for a chosen head");
+}
+
+#[test]
+fn model_words_and_no_special() {
+    let Some(dir) = model_dir() else { return };
+    let d = dir.to_str().unwrap();
+    let out = attention(&[
+        "--model",
+        d,
+        "--layer",
+        "0",
+        "--head",
+        "0",
+        "--words",
+        "--no-special",
+        "The unaffable cat",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let row = block(&text, "unaffable", 0);
+    let tokens: Vec<&str> = row.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(tokens, ["The", "unaffable", "cat"], "one word however many pieces, no [CLS]/[SEP]");
+    let pieces = stdout(&attention(&["--model", d, "--layer", "0", "--head", "0", "The unaffable cat"]));
+    assert!(pieces.matches("Attention weights for").count() > 5, "pieces view splits 'unaffable'");
+}
+
+#[test]
+fn model_errors_get_one_line() {
+    let missing = attention(&["--model", "/no/such/model", "--layer", "5", "--head", "11", CAT]);
+    assert_clean_failure(&missing, "scripts/build-model");
+    let conflict = attention(&["--model", "/no/such/model", "--causal", CAT]);
+    assert_eq!(conflict.status.code(), Some(2));
+    assert!(stderr(&conflict).contains("cannot be used with"), "{}", stderr(&conflict));
+    let Some(dir) = model_dir() else { return };
+    let d = dir.to_str().unwrap();
+    assert_clean_failure(
+        &attention(&["--model", d, "--layer", "6", "--head", "0", CAT]),
+        "--layer 6 is out of range",
+    );
+    assert_clean_failure(&attention(&["--model", d, CAT]), "choose a head to print with --layer L --head H");
+}

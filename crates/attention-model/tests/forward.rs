@@ -5,7 +5,8 @@
 //!   same splitmix64 sequence (testdata/tiny_forward.json);
 //! - when the real model has been built (`scripts/build-model` writes
 //!   `model/`; `AE_MODEL_DIR` points elsewhere): all-MiniLM-L6-v2
-//!   (testdata/minilm_forward.json). Without it those tests print a notice and pass.
+//!   (testdata/minilm_forward.json). Without it those tests print a notice and pass,
+//!   unless `AE_REQUIRE_MODEL` is set (scripts/test sets it), when they fail.
 //!
 //! Models are always assembled the way the page does it: the core file, then
 //! embedding shards.
@@ -232,6 +233,13 @@ fn real_model_dir() -> Option<PathBuf> {
     if dir.join(CORE_FILE).is_file() {
         return Some(dir);
     }
+    // scripts/test builds the model first and sets this, so that a broken
+    // model build fails the run instead of skipping the tests that need it.
+    assert!(
+        std::env::var_os("AE_REQUIRE_MODEL").is_none(),
+        "AE_REQUIRE_MODEL is set but {} is missing",
+        dir.join(CORE_FILE).display()
+    );
     eprintln!(
         "SKIPPED: {} is missing; run scripts/build-model (or set AE_MODEL_DIR) to test the real model",
         dir.join(CORE_FILE).display()

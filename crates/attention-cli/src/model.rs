@@ -1,0 +1,183 @@
+//! `attention --model DIR`: the attention of a trained transformer
+//! (all-MiniLM-L6-v2, built into DIR by `scripts/build-model`), one head in
+//! the same text format as the GloVe output, or every head as JSON.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+use attention_model::{Model, ModelAttention};
+use serde::Serialize;
+
+use crate::Failure;
+
+/// What `--model` mode prints.
+#[derive(Debug)]
+pub struct ModelRequest<'a> {
+    pub dir: &'a Path,
+    pub sentence: &'a str,
+    pub layer: Option<usize>,
+    pub head: Option<usize>,
+    pub words: bool,
+    pub no_special: bool,
+    pub json: bool,
+}
+
+/// Loads the model's core and the embedding shards the sentence needs.
+fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        fs::read(&path).map_err(|e| {
+            let hint =
+                if e.kind() == io::ErrorKind::NotFound { " (build it with scripts/build-model)" } else { "" };
+            Failure::usage(format!("cannot read '{}': {e}{hint}", path.display()))
+        })
+    };
+    let invalid =
+        |name: &str, e: attention_model::Error| Failure::usage(format!("{}: {e}", dir.join(name).display()));
+    let core = read(attention_model::CORE_FILE)?;
+    let mut model = Model::from_core(&core).map_err(|e| invalid(attention_model::CORE_FILE, e))?;
+    let ids: Vec<u32> = model.tokenize(sentence).iter().map(|p| p.id).collect();
+    for shard in model.missing_shards(&ids) {
+        let name = attention_model::shard_file(shard);
+        let bytes = read(&name)?;
+        model.add_shard(&bytes).map_err(|e| invalid(&name, e))?;
+    }
+    Ok(model)
+}
+
+pub fn run(request: &ModelRequest<'_>, out: &mut impl Write) -> Result<(), Failure> {
+    let model = load(request.dir, request.sentence)?;
+    let (layers, heads) = (model.config().layers, model.config().heads);
+    for (value, count, flag) in [(request.layer, layers, "--layer"), (request.head, heads, "--head")] {
+        if let Some(v) = value {
+            if v >= count {
+                return Err(Failure::usage(format!(
+                    "{flag} {v} is out of range: this model has 0 to {}",
+                    count - 1
+                )));
+            }
+        }
+    }
+    let attention = model.attention(request.sentence).map_err(|e| Failure::usage(e.to_string()))?;
+    let view = View::new(&attention, request.words, request.no_special);
+
+    let written = if request.json {
+        write_json(out, &view, request)
+    } else {
+        let (Some(layer), Some(head)) = (request.layer, request.head) else {
+            return Err(Failure::usage(format!(
+                "choose a head to print with --layer L --head H (layers 0 to {}, heads 0 to {}), \
+                 or print every head with --json",
+                layers - 1,
+                heads - 1
+            )));
+        };
+        write_text(out, &view, layer, head)
+    };
+    match written {
+        // `attention … | head` closes the pipe early: not an error.
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Failure { message: format!("cannot write the output: {e}"), code: 1 })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The tokens and weights to print: pieces or words, with or without [CLS]/[SEP].
+struct View {
+    tokens: Vec<String>,
+    layers: usize,
+    heads: usize,
+    /// (layers, heads, n, n)
+    weights: Vec<f32>,
+}
+
+impl View {
+    fn new(attention: &ModelAttention, words: bool, no_special: bool) -> View {
+        let (layers, heads) = (attention.layers, attention.heads);
+        if words {
+            let w = attention.words(no_special);
+            let tokens = w.words.iter().map(|w| w.text.clone()).collect();
+            return View { tokens, layers, heads, weights: w.weights };
+        }
+        let n = attention.n();
+        let keep: Vec<usize> =
+            (0..n).filter(|i| !(no_special && attention.pieces[*i].is_special())).collect();
+        let mut weights = Vec::with_capacity(layers * heads * keep.len() * keep.len());
+        for block in attention.weights.chunks(n * n) {
+            for i in &keep {
+                weights.extend(keep.iter().map(|j| block[i * n + j]));
+            }
+        }
+        let tokens = keep.iter().map(|i| attention.pieces[*i].text.clone()).collect();
+        View { tokens, layers, heads, weights }
+    }
+
+    fn n(&self) -> usize {
+        self.tokens.len()
+    }
+
+    fn head(&self, layer: usize, head: usize) -> &[f32] {
+        let nn = self.n() * self.n();
+        let at = (layer * self.heads + head) * nn;
+        &self.weights[at..at + nn]
+    }
+}
+
+fn write_text(out: &mut impl Write, view: &View, layer: usize, head: usize) -> io::Result<()> {
+    let width = view.tokens.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+    let weights = view.head(layer, head);
+    let n = view.n();
+    writeln!(out, "Layer {layer}, head {head} (counted from 0) of all-MiniLM-L6-v2")?;
+    for (i, query) in view.tokens.iter().enumerate() {
+        writeln!(out)?;
+        writeln!(out, "Attention weights for '{query}':")?;
+        for (j, key) in view.tokens.iter().enumerate() {
+            let weight = weights[i * n + j];
+            let bar = "█".repeat((weight * crate::output::BAR_WIDTH).round() as usize);
+            writeln!(out, "  {key:<width$} {weight:.4} {bar}")?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct JsonModel<'a> {
+    model: &'static str,
+    tokens: &'a [String],
+    layers: usize,
+    heads: usize,
+    /// attention[layer][head][query][key]
+    attention: Vec<Vec<Vec<&'a [f32]>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layer: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    head: Option<usize>,
+    /// The chosen head's rows, when --layer and --head are given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weights: Option<Vec<&'a [f32]>>,
+}
+
+fn write_json(out: &mut impl Write, view: &View, request: &ModelRequest<'_>) -> io::Result<()> {
+    let n = view.n().max(1);
+    let attention = (0..view.layers)
+        .map(|l| (0..view.heads).map(|h| view.head(l, h).chunks(n).collect()).collect())
+        .collect();
+    let weights = match (request.layer, request.head) {
+        (Some(l), Some(h)) => Some(view.head(l, h).chunks(n).collect()),
+        _ => None,
+    };
+    let json = JsonModel {
+        model: "all-MiniLM-L6-v2",
+        tokens: &view.tokens,
+        layers: view.layers,
+        heads: view.heads,
+        attention,
+        layer: request.layer,
+        head: request.head,
+        weights,
+    };
+    serde_json::to_writer(&mut *out, &json).map_err(io::Error::other)?;
+    writeln!(out)
+}
