@@ -11,8 +11,14 @@
 //   of the known tokens only: unknown words have no row and do not count.
 //   Absent = nothing focused.
 //
+// - model, mlayer, mhead, units, special, mfocus: the trained-model view, read
+//   and written by model-state.js, which documents each; `state.model` is
+//   absent while that view is closed.
+//
 // Keys are never renamed once links are shared; unknown keys are ignored and
 // a bad value falls back to its default. Pure functions: no DOM here.
+
+import { formatModel, parseModel, sameModel } from './model-state.js';
 
 export const DEFAULT_SENTENCE = 'The king and queen ruled the kingdom';
 export const TEMPERATURE_MIN = 0.001;
@@ -49,6 +55,8 @@ export function parseHash(hash) {
   if (Number.isFinite(t) && t >= TEMPERATURE_MIN && t <= TEMPERATURE_MAX) state.temperature = t;
   const focus = params.get('focus');
   if (focus !== null && /^\d{1,6}$/.test(focus)) state.focus = Number(focus);
+  const model = parseModel(params);
+  if (model) state.model = model;
   return state;
 }
 
@@ -62,6 +70,7 @@ export function formatHash(state) {
   ];
   if (state.temperature !== 1) parts.push(`t=${formatTemperature(state.temperature)}`);
   if (Number.isInteger(state.focus) && state.focus >= 0) parts.push(`focus=${state.focus}`);
+  if (state.model) parts.push(...formatModel(state.model));
   return '#' + parts.join('&');
 }
 
@@ -77,5 +86,5 @@ export function settingsOf(state) {
 
 export function sameState(a, b) {
   return a.sentence === b.sentence && a.scale === b.scale && a.self === b.self && a.causal === b.causal &&
-    a.temperature === b.temperature && a.focus === b.focus;
+    a.temperature === b.temperature && a.focus === b.focus && sameModel(a.model, b.model);
 }
