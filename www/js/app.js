@@ -17,6 +17,7 @@ import {
   settingsOf,
   MAX_SENTENCE_LENGTH,
 } from './state.js';
+import { defaultModel } from './model-state.js';
 import { font, hatchTile, paintArrows, paintHeatmap, paintOverlay, readTheme } from './paint.js';
 
 const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
@@ -202,6 +203,8 @@ export async function start({ mode = 'full' } = {}) {
     exportCsv: $('export-csv'),
     shareStatus: $('share-status'),
     openFull: $('open-full'),
+    modelOpen: $('model-open'),
+    modelRoot: $('model-view'),
   };
 
   let state = parseHash(location.hash);
@@ -251,6 +254,7 @@ export async function start({ mode = 'full' } = {}) {
       refocus();
     }
     if (how !== 'none') writeHash(how);
+    syncModel();
   }
 
   function syncControls() {
@@ -877,6 +881,41 @@ export async function start({ mode = 'full' } = {}) {
     return canvas;
   }
 
+  // ---- The trained-model view (www/js/model-view.js) ------------------------
+  // Loaded on demand: neither its code nor the model files are fetched until
+  // the view is opened (the button, or a link with model=1).
+
+  let modelView = null;
+  let modelLoading = null;
+
+  function syncModel() {
+    if (!dom.modelRoot) return;
+    dom.modelOpen?.setAttribute('aria-expanded', state.model ? 'true' : 'false');
+    if (modelView) {
+      modelView.update(state, view);
+      return;
+    }
+    if (!state.model || modelLoading) return;
+    modelLoading = import('./model-view.js')
+      .then(({ mountModelView }) => {
+        modelView = mountModelView({
+          root: dom.modelRoot,
+          wasm,
+          theme: () => theme,
+          update: (next, how) => update(next, how),
+        });
+        modelView.update(state, view);
+      })
+      .catch((error) => {
+        modelLoading = null;
+        showError(`The trained-model view could not be loaded: ${error.message}. Reload the page.`);
+      });
+  }
+
+  function wireModel() {
+    dom.modelOpen?.addEventListener('click', () => update({ ...state, model: state.model ? undefined : defaultModel() }, 'push'));
+  }
+
   // ---- Start -------------------------------------------------------------
 
   syncControls();
@@ -908,9 +947,11 @@ export async function start({ mode = 'full' } = {}) {
   wireHeatmap();
   wireArrows();
   wireControls();
+  wireModel();
   analyzeNow();
   // The first state may have been corrected (a focus out of range).
   if (location.hash) writeHash('replace');
+  syncModel();
 
   // The examples menu fills in after the first heatmap, never before it.
   examples.then((sentences) => {
