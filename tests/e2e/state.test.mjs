@@ -12,12 +12,12 @@ test('an empty hash is the default state', () => {
 
 test('every key of DESIGN.md is read', () => {
   const state = parseHash('#s=The%20cat%20sat&self=0&causal=1&scale=0&t=2.5&focus=2');
-  assert.deepEqual(state, { sentence: 'The cat sat', self: false, causal: true, scale: false, temperature: 2.5, focus: 2 });
+  assert.deepEqual(state, { ...defaultState(), sentence: 'The cat sat', self: false, causal: true, scale: false, temperature: 2.5, focus: 2 });
 });
 
 test('format and parse round-trip, with spaces as %20 and hostile text kept exactly', () => {
   for (const sentence of ['The king and queen', 'a&b=c#d?e+f%g', '<img src=x onerror=alert(1)>', 'café 😀 “quotes”', '']) {
-    const state = { sentence, self: false, causal: true, scale: true, temperature: 0.5, focus: 3 };
+    const state = { ...defaultState(), sentence, self: false, causal: true, scale: true, temperature: 0.5, focus: 3 };
     const hash = formatHash(state);
     assert.ok(!hash.includes(' '), hash);
     assert.deepEqual(parseHash(hash), state);

@@ -62,11 +62,16 @@ export function formatTick(value, step) {
  * The base layer of the heatmap.
  * view: { layout, labels, n, weights, masked, cells (n × n canvas), hatch
  *         (pattern or colour), scaleMax, ticks, table (colormap rgb bytes), theme }
+ *       and, for a matrix that is not square (cross-attention), rows, cols and
+ *       colLabels (key labels; `labels` then names the rows).
  * layout: { cell, matrix: [x, y, w, h], colorbar: [x, y, w, h], labelsShown,
  *           valuesShown, width, height }
  */
 export function paintHeatmap(ctx, view) {
   const { layout, labels, n, theme } = view;
+  const rows = view.rows ?? n;
+  const cols = view.cols ?? n;
+  const colLabels = view.colLabels ?? labels;
   const [mx, my, mw, mh] = layout.matrix;
   const cell = layout.cell;
   ctx.clearRect(0, 0, layout.width, layout.height);
@@ -81,9 +86,9 @@ export function paintHeatmap(ctx, view) {
     ctx.font = font(theme, { size: Math.min(13, Math.floor(cell / 3.6)) });
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) {
-        const k = i * n + j;
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        const k = i * cols + j;
         if (view.masked[k]) continue;
         const w = view.weights[k];
         ctx.fillStyle = isLight(view.table, w / view.scaleMax) ? '#000000' : '#ffffff';
@@ -97,14 +102,14 @@ export function paintHeatmap(ctx, view) {
     ctx.font = font(theme);
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    for (let i = 0; i < n; i++) ctx.fillText(labels[i], mx - 6, my + (i + 0.5) * cell);
+    for (let i = 0; i < rows; i++) ctx.fillText(labels[i], mx - 6, my + (i + 0.5) * cell);
     // Key labels read upwards, their ends against the matrix.
     ctx.textAlign = 'left';
-    for (let j = 0; j < n; j++) {
+    for (let j = 0; j < cols; j++) {
       ctx.save();
       ctx.translate(mx + (j + 0.5) * cell, my - 6);
       ctx.rotate(-Math.PI / 2);
-      ctx.fillText(labels[j], 0, 0);
+      ctx.fillText(colLabels[j], 0, 0);
       ctx.restore();
     }
   }
@@ -173,7 +178,7 @@ export function paintOverlay(ctx, view, focus, hover) {
     ctx.textAlign = 'left';
     const names = [];
     if (focus !== null && focus >= 0) names.push(`query ${focus}: ${labels[focus]}`);
-    if (hover && hover.col >= 0) names.push(`key ${hover.col}: ${labels[hover.col]}`);
+    if (hover && hover.col >= 0) names.push(`key ${hover.col}: ${(view.colLabels ?? labels)[hover.col]}`);
     if (names.length) ctx.fillText(names.join('  ·  '), mx, Math.max(14, my - 2));
   }
 }
@@ -183,8 +188,12 @@ export function paintOverlay(ctx, view, focus, hover) {
  * link. `links` is the flat Float32Array of ArrowGeometry.links (9 numbers a
  * link: query, key, weight, x0, y0, x1, y1, lineWidth, opacity).
  * arrows: { rowHeight, top, queryX, keyX, labelsShown, width, height }
+ * options: { keyLabels (cross-attention: the other sentence; default labels),
+ *            colors (one CSS colour per link, e.g. per head; default theme.link) }
  */
-export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme) {
+export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, options = {}) {
+  const keyLabels = options.keyLabels ?? labels;
+  const colors = options.colors ?? null;
   ctx.clearRect(0, 0, arrows.width, arrows.height);
   ctx.font = font(theme, { size: 11 });
   ctx.fillStyle = theme.muted;
@@ -199,6 +208,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme) 
   const bend = (arrows.keyX - arrows.queryX) / 2;
   for (let k = 0; k + 8 < links.length; k += 9) {
     const [x0, y0, x1, y1] = [links[k + 3], links[k + 4], links[k + 5], links[k + 6]];
+    if (colors) ctx.strokeStyle = colors[k / 9];
     ctx.globalAlpha = links[k + 8];
     ctx.lineWidth = links[k + 7];
     ctx.beginPath();
@@ -225,7 +235,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme) 
     for (const j of strongest.sort((a, b) => a - b)) {
       const y = Math.max(arrows.top + (j + 0.5) * arrows.rowHeight, lastY + theme.fontSize + 2);
       lastY = y;
-      ctx.fillText(`${labels[j]} ${focusRow[j].toFixed(3)}`, arrows.keyX + 6, y);
+      ctx.fillText(`${keyLabels[j]} ${focusRow[j].toFixed(3)}`, arrows.keyX + 6, y);
     }
     return;
   }
@@ -236,10 +246,13 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme) 
     ctx.fillStyle = focused ? theme.accent : theme.fg;
     ctx.textAlign = 'right';
     ctx.fillText(labels[i], arrows.queryX - 6, y);
-    ctx.font = font(theme);
-    ctx.fillStyle = theme.fg;
-    ctx.textAlign = 'left';
-    const suffix = focusRow ? ` ${focusRow[i].toFixed(2)}` : '';
-    ctx.fillText(labels[i] + suffix, arrows.keyX + 6, y);
+  }
+  ctx.font = font(theme);
+  ctx.fillStyle = theme.fg;
+  ctx.textAlign = 'left';
+  for (let j = 0; j < keyLabels.length; j++) {
+    const y = arrows.top + (j + 0.5) * arrows.rowHeight;
+    const suffix = focusRow ? ` ${focusRow[j].toFixed(2)}` : '';
+    ctx.fillText(keyLabels[j] + suffix, arrows.keyX + 6, y);
   }
 }

@@ -11,6 +11,12 @@
 //   of the known tokens only: unknown words have no row and do not count.
 //   Absent = nothing focused.
 //
+// - cell: key column of the clicked cell in the focused row (needs focus);
+//   the step-by-step panel then lists that dot product term by term.
+// - The keys of the teaching views (lab, lf, lc, pad, h, hm, seed, head, hide,
+//   b, pq, pk, pv, pwq, pwk, pwv, pn, pdk) are read and written by
+//   teach-state.js, which documents each; docs/share-links.md lists them all.
+//
 // - model, mlayer, mhead, units, special, mfocus: the trained-model view, read
 //   and written by model-state.js, which documents each; `state.model` is
 //   absent while that view is closed.
@@ -19,6 +25,7 @@
 // a bad value falls back to its default. Pure functions: no DOM here.
 
 import { formatModel, parseModel, sameModel } from './model-state.js';
+import { defaultTeach, formatTeach, parseTeach, sameTeach } from './teach-state.js';
 
 export const DEFAULT_SENTENCE = 'The king and queen ruled the kingdom';
 export const TEMPERATURE_MIN = 0.001;
@@ -27,7 +34,7 @@ export const TEMPERATURE_MAX = 1000;
 export const MAX_SENTENCE_LENGTH = 20000;
 
 export function defaultState() {
-  return { sentence: DEFAULT_SENTENCE, scale: true, self: true, causal: false, temperature: 1, focus: null };
+  return { sentence: DEFAULT_SENTENCE, scale: true, self: true, causal: false, temperature: 1, focus: null, cell: null, teach: defaultTeach() };
 }
 
 function flag(params, key, fallback) {
@@ -55,6 +62,9 @@ export function parseHash(hash) {
   if (Number.isFinite(t) && t >= TEMPERATURE_MIN && t <= TEMPERATURE_MAX) state.temperature = t;
   const focus = params.get('focus');
   if (focus !== null && /^\d{1,6}$/.test(focus)) state.focus = Number(focus);
+  const cell = params.get('cell');
+  if (state.focus !== null && cell !== null && /^\d{1,6}$/.test(cell)) state.cell = Number(cell);
+  state.teach = parseTeach(params);
   const model = parseModel(params);
   if (model) state.model = model;
   return state;
@@ -69,7 +79,11 @@ export function formatHash(state) {
     `scale=${state.scale ? 1 : 0}`,
   ];
   if (state.temperature !== 1) parts.push(`t=${formatTemperature(state.temperature)}`);
-  if (Number.isInteger(state.focus) && state.focus >= 0) parts.push(`focus=${state.focus}`);
+  if (Number.isInteger(state.focus) && state.focus >= 0) {
+    parts.push(`focus=${state.focus}`);
+    if (Number.isInteger(state.cell) && state.cell >= 0) parts.push(`cell=${state.cell}`);
+  }
+  if (state.teach) parts.push(...formatTeach(state.teach));
   if (state.model) parts.push(...formatModel(state.model));
   return '#' + parts.join('&');
 }
@@ -86,5 +100,6 @@ export function settingsOf(state) {
 
 export function sameState(a, b) {
   return a.sentence === b.sentence && a.scale === b.scale && a.self === b.self && a.causal === b.causal &&
-    a.temperature === b.temperature && a.focus === b.focus && sameModel(a.model, b.model);
+    a.temperature === b.temperature && a.focus === b.focus && sameModel(a.model, b.model) &&
+    (a.cell ?? null) === (b.cell ?? null) && sameTeach(a.teach, b.teach);
 }

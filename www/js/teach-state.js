@@ -1,0 +1,121 @@
+// The share-link keys of the teaching views (see docs/share-links.md).
+// state.js reads and writes them beside the keys of DESIGN.md; pure
+// functions, no DOM. A key at its default is left out of the link.
+//
+//   cell  key column of the clicked cell in the focused row (needs focus)
+//   lab   open teaching panel: whatif | play | heads | cross | meaning (default whatif)
+//   lf    focused query row inside the open panel (default 0)
+//   lc    clicked key column inside the open panel (absent = none)
+//   pad   padding demo: pad the sentence to this many positions, 1–128 (absent = 12)
+//   h     number of heads; must divide the vector dimension (default 5)
+//   hm    head mode: projected | split (default projected)
+//   seed  seed of the projections, 0–4294967295 (default 42)
+//   head  head shown large, 0-based (absent = the average of the heads)
+//   hide  heads hidden in the arrows, comma-separated indices (absent = none)
+//   b     sentence B of cross-attention (default DEFAULT_SENTENCE_B)
+//   pq pk pv pwq pwk pwv  playground matrices as typed ("2 3; 1 2");
+//         empty pk = same as pq, empty pv = same as pk, empty pw* = no projection
+//   pn    playground token names, space-separated
+//   pdk   playground: scale by 1/√pdk instead of 1/√d_k (0 or absent = d_k)
+//
+// Text from a link is only ever shown as text (form values, textContent).
+
+export const LABS = ['whatif', 'play', 'heads', 'cross', 'meaning'];
+export const HEAD_MODES = ['projected', 'split'];
+export const DEFAULT_SENTENCE_B = 'The Eiffel Tower is located in Paris, France.';
+export const MAX_PAD = 128;
+export const DEFAULT_PAD = 12;
+/** Longest playground matrix text accepted from a link. */
+export const MAX_MATRIX_TEXT = 4000;
+const MAX_SEED = 4294967295;
+
+/** The tutorials' first worked example: one query, keys C, A, B. */
+export const PRESETS = {
+  dot: { label: 'Dot products: Q = [2, 3], keys C, A, B', q: '2 3', k: '11 13; 1 2; 4 6', v: '', wq: '', wk: '', wv: '', names: 'C A B', dk: 0 },
+  saturation: { label: 'Saturation: scores 100 and 80, d_k = 100', q: '1', k: '100; 80', v: '', wq: '', wk: '', wv: '', names: 'x y', dk: 100 },
+  projected: {
+    label: 'Three tokens, four dimensions, with W_q, W_k, W_v',
+    q: '1 0 1 0; 0 2 0 2; 1 1 1 1',
+    k: '',
+    v: '',
+    wq: '1 0 1; 1 0 0; 0 0 1; 0 1 1',
+    wk: '0 0 1; 1 1 0; 0 1 0; 1 1 0',
+    wv: '0 2 0; 0 3 0; 1 0 3; 1 1 0',
+    names: 'I love cats',
+    dk: 0,
+  },
+};
+
+export function defaultPlay() {
+  const { label, ...play } = PRESETS.dot;
+  return play;
+}
+
+export function defaultTeach() {
+  return {
+    lab: 'whatif', lf: 0, lc: null, pad: DEFAULT_PAD, heads: 5, headMode: 'projected', seed: 42, head: null,
+    hide: [], b: DEFAULT_SENTENCE_B, play: defaultPlay(),
+  };
+}
+
+const index = (text, max = 999999) => (text !== null && /^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null);
+
+/** Reads the teaching keys of `params` (a URLSearchParams). */
+export function parseTeach(params) {
+  const teach = defaultTeach();
+  const lab = params.get('lab');
+  if (LABS.includes(lab)) teach.lab = lab;
+  teach.lf = index(params.get('lf')) ?? 0;
+  teach.lc = index(params.get('lc'));
+  const pad = index(params.get('pad'), MAX_PAD);
+  if (pad !== null && pad >= 1) teach.pad = pad;
+  const heads = index(params.get('h'), 4096);
+  if (heads !== null && heads >= 1) teach.heads = heads;
+  const mode = params.get('hm');
+  if (HEAD_MODES.includes(mode)) teach.headMode = mode;
+  const seed = params.get('seed');
+  if (seed !== null && /^\d{1,10}$/.test(seed) && Number(seed) <= MAX_SEED) teach.seed = Number(seed);
+  teach.head = index(params.get('head'));
+  const hide = params.get('hide');
+  if (hide !== null && /^\d{1,4}(,\d{1,4})*$/.test(hide)) teach.hide = [...new Set(hide.split(',').map(Number))].sort((a, b) => a - b);
+  const b = params.get('b');
+  if (b !== null) teach.b = b.slice(0, 2000);
+  const keys = ['pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv'];
+  if (keys.some((key) => params.has(key)) || params.has('pn')) {
+    // A link with any playground key describes the whole playground.
+    teach.play = { q: '', k: '', v: '', wq: '', wk: '', wv: '', names: '', dk: 0 };
+    for (const key of keys) teach.play[key.slice(1)] = (params.get(key) ?? '').slice(0, MAX_MATRIX_TEXT);
+    teach.play.names = (params.get('pn') ?? '').slice(0, 400);
+  }
+  teach.play.dk = index(params.get('pdk')) ?? teach.play.dk;
+  return teach;
+}
+
+/** The teaching keys as hash parts ('key=value'), defaults left out. */
+export function formatTeach(teach) {
+  const d = defaultTeach();
+  const parts = [];
+  const put = (key, value) => parts.push(`${key}=${encodeURIComponent(value)}`);
+  if (teach.lab !== d.lab) put('lab', teach.lab);
+  if (teach.lf !== 0) put('lf', teach.lf);
+  if (teach.lc !== null) put('lc', teach.lc);
+  if (teach.pad !== d.pad) put('pad', teach.pad);
+  if (teach.heads !== d.heads) put('h', teach.heads);
+  if (teach.headMode !== d.headMode) put('hm', teach.headMode);
+  if (teach.seed !== d.seed) put('seed', teach.seed);
+  if (teach.head !== null) put('head', teach.head);
+  if (teach.hide.length) parts.push(`hide=${teach.hide.join(',')}`);
+  if (teach.b !== d.b) put('b', teach.b);
+  const play = teach.play;
+  const defaults = d.play;
+  if (['q', 'k', 'v', 'wq', 'wk', 'wv', 'names'].some((key) => play[key] !== defaults[key])) {
+    for (const key of ['q', 'k', 'v', 'wq', 'wk', 'wv']) put(`p${key}`, play[key]);
+    put('pn', play.names);
+  }
+  if (play.dk !== defaults.dk) put('pdk', play.dk);
+  return parts;
+}
+
+export function sameTeach(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
