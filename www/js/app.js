@@ -19,6 +19,7 @@ import {
 } from './state.js';
 import { defaultModel } from './model-state.js';
 import { font, hatchTile, paintArrows, paintHeatmap, paintOverlay, readTheme } from './paint.js';
+import { createTeach, explainFocused } from './teach.js';
 
 const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
 const WASM_URL = new URL('../pkg/attention_wasm_bg.wasm', import.meta.url);
@@ -27,8 +28,6 @@ const EXAMPLES_URL = new URL('../examples.txt', import.meta.url);
 
 /** Above this many tokens the weights table lists only the focused row. */
 const FULL_TABLE_LIMIT = 128;
-/** Above this many keys the step-by-step table lists only the strongest. */
-const STEP_ROWS_LIMIT = 24;
 const MAX_LINKS = 4000;
 const GRADIENT = 'viridis';
 
@@ -217,6 +216,7 @@ export async function start({ mode = 'full' } = {}) {
   let theme = readTheme(document.documentElement);
   let historySession = null; // 'typing' or 'temperature' while a gesture lasts
   let firstHeatmap = true;
+  let teach = null; // the teaching views (teach.js), once the vectors are loaded
 
   const setStatus = (text) => {
     if (dom.status) dom.status.textContent = text;
@@ -245,7 +245,7 @@ export async function start({ mode = 'full' } = {}) {
     // A continuous gesture (typing, dragging) makes one history entry.
     if (how === 'push' && session && session === historySession) how = 'replace';
     historySession = session;
-    state = next;
+    state = next.focus === null && next.cell !== null ? { ...next, cell: null } : next;
     if (recompute) {
       performance.mark('analyze-start');
       analyzeNow();
@@ -255,6 +255,7 @@ export async function start({ mode = 'full' } = {}) {
     }
     if (how !== 'none') writeHash(how);
     syncModel();
+    teach?.render(state, view);
   }
 
   function syncControls() {
@@ -324,7 +325,11 @@ export async function start({ mode = 'full' } = {}) {
     lazy(view, 'scaled', () => analysis.scaled());
     lazy(view, 'context', () => analysis.context());
     if (state.focus !== null && state.focus >= n) {
-      state = { ...state, focus: null };
+      state = { ...state, focus: null, cell: null };
+      writeHash('replace');
+    }
+    if (state.cell !== null && (state.focus === null || state.cell >= n)) {
+      state = { ...state, cell: null };
       writeHash('replace');
     }
     if (hover && (hover.row >= n || hover.col >= n)) hover = null;
@@ -579,83 +584,21 @@ export async function start({ mode = 'full' } = {}) {
       return;
     }
     const word = labels[i];
-    const title = el('h2');
-    title.append('How ', el('q', word), ' attends');
-    const clear = el('button', 'Clear focus', 'small');
-    clear.type = 'button';
-    clear.addEventListener('click', () => update({ ...state, focus: null }, 'push'));
-    const head = el('div', null, 'explain-head');
-    head.append(title, clear);
-
-    const d = view.dim;
-    const steps = el('ol', null, 'steps');
-    steps.append(
-      el('li', `Score each key: q·k, the dot product of the ${d}-dimensional vector of '${word}' (the query) with each word’s vector (the key).`),
-      el('li', state.scale || state.temperature !== 1
-        ? `Scale: multiply by ${state.scale ? `1/√${d}` : '1'}${state.temperature !== 1 ? ` ÷ temperature ${formatTemperature(state.temperature)}` : ''} = ${view.factor.toPrecision(4)}, so that long vectors do not make the softmax all-or-nothing.`
-        : 'Scaling is off: the raw scores go into the softmax, which makes it sharper.'),
-      el('li', 'Softmax: weight = exp(scaled − max) ÷ the sum over all keys, so the weights are positive and add up to 1.' +
-        (state.causal || !state.self ? ` Masked keys (${[!state.self && 'itself', state.causal && 'later words'].filter(Boolean).join(', ')}) get weight 0.` : '')),
-      el('li', `Output: the weighted sum of the value vectors (here the same GloVe vectors) is the new vector of '${word}'.`),
-    );
-
-    if (view.fullyMasked[i]) {
-      dom.explain.replaceChildren(head, steps, el('p', `Every key of '${word}' is masked (causal, and it may not attend to itself), so it has no weights and its output is zero.`, 'note'));
-      if (dom.announce) dom.announce.textContent = `${word}: every key is masked.`;
-      return;
-    }
-
-    const { scores, scaled } = view;
-    let max = -Infinity;
-    for (let j = 0; j < n; j++) if (!masked[i * n + j]) max = Math.max(max, scaled[i * n + j]);
-    const order = [...Array(n).keys()];
-    const strongest = [...order].sort((a, b) => weights[i * n + b] - weights[i * n + a]);
-    const listed = n > STEP_ROWS_LIMIT ? strongest.slice(0, STEP_ROWS_LIMIT) : order;
-
-    const table = el('table', null, 'steps-table');
-    const caption = el('caption', n > STEP_ROWS_LIMIT ? `The ${STEP_ROWS_LIMIT} strongest of ${n} keys` : 'Every key, in sentence order');
-    const thead = el('thead');
-    const hr = el('tr');
-    for (const h of ['key', 'q·k', state.scale || state.temperature !== 1 ? `× ${view.factor.toPrecision(4)}` : 'scaled', 'exp(· − max)', 'weight', '']) hr.append(el('th', h));
-    thead.append(hr);
-    const tbody = el('tbody');
-    for (const j of listed) {
-      const k = i * n + j;
-      const tr = el('tr');
-      if (j === i) tr.className = 'self';
-      tr.append(el('th', labels[j]));
-      tr.append(el('td', scores[k].toFixed(3)));
-      if (masked[k]) {
-        tr.append(el('td', 'masked', 'masked'), el('td', '0'), el('td', '0.0000'), el('td'));
-      } else {
-        const bar = el('span', null, 'bar');
-        bar.style.width = `${(weights[k] * 100).toFixed(1)}%`;
-        const barCell = el('td', null, 'bar-cell');
-        barCell.append(bar);
-        tr.append(el('td', scaled[k].toFixed(3)), el('td', Math.exp(scaled[k] - max).toFixed(4)), el('td', weights[k].toFixed(4)), barCell);
-      }
-      tbody.append(tr);
-    }
-    table.append(caption, thead, tbody);
-
-    const nearest = el('p', null, 'nearest');
-    nearest.append(`Words nearest to the output vector of '${word}' (cosine): `);
-    const words = el('span', '…', 'nearest-words');
-    nearest.append(words);
-    const shown = view;
-    requestAnimationFrame(() => setTimeout(() => {
-      if (view !== shown || state.focus !== i) return;
-      try {
-        const found = explorer.nearest(view.context.subarray(i * d, (i + 1) * d), 6);
-        words.textContent = found.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
-      } catch {
-        nearest.remove();
-      }
-    }, 0));
-    dom.explain.replaceChildren(head, steps, table, nearest);
+    explainFocused(dom.explain, {
+      explorer,
+      view,
+      state,
+      onClear: () => update({ ...state, focus: null }, 'push'),
+      onCell: (j) => update({ ...state, cell: j === state.cell ? null : j }, 'push'),
+    });
     if (dom.announce) {
-      const top = strongest.slice(0, 3).filter((j) => !masked[i * n + j]).map((j) => `${labels[j]} ${weights[i * n + j].toFixed(4)}`);
-      dom.announce.textContent = `Focus on ${word}, row ${i}. Strongest keys: ${top.join(', ')}.`;
+      if (view.fullyMasked[i]) {
+        dom.announce.textContent = `${word}: every key is masked.`;
+      } else {
+        const top = [...Array(n).keys()].sort((a, b) => weights[i * n + b] - weights[i * n + a]).slice(0, 3)
+          .filter((j) => !masked[i * n + j]).map((j) => `${labels[j]} ${weights[i * n + j].toFixed(4)}`);
+        dom.announce.textContent = `Focus on ${word}, row ${i}. Strongest keys: ${top.join(', ')}.`;
+      }
     }
   }
 
@@ -707,9 +650,9 @@ export async function start({ mode = 'full' } = {}) {
     }
   }
 
-  function focusRow(row, how = 'push') {
+  function focusRow(row, how = 'push', cell = null) {
     if (!view || row < 0 || row >= view.n) return;
-    update({ ...state, focus: row }, how);
+    update({ ...state, focus: row, cell }, how);
   }
 
   function wireHeatmap() {
@@ -736,7 +679,8 @@ export async function start({ mode = 'full' } = {}) {
       if (!hit || hit.kind === 0) return;
       // A row label or a cell focuses its query; a column label focuses that token.
       const row = hit.kind === 3 ? hit.col : hit.row;
-      focusRow(row);
+      // A cell also opens its dot product term by term in the step panel.
+      focusRow(row, 'push', hit.kind === 1 ? hit.col : null);
       if (hit.kind === 1) {
         hover = { row: hit.row, col: hit.col };
         paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, hover);
@@ -756,6 +700,11 @@ export async function start({ mode = 'full' } = {}) {
         case 'ArrowRight': row = row ?? 0; col = Math.min(n - 1, col + 1); break;
         case 'Home': row = 0; break;
         case 'End': row = n - 1; break;
+        case 'Enter':
+          if (!hover || hover.row < 0 || hover.col < 0) return;
+          event.preventDefault();
+          focusRow(hover.row, 'push', hover.col);
+          return;
         case 'Escape':
           if (state.focus === null && !hover) return;
           event.preventDefault();
@@ -769,7 +718,7 @@ export async function start({ mode = 'full' } = {}) {
       event.preventDefault();
       col = Math.min(n - 1, Math.max(0, col));
       hover = { row, col };
-      if (row !== state.focus) update({ ...state, focus: row }, 'replace');
+      if (row !== state.focus) update({ ...state, focus: row, cell: null }, 'replace');
       else paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, hover);
       showTooltip(row, col);
     });
@@ -952,6 +901,12 @@ export async function start({ mode = 'full' } = {}) {
   // The first state may have been corrected (a focus out of range).
   if (location.hash) writeHash('replace');
   syncModel();
+  // The teaching views (teach.js): tabs below the main views.
+  const teachRoot = $('teach');
+  if (teachRoot) {
+    teach = createTeach({ root: teachRoot, wasm, explorer, theme: () => theme, getState: () => state, setState: (next, how, session) => update(next, how, session) });
+    teach.render(state, view);
+  }
 
   // The examples menu fills in after the first heatmap, never before it.
   examples.then((sentences) => {
@@ -980,6 +935,7 @@ export async function start({ mode = 'full' } = {}) {
     resizeFrame = requestAnimationFrame(() => {
       resizeFrame = 0;
       relayout();
+      teach?.relayout();
     });
   }).observe(dom.heatmapBox);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {

@@ -1,0 +1,311 @@
+// A heatmap, an arrows view and a weights table for any attention matrix
+// of the teaching views (cross-attention has rows ≠ cols, the padding demo
+// hatched pad keys, multi-head one colour per head). It paints with the
+// page's painters (paint.js) and the wasm geometry, so it looks and
+// hit-tests like the main views; it owns no state: a click or a key calls
+// `onFocus(row)` or `onCell(row, col)` and the owner re-renders.
+
+import { font, hatchTile, paintArrows, paintHeatmap, paintOverlay } from './paint.js';
+import { el, weight } from './teach-steps.js';
+
+const GRADIENT = 'viridis';
+const MAX_LINKS = 2000;
+
+/** Plain data for a panel from a wasm AttentionView (copies; the view may be freed after). */
+export function dataOf(wasm, view) {
+  const rows = view.rows;
+  const cols = view.cols;
+  const cells = document.createElement('canvas');
+  cells.width = cols;
+  cells.height = rows;
+  if (rows && cols) cells.getContext('2d').putImageData(new ImageData(view.bitmap(GRADIENT), cols, rows), 0, 0);
+  return {
+    rows,
+    cols,
+    rowLabels: view.rowLabels(),
+    colLabels: view.colLabels(),
+    weights: view.weights(),
+    masked: view.masked(),
+    padding: view.padding(),
+    fullyMasked: view.fullyMasked(),
+    scaleMax: view.scaleMax,
+    factor: view.factor,
+    cells,
+    table: wasm.colormapTable(GRADIENT),
+    ticks: Array.from(wasm.ticks(view.scaleMax, 4)),
+  };
+}
+
+/** Builds the weights table (4 decimals, masked cells marked) for screen readers and tests. */
+export function weightsTable(table, data, { caption, focus = null } = {}) {
+  const head = el('thead');
+  const hr = el('tr');
+  hr.append(el('th', 'query \\ key'));
+  for (const label of data.colLabels) {
+    const th = el('th', label);
+    th.scope = 'col';
+    hr.append(th);
+  }
+  head.append(hr);
+  const body = el('tbody');
+  for (let i = 0; i < data.rows; i++) {
+    const tr = el('tr');
+    tr.dataset.row = String(i);
+    if (i === focus) tr.className = 'focused';
+    const th = el('th', data.rowLabels[i]);
+    th.scope = 'row';
+    tr.append(th);
+    for (let j = 0; j < data.cols; j++) {
+      const k = i * data.cols + j;
+      const td = el('td', weight(data.weights[k]));
+      if (data.masked[k]) {
+        td.className = 'masked';
+        td.title = data.padding[j] ? 'masked: padding' : 'masked';
+      }
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  table.replaceChildren(el('caption', caption ?? 'Attention weights: rows are queries, columns are keys; a row sums to 1.'), head, body);
+}
+
+export class MatrixPanel {
+  /**
+   * root: an element to fill. options: { wasm, theme: () => theme, name
+   * (for labels), onFocus(row), onCell(row, col), arrows (default true),
+   * table (default true), tableId }
+   */
+  constructor(root, options) {
+    this.options = options;
+    this.wasm = options.wasm;
+    this.root = root;
+    this.data = null;
+    this.focus = null;
+    this.hover = null;
+    this.heat = null;
+    this.arrowGeometry = null;
+    root.classList.add('teach-panel');
+    const views = el('div', null, 'teach-views');
+    const heatFigure = el('figure', null, 'view');
+    this.caption = el('figcaption');
+    this.stack = el('div', null, 'canvas-stack');
+    this.base = el('canvas');
+    this.base.setAttribute('aria-hidden', 'true');
+    this.overlay = el('canvas', null, 'overlay');
+    this.overlay.tabIndex = 0;
+    this.overlay.setAttribute('role', 'img');
+    this.tooltip = el('div', null, 'tooltip');
+    this.tooltip.setAttribute('role', 'tooltip');
+    this.tooltip.hidden = true;
+    this.stack.append(this.base, this.overlay, this.tooltip);
+    heatFigure.append(this.caption, this.stack);
+    views.append(heatFigure);
+    if (options.arrows !== false) {
+      const arrowsFigure = el('figure', null, 'view');
+      arrowsFigure.append(el('figcaption', options.arrowsCaption ?? 'Arrows: from the focused query (left) to each key (right), thicker for larger weights.'));
+      this.arrows = el('canvas');
+      this.arrows.setAttribute('aria-hidden', 'true');
+      this.arrowsBox = el('div', null, 'canvas-box');
+      this.arrowsBox.append(this.arrows);
+      arrowsFigure.append(this.arrowsBox);
+      views.append(arrowsFigure);
+    }
+    root.append(views);
+    if (options.table !== false) {
+      this.table = el('table', null, 'teach-weights');
+      if (options.tableId) this.table.id = options.tableId;
+      const scroll = el('div', null, 'table-scroll');
+      scroll.tabIndex = 0;
+      scroll.setAttribute('aria-label', `${options.name ?? 'Attention'} weights table, scrollable`);
+      scroll.append(this.table);
+      root.append(scroll);
+    }
+    this.#wire();
+  }
+
+  /** Shows `data` (from dataOf) with `focus` (row or null); `links` overrides the arrows (multi-head). */
+  show(data, { focus = null, caption = '', arrowSets = null } = {}) {
+    this.data = data;
+    this.focus = focus !== null && focus < data.rows ? focus : null;
+    this.arrowSets = arrowSets;
+    if (this.hover && (this.hover.row >= data.rows || this.hover.col >= data.cols)) this.hover = null;
+    this.caption.textContent = caption;
+    this.overlay.setAttribute('aria-label', `${this.options.name ?? 'Attention'} heatmap: ${data.rows} query rows by ${data.cols} key columns. Arrow keys move, Enter shows a cell's dot product, Escape clears. The same numbers are in the table below.`);
+    if (this.table) weightsTable(this.table, data, { focus: this.focus, caption: this.options.tableCaption });
+    this.layout();
+  }
+
+  layout() {
+    const data = this.data;
+    if (!data || !this.root.isConnected) return;
+    const theme = this.options.theme();
+    const measure = this.base.getContext('2d');
+    measure.font = font(theme);
+    const widest = (labels, extra = '') => Math.ceil(labels.reduce((w, l) => Math.max(w, measure.measureText(l + extra).width), 0));
+    this.heat?.free();
+    const width = Math.max(200, this.stack.clientWidth || 320);
+    this.heat = new this.wasm.HeatmapGeometry(data.rows, data.cols, width, Math.max(widest(data.rowLabels), widest(data.colLabels)), theme.fontSize);
+    this.view = {
+      ...data,
+      n: data.rows,
+      labels: data.rowLabels,
+      theme,
+      layout: {
+        cell: this.heat.cell,
+        matrix: Array.from(this.heat.matrix),
+        colorbar: Array.from(this.heat.colorbar),
+        labelsShown: this.heat.labelsShown,
+        valuesShown: this.heat.valuesShown,
+        width: this.heat.width,
+        height: this.heat.height,
+      },
+    };
+    this.overlay.dataset.matrix = this.view.layout.matrix.map((v) => v.toFixed(2)).join(',');
+    this.overlay.dataset.cell = this.view.layout.cell.toFixed(4);
+    const ctx = size(this.base, this.view.layout.width, this.view.layout.height);
+    const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme);
+    paintHeatmap(ctx, { ...this.view, hatch: ctx.createPattern(tile, 'repeat') ?? theme.hatch });
+    size(this.overlay, this.view.layout.width, this.view.layout.height);
+    if (this.arrows) {
+      this.arrowGeometry?.free();
+      const arrowsWidth = Math.max(200, this.arrowsBox.clientWidth || 320);
+      const keyWidth = Math.max(widest(data.rowLabels), widest(data.colLabels, ' 0.00'));
+      this.arrowGeometry = this.wasm.ArrowGeometry.cross(data.rows, data.cols, arrowsWidth, keyWidth, theme.fontSize, Math.max(360, this.view.layout.height));
+      this.arrowLayout = {
+        rowHeight: this.arrowGeometry.rowHeight,
+        top: this.arrowGeometry.top,
+        queryX: this.arrowGeometry.queryX,
+        keyX: this.arrowGeometry.keyX,
+        labelsShown: this.arrowGeometry.labelsShown,
+        width: this.arrowGeometry.width,
+        height: this.arrowGeometry.height,
+      };
+      size(this.arrows, this.arrowLayout.width, this.arrowLayout.height);
+    }
+    this.paintFocus();
+  }
+
+  paintFocus() {
+    if (!this.view) return;
+    const theme = this.options.theme();
+    paintOverlay(this.overlay.getContext('2d'), { ...this.view, theme }, this.focus, this.hover);
+    if (!this.arrows || !this.arrowGeometry) return;
+    const { cols, weights } = this.data;
+    const focus = this.focus;
+    const row = focus === null ? null : weights.subarray(focus * cols, (focus + 1) * cols);
+    const sets = this.arrowSets ?? [{ weights, color: theme.link }];
+    let links = new Float32Array(0);
+    const colors = [];
+    for (const set of sets) {
+      const strongest = focus === null ? set.weights.reduce((a, b) => Math.max(a, b), 0)
+        : set.weights.subarray(focus * cols, (focus + 1) * cols).reduce((a, b) => Math.max(a, b), 0);
+      const found = this.arrowGeometry.links(set.weights, focus ?? -1, 0.1 * strongest, MAX_LINKS);
+      const joined = new Float32Array(links.length + found.length);
+      joined.set(links);
+      joined.set(found, links.length);
+      links = joined;
+      for (let k = 0; k < found.length / 9; k++) colors.push(set.color);
+    }
+    paintArrows(this.arrows.getContext('2d'), this.arrowLayout, this.data.rowLabels, links, focus, row, theme, { keyLabels: this.data.colLabels, colors });
+  }
+
+  #hit(event) {
+    if (!this.heat) return null;
+    const rect = this.overlay.getBoundingClientRect();
+    const [kind, row, col] = this.heat.hit(event.clientX - rect.left, event.clientY - rect.top);
+    return { kind, row, col };
+  }
+
+  #tooltip(row, col) {
+    const { data } = this;
+    const k = row * data.cols + col;
+    const lines = [`'${data.rowLabels[row]}' → '${data.colLabels[col]}'`,
+      data.masked[k] ? (data.padding[col] ? 'masked: padding' : 'masked') : `weight ${weight(data.weights[k])}`];
+    this.tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
+    this.tooltip.hidden = false;
+    const cell = this.view.layout.cell;
+    const [mx, my, mw] = this.view.layout.matrix;
+    const left = (col + 0.5) * cell > mw / 2;
+    this.tooltip.classList.toggle('left', left);
+    this.tooltip.style.left = `${left ? mx + col * cell - 10 : mx + (col + 1) * cell + 10}px`;
+    this.tooltip.style.top = `${my + row * cell + cell / 2}px`;
+  }
+
+  #wire() {
+    const target = this.overlay;
+    target.addEventListener('pointermove', (event) => {
+      const hit = this.#hit(event);
+      if (!hit || hit.kind === 0) {
+        this.hover = null;
+        this.tooltip.hidden = true;
+      } else {
+        this.hover = { row: hit.row, col: hit.col };
+        if (hit.kind === 1) this.#tooltip(hit.row, hit.col);
+        else this.tooltip.hidden = true;
+      }
+      target.style.cursor = hit && hit.kind ? 'pointer' : 'default';
+      this.paintFocus();
+    });
+    target.addEventListener('pointerleave', () => {
+      this.hover = null;
+      this.tooltip.hidden = true;
+      this.paintFocus();
+    });
+    target.addEventListener('click', (event) => {
+      const hit = this.#hit(event);
+      if (!hit || hit.kind === 0) return;
+      if (hit.kind === 1) this.options.onCell?.(hit.row, hit.col);
+      else if (hit.kind === 2) this.options.onFocus?.(hit.row);
+    });
+    target.addEventListener('keydown', (event) => {
+      if (!this.data) return;
+      const { rows, cols } = this.data;
+      let row = this.hover?.row ?? this.focus ?? 0;
+      let col = this.hover?.col ?? 0;
+      switch (event.key) {
+        case 'ArrowUp': row = Math.max(0, row - 1); break;
+        case 'ArrowDown': row = Math.min(rows - 1, row + 1); break;
+        case 'ArrowLeft': col = Math.max(0, col - 1); break;
+        case 'ArrowRight': col = Math.min(cols - 1, col + 1); break;
+        case 'Enter':
+        case ' ':
+          event.preventDefault();
+          this.options.onCell?.(row, col);
+          return;
+        case 'Escape':
+          this.hover = null;
+          this.tooltip.hidden = true;
+          this.options.onFocus?.(null);
+          return;
+        default:
+          return;
+      }
+      event.preventDefault();
+      this.hover = { row, col };
+      this.#tooltip(row, col);
+      if (row !== this.focus) this.options.onFocus?.(row);
+      else this.paintFocus();
+    });
+    target.addEventListener('blur', () => {
+      this.tooltip.hidden = true;
+    });
+    this.arrows?.addEventListener('click', (event) => {
+      if (!this.arrowGeometry) return;
+      const rect = this.arrows.getBoundingClientRect();
+      const x = event.clientX - rect.left;
+      const row = this.arrowGeometry.hit(x, event.clientY - rect.top);
+      if (row >= 0 && !this.arrowGeometry.isKeySide(x)) this.options.onFocus?.(row);
+    });
+  }
+}
+
+function size(canvas, width, height) {
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(width * ratio));
+  canvas.height = Math.max(1, Math.round(height * ratio));
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  return ctx;
+}

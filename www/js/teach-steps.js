@@ -1,0 +1,237 @@
+// The step-by-step panel: how one query's row of the heatmap is computed,
+// from the core's numbers (StepsInfo and CellInfo of the wasm boundary, so
+// the panel always matches the heatmap). Used for the focused token of the
+// page and inside every teaching view. Text only ever goes in as
+// textContent.
+//
+//   1. dot products q·k_j             (a clicked cell: its terms, largest first)
+//   2. scaled s_j = factor · q·k_j    (factor = (1/√d_k or 1) / T)
+//   3. exp(s_j), their sum, w_j = exp(s_j) / Σ exp(s)
+//   4. context = Σ_j w_j · v_j
+
+/** Terms of a dot product listed before "the other terms" are collapsed. */
+export const TERMS_SHOWN = 6;
+/** Keys listed before the rest of a long row is collapsed. */
+export const KEYS_SHOWN = 24;
+/** Dimensions of a context vector shown before the rest is collapsed. */
+const DIMS_SHOWN = 8;
+
+export function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+/** A number as a learner reads it: integers whole, else `decimals` places; huge or tiny ones in e-notation. */
+export function num(x, decimals = 3) {
+  if (x === null || x === undefined) return '—';
+  if (!Number.isFinite(x)) return x > 0 ? '∞' : '−∞';
+  if (Number.isInteger(x) && Math.abs(x) < 1e9) return String(x);
+  const a = Math.abs(x);
+  if (a !== 0 && (a >= 1e6 || a < 10 ** -decimals)) return x.toExponential(3).replace('e+', 'e');
+  return x.toFixed(decimals);
+}
+
+export const weight = (w) => w.toFixed(4);
+
+function factorText(settings, scaleDim, factor) {
+  const parts = [];
+  if (settings.scale) parts.push(`1/√${scaleDim}`);
+  if (settings.temperature !== 1) parts.push(`÷ T = ${settings.temperature}`);
+  return parts.length ? `${parts.join(' ')} = ${num(factor, 4)}` : '1 (scaling off)';
+}
+
+/**
+ * Renders the steps of `steps.query` into `target`.
+ * opts: { word, keyLabels, steps, cell (or null), settings, scaleDim, values
+ *         (flat (keys, valueDim) Float32Array), valueDim, title, onClear,
+ *         onCell(j), fullyMasked, note (text, optional), extra (nodes appended) }
+ */
+export function renderSteps(target, opts) {
+  const { word, keyLabels, steps, cell, settings, scaleDim } = opts;
+  const n = keyLabels.length;
+  const head = el('div', null, 'explain-head');
+  const title = el('h2');
+  title.append(opts.title ?? 'How ', el('q', word), ' attends');
+  head.append(title);
+  if (opts.onClear) {
+    const clear = el('button', 'Clear focus', 'small');
+    clear.type = 'button';
+    clear.addEventListener('click', opts.onClear);
+    head.append(clear);
+  }
+  const nodes = [head];
+  if (opts.note) nodes.push(el('p', opts.note, 'note'));
+
+  const list = el('ol', null, 'steps');
+  list.append(
+    el('li', `Score each key: q·k, the dot product of the query vector of '${word}' with each key vector.`),
+    el('li', settings.scale || settings.temperature !== 1
+      ? `Scale: s = q·k × ${factorText(settings, scaleDim, steps.factor)}, so that long vectors do not make the softmax all-or-nothing.`
+      : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).'),
+    el('li', 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
+      (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : '')),
+    el('li', `Output: the context vector of '${word}' is the weighted sum of the value vectors, Σ weight × v.`),
+  );
+  nodes.push(list);
+
+  if (opts.fullyMasked) {
+    nodes.push(el('p', `Every key of '${word}' is masked, so it has no weights and its output is zero.`, 'note'));
+    target.replaceChildren(...nodes, ...(opts.extra ?? []));
+    return;
+  }
+
+  // Step 1–3 table: one row per key.
+  const table = el('table', null, 'steps-table');
+  const order = [...Array(n).keys()];
+  const strongest = [...order].sort((a, b) => steps.weights[b] - steps.weights[a]);
+  const listed = n > KEYS_SHOWN ? strongest.slice(0, KEYS_SHOWN) : order;
+  table.append(el('caption', n > KEYS_SHOWN ? `The ${KEYS_SHOWN} strongest of ${n} keys` : 'Every key; click one to see its dot product term by term'));
+  const hr = el('tr');
+  for (const [text, tip] of [
+    ['key', null], ['q·k', 'step 1: dot product'], ['s', 'step 2: scaled score'], ['exp(s)', 'step 3: as the tutorials print it'],
+    ['weight', 'step 3: exp(s) ÷ Σ exp(s)'], ['exp(s − max)', 'the same ratio, computed without overflow'],
+    ['cos', 'raw cosine similarity of q and k: the angle, without the lengths'], ['', null],
+  ]) {
+    const th = el('th', text);
+    th.scope = 'col';
+    if (tip) th.title = tip;
+    hr.append(th);
+  }
+  const thead = el('thead');
+  thead.append(hr);
+  const tbody = el('tbody');
+  for (const j of listed) {
+    const tr = el('tr');
+    tr.dataset.key = String(j);
+    if (j === steps.query && keyLabels === opts.rowLabels) tr.className = 'self';
+    if (cell && cell.key === j) tr.classList.add('picked');
+    const th = el('th');
+    th.scope = 'row';
+    if (opts.onCell) {
+      const pick = el('button', keyLabels[j], 'link-button');
+      pick.type = 'button';
+      pick.title = `Show q·k for '${keyLabels[j]}' term by term`;
+      pick.addEventListener('click', () => opts.onCell(j));
+      th.append(pick);
+    } else {
+      th.textContent = keyLabels[j];
+    }
+    tr.append(th, el('td', num(steps.dots[j])));
+    if (steps.scaled[j] === null) {
+      tr.append(el('td', 'masked', 'masked'), el('td', '0', 'masked'), el('td', weight(0), 'weight'), el('td', '0', 'masked'));
+    } else {
+      tr.append(
+        el('td', num(steps.scaled[j], 3)),
+        el('td', steps.exps[j] === null ? 'overflow' : num(steps.exps[j], 4)),
+        el('td', weight(steps.weights[j]), 'weight'),
+        el('td', num(steps.shiftedExps[j], 4), 'muted'),
+      );
+    }
+    tr.append(el('td', steps.cosines[j].toFixed(3), 'muted'));
+    const bar = el('span', null, 'bar');
+    bar.style.width = `${(steps.weights[j] * 100).toFixed(1)}%`;
+    const barCell = el('td', null, 'bar-cell');
+    barCell.append(bar);
+    tr.append(barCell);
+    tbody.append(tr);
+  }
+  const tfoot = el('tfoot');
+  const sum = el('tr');
+  const sumHead = el('th', 'sum');
+  sumHead.scope = 'row';
+  sum.append(sumHead, el('td'), el('td'),
+    el('td', steps.sumOfExps === null ? 'overflow' : num(steps.sumOfExps, 4), 'sum-of-exps'),
+    el('td', weight(steps.weights.reduce((a, b) => a + b, 0))),
+    el('td', num(steps.shiftedSum, 4), 'muted'), el('td'), el('td'));
+  tfoot.append(sum);
+  table.append(thead, tbody, tfoot);
+  const scroll = el('div', null, 'steps-scroll');
+  scroll.append(table);
+  nodes.push(scroll);
+  if (steps.sumOfExps === null) {
+    nodes.push(el('p', `exp(s) of the largest scores is beyond what a computer number holds, which is why the softmax is computed as exp(s − max) ÷ Σ exp(s − max) (max = ${num(steps.max)}): the same weights, no overflow.`, 'note'));
+  }
+
+  if (cell) nodes.push(cellSection(word, keyLabels[cell.key], cell));
+  if (opts.values && opts.valueDim) nodes.push(contextSection(word, keyLabels, steps, opts.values, opts.valueDim));
+  target.replaceChildren(...nodes, ...(opts.extra ?? []));
+}
+
+/** Step 1 of one cell: the terms of the dot product, largest first, the rest collapsed. */
+function cellSection(word, key, cell) {
+  const box = el('section', null, 'cell-steps');
+  const h = el('h3');
+  h.append('Dot product of ', el('q', word), ' and ', el('q', key), ' term by term');
+  box.append(h);
+  const table = (terms) => {
+    const t = el('table', null, 'num-table terms');
+    const hr = el('tr');
+    for (const text of ['dimension', 'q', 'k', 'q × k']) hr.append(el('th', text));
+    const thead = el('thead');
+    thead.append(hr);
+    const tbody = el('tbody');
+    for (const term of terms) {
+      const tr = el('tr');
+      tr.append(el('th', String(term.dimension)), el('td', num(term.query, 4)), el('td', num(term.key, 4)), el('td', num(term.product, 4)));
+      tbody.append(tr);
+    }
+    t.append(thead, tbody);
+    return t;
+  };
+  box.append(table(cell.terms.slice(0, TERMS_SHOWN)));
+  if (cell.terms.length > TERMS_SHOWN) {
+    const more = el('details');
+    const rest = cell.terms.slice(TERMS_SHOWN);
+    const restSum = rest.reduce((a, t) => a + t.product, 0);
+    more.append(el('summary', `The other ${rest.length} terms (together ${num(restSum, 4)})`), table(rest));
+    box.append(more);
+  }
+  const sum = el('p', null, 'cell-sum');
+  sum.append(`Sum: q·k = ${num(cell.dot)}; scaled: s = ${cell.scaled === null ? 'masked' : num(cell.scaled)}; weight ${weight(cell.weight)} (from the softmax of the whole row); cosine ${cell.cosine.toFixed(3)}.`);
+  box.append(sum);
+  return box;
+}
+
+/** Step 4: the weighted sum of the value vectors. */
+function contextSection(word, keyLabels, steps, values, d) {
+  const box = el('section', null, 'context-steps');
+  const h = el('h3');
+  h.append('Context vector of ', el('q', word), ' = Σ weight × v');
+  box.append(h);
+  const shown = Math.min(d, DIMS_SHOWN);
+  const keys = [...keyLabels.keys()].filter((j) => steps.weights[j] > 0).sort((a, b) => steps.weights[b] - steps.weights[a]);
+  const listedKeys = keys.slice(0, 8);
+  const t = el('table', null, 'num-table context');
+  t.append(el('caption', d > shown
+    ? `First ${shown} of ${d} dimensions; ${keys.length > listedKeys.length ? `the ${listedKeys.length} heaviest of ${keys.length} keys` : 'every key with a weight'}`
+    : keys.length > listedKeys.length ? `The ${listedKeys.length} heaviest of ${keys.length} keys` : 'Every key with a weight'));
+  const hr = el('tr');
+  hr.append(el('th', 'key'), el('th', 'weight'));
+  for (let c = 0; c < shown; c++) hr.append(el('th', `v[${c}]`));
+  const thead = el('thead');
+  thead.append(hr);
+  const tbody = el('tbody');
+  for (const j of listedKeys) {
+    const tr = el('tr');
+    tr.append(el('th', keyLabels[j]), el('td', `× ${weight(steps.weights[j])}`));
+    for (let c = 0; c < shown; c++) tr.append(el('td', num(values[j * d + c], 3)));
+    tbody.append(tr);
+  }
+  const tfoot = el('tfoot');
+  const total = el('tr', null, 'context-row');
+  total.append(el('th', 'context'), el('td', '='));
+  for (let c = 0; c < shown; c++) total.append(el('td', num(steps.context[c], 4)));
+  tfoot.append(total);
+  t.append(thead, tbody, tfoot);
+  const scroll = el('div', null, 'steps-scroll');
+  scroll.append(t);
+  box.append(scroll);
+  if (d > shown) {
+    const all = el('details');
+    all.append(el('summary', `All ${d} dimensions of the context vector`), el('p', steps.context.map((c) => num(c, 4)).join('  '), 'vector'));
+    box.append(all);
+  }
+  return box;
+}
