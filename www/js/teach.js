@@ -140,7 +140,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   compareBox.append(scaledPanel.root, unscaledPanel.root);
   const compareTable = el('table', null, 'steps-table compare-table');
   compareTable.id = 'whatif-compare';
-  whatif.append(compareBox, compareTable);
+  whatif.append(compareBox, scrolling(compareTable));
   whatif.append(
     el('h3', 'Temperature and the causal mask'),
     el('p', 'The temperature slider and the causal switch above change every view on the page: a temperature below 1 sharpens the softmax, above 1 flattens it; the causal mask hides later words, as in a decoder that writes one word at a time.', 'note'),
@@ -217,7 +217,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   const playInputs = el('div', null, 'play-inputs');
   const playSteps = el('div', null, 'explain lab-steps');
   playSteps.id = 'play-steps';
-  play.append(playPanel.root, el('h3', 'Scaling off beside scaling on, for the focused query'), playCompare, playInputs, playSteps);
+  play.append(playPanel.root, el('h3', 'Scaling off beside scaling on, for the focused query'), scrolling(playCompare), playInputs, playSteps);
 
   // ---- Multi-head ------------------------------------------------------------
   const heads = panels.heads;
@@ -721,6 +721,13 @@ function contextSummary(word, labels, steps) {
   const p = el('p', null, 'context-sum');
   p.append(`Step 4: context of '${word}' = ${terms.join(' + ')}${order.length > 4 ? ` + … (${order.length - 4} more)` : ''} = [${steps.context.slice(0, 4).map((c) => num(c, 4)).join(', ')}, … ${steps.context.length} numbers].`);
   return p;
+}
+
+/** Wraps a wide table so that it scrolls sideways instead of widening the page. */
+function scrolling(table) {
+  const box = el('div', null, 'steps-scroll');
+  box.append(table);
+  return box;
 }
 
 function upper(text) {

@@ -1,0 +1,118 @@
+// The matrix playground reproduces the tutorials' worked examples to the
+// printed precision, names bad input, and lives in the link.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashOf, launch, openPage, ready, serveDist } from './helpers.mjs';
+import { assertPrinted, rowNamed, tableOf, waitForHeader } from './teach-helpers.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const softmax = (xs) => {
+  const max = Math.max(...xs);
+  const e = xs.map((x) => Math.exp(x - max));
+  const sum = e.reduce((a, b) => a + b);
+  return e.map((x) => x / sum);
+};
+
+test('Q = [2, 3] over keys C, A, B scores 61, 8 and 26', async () => {
+  const { page, finish } = await openPage(browser, server.url + '#lab=play');
+  await ready(page);
+  assert.equal(await page.getAttribute('#tab-play', 'aria-selected'), 'true');
+  await waitForHeader(page, '#play-weights', ['C', 'A', 'B']);
+  const compare = await tableOf(page, '#play-compare');
+  assert.deepEqual(rowNamed(compare, 'q·k'), ['61', '8', '26']);
+  // The step panel lists the same dot products, key by key.
+  const steps = await tableOf(page, '#play-steps .steps-table');
+  assert.deepEqual(steps.rows.map((r) => [r.label, r.cells[0]]), [['C', '61'], ['A', '8'], ['B', '26']]);
+  // Scaled by 1/√2 (d_k = 2, the default of the page): weights as computed here from the scores.
+  assertPrinted(rowNamed(await tableOf(page, '#play-weights'), 'q1'), softmax([61, 8, 26].map((s) => s / Math.SQRT2)));
+  // The cell C: 2·11 + 3·13, the larger term first.
+  await page.click('#play-steps .steps-table button >> text=C');
+  await page.waitForSelector('#play-steps .cell-steps');
+  const terms = await tableOf(page, '#play-steps .cell-steps table');
+  assert.deepEqual(terms.rows.map((r) => r.cells[2]), ['39', '22']);
+  assert.equal((await hashOf(page)).lc, '0');
+  await finish();
+});
+
+test('scores 100 and 80 saturate unscaled and give 0.88 / 0.12 scaled by √100', async () => {
+  const { page, finish } = await openPage(browser, server.url + '#lab=play');
+  await ready(page);
+  await page.selectOption('#play-preset', 'saturation');
+  await waitForHeader(page, '#play-weights', ['x', 'y']);
+  const compare = await tableOf(page, '#play-compare');
+  assert.deepEqual(rowNamed(compare, 'q·k'), ['100', '80']);
+  assert.deepEqual(rowNamed(compare, 'weight, scaling off'), ['1.0000', '0.0000']);
+  assert.deepEqual(rowNamed(compare, 's = q·k ÷ √100'), ['10', '8']);
+  assert.deepEqual(rowNamed(compare, 'weight, scaling on'), ['0.8808', '0.1192']);
+  assert.deepEqual(rowNamed(await tableOf(page, '#play-weights'), 'q1'), ['0.8808', '0.1192']);
+  // The step panel: exp(10) and exp(8), their sum, the weights.
+  const steps = await tableOf(page, '#play-steps .steps-table');
+  assert.deepEqual(steps.rows.map((r) => r.cells[2]), [Math.exp(10).toFixed(4), Math.exp(8).toFixed(4)]);
+  assert.equal(await page.textContent('#play-steps .sum-of-exps'), (Math.exp(10) + Math.exp(8)).toFixed(4));
+  const hash = await hashOf(page);
+  assert.equal(hash.pq, '1');
+  assert.equal(hash.pk, '100; 80');
+  assert.equal(hash.pdk, '100');
+  // Scaling off in the options: the playground's heatmap saturates.
+  await page.uncheck('#opt-scale');
+  await page.waitForFunction(() => document.querySelector('#play-weights tbody td')?.textContent === '1.0000');
+  assert.deepEqual(rowNamed(await tableOf(page, '#play-weights'), 'q1'), ['1.0000', '0.0000']);
+  await finish();
+});
+
+test('three tokens, four dimensions, projected by W_q, W_k, W_v', async () => {
+  const { page, finish } = await openPage(browser, server.url + '#lab=play&scale=0');
+  await ready(page);
+  await page.selectOption('#play-preset', 'projected');
+  await waitForHeader(page, '#play-weights', ['I', 'love', 'cats']);
+  // Q·W_q, K·W_k, V·W_v, each computed by hand from the preset.
+  const used = async (id) => (await tableOf(page, id)).rows.map((r) => r.cells.map(Number));
+  assert.deepEqual(await used('#play-q-used'), [[1, 0, 2], [2, 2, 2], [2, 1, 3]]);
+  assert.deepEqual(await used('#play-k-used'), [[0, 1, 1], [4, 4, 0], [2, 3, 1]]);
+  assert.deepEqual(await used('#play-v-used'), [[1, 2, 3], [2, 8, 0], [2, 6, 3]]);
+  const weights = await tableOf(page, '#play-weights');
+  assertPrinted(rowNamed(weights, 'I'), softmax([2, 4, 4]));
+  assertPrinted(rowNamed(weights, 'love'), softmax([4, 16, 12]));
+  assertPrinted(rowNamed(weights, 'cats'), softmax([4, 12, 10]));
+  // The context vector of 'I': Σ weight × v.
+  const w = softmax([2, 4, 4]);
+  const context = [0, 1, 2].map((c) => w[0] * [1, 2, 3][c] + w[1] * [2, 8, 0][c] + w[2] * [2, 6, 3][c]);
+  const steps = await tableOf(page, '#play-steps .context');
+  assert.equal(steps.rows.length, 3);
+  const total = await page.$$eval('#play-steps .context tfoot td', (tds) => tds.slice(1).map((td) => td.textContent));
+  assertPrinted(total, context);
+  await finish();
+});
+
+test('a typing mistake is named, and the playground survives a link', async () => {
+  const { page, finish } = await openPage(browser, server.url + '#lab=play');
+  await ready(page);
+  await page.fill('#play-k', '1 2; x 3');
+  await page.waitForSelector('#play-error:not([hidden])');
+  assert.equal(await page.textContent('#play-error'), "K: invalid option: row 2: 'x' is not a number.");
+  await page.fill('#play-k', '1 2; 3 4');
+  await page.fill('#play-names', 'alpha beta');
+  await page.waitForSelector('#play-error', { state: 'hidden' });
+  await waitForHeader(page, '#play-weights', ['alpha', 'beta']);
+  const before = await tableOf(page, '#play-weights');
+  const url = await page.evaluate(() => location.href);
+  const { page: again, finish: finishAgain } = await openPage(browser, url);
+  await ready(again);
+  await waitForHeader(again, '#play-weights', ['alpha', 'beta']);
+  assert.equal(await again.inputValue('#play-k'), '1 2; 3 4');
+  assert.equal(await again.inputValue('#play-q'), '2 3');
+  assert.deepEqual(await tableOf(again, '#play-weights'), before);
+  assert.equal(await again.evaluate(() => location.href), url);
+  await finishAgain();
+  await finish();
+});
