@@ -1,0 +1,100 @@
+// Multi-head attention on the page equals the native computation with the
+// same seed: tests/golden/multihead.json is written and checked by the Rust
+// test crates/attention-wasm/tests/multihead_golden.rs, and read here.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { hashFor, hashOf, launch, openPage, ready, ROOT, serveDist } from './helpers.mjs';
+import { tableOf } from './teach-helpers.mjs';
+
+const fixture = JSON.parse(await readFile(path.join(ROOT, 'tests/golden/multihead.json'), 'utf8'));
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The shown matrix equals `expected` to the 4 printed decimals. */
+function assertMatrix(table, tokens, expected, what) {
+  assert.deepEqual(table.header, tokens, what);
+  assert.deepEqual(table.rows.map((r) => r.label), tokens, what);
+  table.rows.forEach((row, i) => row.cells.forEach((cell, j) => {
+    // Printed with 4 decimals: within half a unit of the last place (and a hair for f32).
+    assert.ok(Math.abs(Number(cell) - expected[i][j]) <= 0.00005 + 2e-6, `${what} [${i}][${j}]: page ${cell}, native ${expected[i][j]}`);
+  }));
+}
+
+async function shown(page, title) {
+  await page.waitForFunction((want) => document.querySelector('#heads-title')?.textContent === want, title, { timeout: 10000 });
+  return tableOf(page, '#heads-weights');
+}
+
+for (const [index, c] of fixture.cases.entries()) {
+  test(`${c.heads} ${c.mode} heads${c.mode === 'projected' ? ` with seed ${c.seed}` : ''} match the native test (case ${index})`, async () => {
+    const seed = c.mode === 'projected' ? `&seed=${c.seed}` : '';
+    const { page, finish } = await openPage(browser, server.url + hashFor(c.sentence, `&lab=heads&h=${c.heads}&hm=${c.mode}${seed}`));
+    await ready(page);
+    assertMatrix(await shown(page, `The average of ${c.heads} heads`), c.tokens, c.average, 'average');
+    assert.equal(await page.locator('#head-grid .head-tile').count(), c.heads + 1, 'the average and one tile per head');
+    // Enlarge the first and the last head (and every head of a small case) by clicking their tiles.
+    const heads = c.heads <= 5 ? [...Array(c.heads).keys()] : [0, c.heads - 1];
+    for (const h of heads) {
+      await page.click(`#head-grid .head-tile[data-head="${h}"]`);
+      assertMatrix(await shown(page, `Head ${h + 1} of ${c.heads}`), c.tokens, c.weights[h], `head ${h}`);
+      assert.equal((await hashOf(page)).head, String(h));
+      assert.equal(await page.getAttribute(`#head-grid .head-tile[data-head="${h}"]`, 'aria-pressed'), 'true');
+    }
+    await finish();
+  });
+}
+
+test('head count, mode, seed, toggles and the enlarged head survive a link', async () => {
+  const c = fixture.cases[0];
+  const { page, finish } = await openPage(browser, server.url + hashFor(c.sentence, '&lab=heads'));
+  await ready(page);
+  // Every count that divides 50 is offered.
+  const counts = await page.$$eval('#heads-count option', (options) => options.map((o) => o.value));
+  assert.deepEqual(counts, ['1', '2', '5', '10', '25', '50']);
+  await page.selectOption('#heads-count', '10');
+  await page.check('#heads-mode-split');
+  assert.ok(await page.isDisabled('#heads-seed'), 'split mode has no seed');
+  await page.check('#heads-mode-projected');
+  await page.fill('#heads-seed', '7');
+  await page.press('#heads-seed', 'Enter');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('seed') === '7');
+  await page.uncheck('#head-toggle-2');
+  await page.uncheck('#head-toggle-4');
+  await page.click('#head-grid .head-tile[data-head="3"]');
+  await shown(page, 'Head 4 of 10');
+  const hash = await hashOf(page);
+  // projected is the default mode: it is left out of the link.
+  assert.deepEqual([hash.h, hash.hm, hash.seed, hash.hide, hash.head, hash.lab], ['10', undefined, '7', '2,4', '3', 'heads']);
+  const before = await tableOf(page, '#heads-weights');
+  const url = await page.evaluate(() => location.href);
+  const { page: again, finish: finishAgain } = await openPage(browser, url);
+  await ready(again);
+  assert.deepEqual(await shown(again, 'Head 4 of 10'), before);
+  assert.equal(await again.inputValue('#heads-count'), '10');
+  assert.equal(await again.inputValue('#heads-seed'), '7');
+  assert.ok(!(await again.isChecked('#head-toggle-2')) && (await again.isChecked('#head-toggle-1')));
+  assert.equal(await again.evaluate(() => location.href), url);
+  await finishAgain();
+  await finish();
+});
+
+test('a head count that does not divide the dimension falls back to 5 heads', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(fixture.cases[0].sentence, '&lab=heads&h=3&hm=nonsense&seed=-1'));
+  await ready(page);
+  assert.equal(await page.inputValue('#heads-count'), '5');
+  assert.ok(await page.isChecked('#heads-mode-projected'));
+  const c = fixture.cases[0];
+  assertMatrix(await shown(page, 'The average of 5 heads'), c.tokens, c.average, 'average');
+  await finish();
+});
