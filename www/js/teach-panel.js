@@ -94,6 +94,7 @@ export class MatrixPanel {
     this.overlay = el('canvas', null, 'overlay');
     this.overlay.tabIndex = 0;
     this.overlay.setAttribute('role', 'img');
+    this.overlay.setAttribute('aria-label', `${options.name ?? 'Attention'} heatmap`);
     this.tooltip = el('div', null, 'tooltip');
     this.tooltip.setAttribute('role', 'tooltip');
     this.tooltip.hidden = true;

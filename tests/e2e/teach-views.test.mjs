@@ -1,0 +1,179 @@
+// The other teaching views: the step panel of a clicked cell, scaling on
+// beside off, the padding mask, cross-attention, the nearest words of
+// context vectors, every new state through a link, and keyboard and
+// screen-reader access to the new controls.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, launch, openPage, readTable, ready, rowOf, serveDist } from './helpers.mjs';
+import { rowNamed, tableOf, waitForHeader } from './teach-helpers.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const A = 'Where is the Eiffel Tower?';
+const B = 'The Eiffel Tower is located in Paris, France.';
+
+test('a clicked cell shows its dot product term by term, and the steps add up', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+  const p = await cellPoint(page, 1, 3); // king → queen
+  await page.mouse.click(p.x, p.y);
+  await page.waitForSelector('#explain .cell-steps');
+  const hash = await hashOf(page);
+  assert.deepEqual([hash.focus, hash.cell], ['1', '3']);
+  const steps = await tableOf(page, '#explain .steps-table');
+  assert.deepEqual(steps.rows.map((r) => r.label), ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
+  assertClose(steps.rows.map((r) => Number(r.cells[3])), KING_ROW);
+  // exp(s) ÷ Σ exp(s) is the weight, to the printed precision.
+  const exps = steps.rows.map((r) => Number(r.cells[2]));
+  const sum = Number(await page.textContent('#explain .sum-of-exps'));
+  assert.ok(Math.abs(exps.reduce((a, b) => a + b) - sum) < 1e-3);
+  exps.forEach((e, j) => assert.ok(Math.abs(e / sum - Number(steps.rows[j].cells[3])) < 1e-4));
+  // The terms: the largest six by size, the other 44 collapsed, all adding up to q·k.
+  const shownTerms = await page.$$eval('#explain .cell-steps > table tbody tr td:nth-child(4)', (tds) => tds.map((td) => Number(td.textContent)));
+  assert.equal(shownTerms.length, 6);
+  for (let k = 1; k < 6; k++) assert.ok(Math.abs(shownTerms[k - 1]) >= Math.abs(shownTerms[k]));
+  assert.match(await page.textContent('#explain .cell-steps summary'), /The other 44 terms/);
+  const all = await page.$$eval('#explain .cell-steps table tbody tr td:nth-child(4)', (tds) => tds.map((td) => Number(td.textContent)));
+  assert.equal(all.length, 50);
+  const dot = Number(rowNamed(steps, 'queen')[0]);
+  assert.ok(Math.abs(all.reduce((a, b) => a + b) - dot) < 0.01, `${all.reduce((a, b) => a + b)} vs ${dot}`);
+  assert.match(await page.textContent('#explain .context-sum'), /0\.4431 × v\(king\) \+ 0\.1645 × v\(queen\)/);
+  // Another key from the step table; Escape on the heatmap clears everything.
+  await page.click('#explain .steps-table button >> text=kingdom');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('cell') === '6');
+  await finish();
+});
+
+test('scaling on beside off shows the saturation of the same row', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&focus=1'));
+  await ready(page);
+  const compare = await tableOf(page, '#whatif-compare');
+  assertClose(rowNamed(compare, 'weight ÷ √50').map(Number), KING_ROW);
+  const unscaled = rowNamed(compare, 'weight unscaled').map(Number);
+  assert.ok(unscaled[1] > 0.99, `unscaled, 'king' takes nearly everything: ${unscaled}`);
+  // The same numbers as the main table with scaling switched off.
+  await page.uncheck('#opt-scale');
+  await page.waitForFunction(() => Number(document.querySelector('#weights tbody tr:nth-child(2) td:nth-child(3)').textContent) > 0.99);
+  assert.deepEqual((await rowOf(page, 'king')).map((w) => w.toFixed(4)), unscaled.map((w) => w.toFixed(4)));
+  await finish();
+});
+
+test('the padding demo masks the pad keys and leaves the words alone', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+  await page.fill('#pad-length', '10');
+  await page.press('#pad-length', 'Enter');
+  await waitForHeader(page, '#pad-weights', [...KING.toLowerCase().split(' '), '<pad>', '<pad>', '<pad>']);
+  assert.equal((await hashOf(page)).pad, '10');
+  const padded = await tableOf(page, '#pad-weights');
+  const plain = await readTable(page);
+  for (let i = 0; i < 7; i++) {
+    assert.deepEqual(padded.rows[i].cells.slice(0, 7), plain.rows[i].cells, `row ${i}`);
+    assert.deepEqual(padded.rows[i].cells.slice(7), ['0.0000', '0.0000', '0.0000']);
+    assert.deepEqual(padded.rows[i].classes.slice(7), ['masked', 'masked', 'masked']);
+  }
+  await finish();
+});
+
+test("cross-attention has A's words as rows and B's as columns", async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&lab=cross'));
+  await ready(page);
+  await page.click('#cross-example');
+  const columns = ['the', 'eiffel', 'tower', 'is', 'located', 'in', 'paris', ',', 'france', '.'];
+  await waitForHeader(page, '#cross-weights', columns);
+  assert.equal(await page.inputValue('#sentence'), A);
+  assert.equal(await page.inputValue('#cross-b'), B);
+  const table = await tableOf(page, '#cross-weights');
+  assert.deepEqual(table.rows.map((r) => r.label), ['where', 'is', 'the', 'eiffel', 'tower', '?']);
+  for (const row of table.rows) {
+    assert.equal(row.cells.length, 10);
+    const sum = row.cells.map(Number).reduce((a, b) => a + b);
+    assert.ok(Math.abs(sum - 1) < 1e-3, `${row.label} sums to ${sum}`);
+  }
+  // 'tower' in A looks most at 'tower' in B, and its steps list B's words.
+  const tower = rowNamed(table, 'tower').map(Number);
+  assert.equal(tower.indexOf(Math.max(...tower)), 2);
+  await page.click('#lab-cross .teach-weights tbody tr:nth-child(5) th');
+  await page.locator('#lab-cross .overlay').focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('lf') === '1');
+  const steps = await tableOf(page, '#lab-cross .steps-table');
+  assert.deepEqual(steps.rows.map((r) => r.label), columns);
+  // Sentence B is in the link.
+  assert.equal((await hashOf(page)).b, undefined, 'B is the default sentence');
+  await page.fill('#cross-b', 'The tower is in Paris');
+  await waitForHeader(page, '#cross-weights', ['the', 'tower', 'is', 'in', 'paris']);
+  assert.equal((await hashOf(page)).b, 'The tower is in Paris');
+  await finish();
+});
+
+test('the nearest words of a known vector, and of each context vector', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&lab=meaning'));
+  await ready(page);
+  const table = await tableOf(page, '#meaning-table');
+  assert.deepEqual(table.rows.map((r) => r.label), ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
+  // The vector of 'king' itself: the same words as the native core finds
+  // (crates/attention-wasm/tests/teach.rs), itself first.
+  const own = rowNamed(table, 'king')[0].split(' · ');
+  assert.deepEqual(own.slice(0, 4).map((w) => w.split(' ')[0]), ['king', 'prince', 'queen', 'ii']);
+  assert.equal(own[0], 'king 1.00');
+  const mixed = rowNamed(table, 'king')[1].split(' · ').map((w) => w.split(' ')[0]);
+  assert.equal(mixed[0], 'king', "the context of 'king' stays closest to 'king'");
+  // The step panel shows the raw cosine beside each weight: 1 for the word itself.
+  await page.click('#tokens button.token >> nth=1');
+  const steps = await tableOf(page, '#explain .steps-table');
+  assert.equal(rowNamed(steps, 'king')[5], '1.000');
+  await finish();
+});
+
+test('every new state survives a round trip through a link', async () => {
+  const extra = '&focus=1&cell=3&lab=cross&lf=2&lc=4&pad=20&h=10&hm=split&head=3&hide=0,5&b=The%20queen%20ruled' +
+    '&pq=1%202&pk=3%204%3B%205%206&pv=&pwq=&pwk=&pwv=&pn=a%20b&pdk=9&seed=99';
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING, extra));
+  await ready(page);
+  await waitForHeader(page, '#cross-weights', ['the', 'queen', 'ruled']);
+  const hash = await hashOf(page);
+  assert.deepEqual(hash, {
+    s: KING, self: '1', causal: '0', scale: '1', focus: '1', cell: '3', lab: 'cross', lf: '2', lc: '4', pad: '20', h: '10',
+    hm: 'split', seed: '99', head: '3', hide: '0,5', b: 'The queen ruled', pq: '1 2', pk: '3 4; 5 6', pv: '', pwq: '', pwk: '',
+    pwv: '', pn: 'a b', pdk: '9',
+  });
+  assert.ok(await page.isVisible('#explain .cell-steps'));
+  assert.equal(await page.getAttribute('#lab-cross .teach-weights tbody tr:nth-child(3)', 'class'), 'focused');
+  await finish();
+});
+
+test('the teaching views are keyboard-reachable and every control has a name', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  await ready(page);
+  const unnamed = await page.$$eval('#teach input, #teach select, #teach textarea, #teach button, #teach [tabindex="0"]', (nodes) =>
+    nodes.filter((n) => !(n.labels?.length || n.getAttribute('aria-label') || n.getAttribute('aria-labelledby') || n.textContent.trim()))
+      .map((n) => n.outerHTML.slice(0, 80)));
+  assert.deepEqual(unnamed, []);
+  // Tabs follow the ARIA pattern: arrows move between them.
+  await page.focus('#tab-whatif');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => document.activeElement?.id === 'tab-play');
+  assert.equal(await page.getAttribute('#tab-play', 'aria-selected'), 'true');
+  assert.ok(await page.isVisible('#lab-play'));
+  assert.ok(!(await page.isVisible('#lab-whatif')));
+  assert.equal((await hashOf(page)).lab, 'play');
+  // Tab reaches the playground's fields; typing there recomputes.
+  await page.keyboard.press('Tab');
+  const reached = [];
+  for (let k = 0; k < 4; k++) {
+    reached.push(await page.evaluate(() => document.activeElement?.id));
+    await page.keyboard.press('Tab');
+  }
+  assert.ok(reached.includes('play-preset') && reached.includes('play-q'), reached.join(','));
+  await finish();
+});
