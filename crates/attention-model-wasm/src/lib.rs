@@ -5,9 +5,10 @@
 //!
 //! - [`ModelSession::new`] reads the core file (`minilm-core.aebm`, 22 MB)
 //!   once; it tokenizes but holds no word embeddings yet.
-//! - [`ModelSession::missing_shards`] says which word-embedding shard files
+//! - [`ModelSession::missing_shards`] (`missingShards` in JavaScript) says which word-embedding shard files
 //!   (`embeddings/NNNN.aeemb`, 24.6 KB each) a sentence needs and the session
-//!   lacks; the worker fetches them and hands each to [`ModelSession::add_shard`].
+//!   lacks; the worker fetches them and hands each to [`ModelSession::add_shard`]
+//!   (`addShard`).
 //! - [`ModelSession::run`] tokenizes a sentence and runs the encoder, giving
 //!   a [`ModelRun`]: its tokens (pieces, or whole words), and the attention
 //!   of every layer and head as one flat `Float32Array` *copy* of shape
@@ -19,8 +20,8 @@
 //! The worker's loop, per sentence:
 //!
 //! ```js
-//! for (const k of session.missing_shards(sentence)) {          // Uint32Array
-//!   session.add_shard(new Uint8Array(await fetchShard(k)));    // manifest.shards[k].file
+//! for (const k of session.missingShards(sentence)) {          // Uint32Array
+//!   session.addShard(new Uint8Array(await fetchShard(k)));     // manifest.shards[k].file
 //! }
 //! const run = session.run(sentence, words, hideSpecial);
 //! ```
@@ -74,6 +75,7 @@ impl ModelSession {
     /// The word-embedding shards `sentence` needs that have not been added,
     /// in increasing order: fetch `manifest.shards[k].file` for each. Empty
     /// when the sentence can run.
+    #[wasm_bindgen(js_name = missingShards)]
     pub fn missing_shards(&self, sentence: &str) -> Vec<u32> {
         let ids: Vec<u32> = self.model.tokenize(sentence).iter().map(|p| p.id).collect();
         // Shard indices are below the vocabulary size, itself a u32.
@@ -82,11 +84,13 @@ impl ModelSession {
 
     /// Adds one shard file and returns its index. Refuses (with the reason)
     /// a malformed shard or one of another model or build.
+    #[wasm_bindgen(js_name = addShard)]
     pub fn add_shard(&mut self, bytes: &[u8]) -> Result<u32, JsError> {
         Ok(self.add_shard_native(bytes)? as u32)
     }
 
     /// How many shards the model has (954 for MiniLM).
+    #[wasm_bindgen(js_name = embeddingShards)]
     pub fn embedding_shards(&self) -> usize {
         self.model.embedding_shards()
     }

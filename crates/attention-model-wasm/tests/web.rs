@@ -1,6 +1,7 @@
 //! The boundary as JavaScript sees it (run by scripts/test-wasm under Node).
 
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
 
 use attention_model_wasm::ModelSession;
 use wasm_bindgen::JsValue;
