@@ -1,5 +1,7 @@
 // Screenshots of the page for the README (light and dark, desktop and a
-// phone), made reproducibly by scripts/screenshots into docs/.
+// phone) and for the tour of the teaching views (docs/tour.md; `element`
+// shots capture one part of the page), made reproducibly by
+// scripts/screenshots into docs/.
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { hashFor, KING, launch, ROOT, serveDist } from './helpers.mjs';
@@ -9,6 +11,12 @@ const SHOTS = [
   { file: 'screenshot-dark.png', colorScheme: 'dark', viewport: { width: 1200, height: 1040 }, hash: hashFor(KING, '&focus=1'), hover: [1, 3] },
   { file: 'screenshot-phone.png', colorScheme: 'light', viewport: { width: 360, height: 900 }, hash: hashFor('The cat sat on the mat because it was tired', '&focus=7') },
   { file: 'screenshot-embed.png', colorScheme: 'light', viewport: { width: 760, height: 640 }, page: 'embed.html', hash: hashFor('The cat sat on the mat because it was tired', '&causal=1&focus=7') },
+  { file: 'tour-steps.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor(KING, '&focus=1&cell=3'), element: '#explain' },
+  { file: 'tour-whatif.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor(KING, '&focus=1&pad=10'), element: '#lab-whatif' },
+  { file: 'tour-playground.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor(KING, '&lab=play&pq=1&pk=100%3B%2080&pv=&pwq=&pwk=&pwv=&pn=x%20y&pdk=100'), element: '#lab-play' },
+  { file: 'tour-heads.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor('The cat sat on the mat because it was tired', '&lab=heads&h=10&lf=7'), element: '#lab-heads' },
+  { file: 'tour-cross.png', colorScheme: 'dark', viewport: { width: 1000, height: 900 }, hash: hashFor('Where is the Eiffel Tower?', '&lab=cross&lf=4'), element: '#lab-cross' },
+  { file: 'tour-meaning.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor('The bank of the river flooded after the storm', '&lab=meaning'), element: '#lab-meaning' },
 ];
 
 const server = await serveDist();
@@ -33,7 +41,8 @@ try {
     }
     // Let the deferred nearest-words line fill in.
     await page.waitForFunction(() => !document.querySelector('.nearest-words') || document.querySelector('.nearest-words').textContent !== '…');
-    await page.screenshot({ path: path.join(out, shot.file) });
+    if (shot.element) await page.locator(shot.element).screenshot({ path: path.join(out, shot.file) });
+    else await page.screenshot({ path: path.join(out, shot.file) });
     await context.close();
     if (errors.length) throw new Error(`${shot.file}: the page logged errors: ${errors.join('; ')}`);
     console.log(`wrote docs/${shot.file}`);
