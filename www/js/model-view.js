@@ -405,7 +405,7 @@ export function mountModelView({ root, wasm, theme, update }) {
   }
 
   function refocus() {
-    if (!hv) return;
+    if (!hv || !state?.model) return;
     const focus = modelFocus();
     paintOverlay(dom.overlay.getContext('2d'), { ...hv, theme: theme() }, focus, hover);
     paintArrowsNow(focus);
@@ -834,12 +834,12 @@ export function mountModelView({ root, wasm, theme, update }) {
     resizeFrame = requestAnimationFrame(() => {
       resizeFrame = 0;
       relayout();
-      if (hv) refocus();
+      refocus();
     });
   }).observe(dom.heatBox);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
     relayout();
-    if (hv) refocus();
+    refocus();
   });
 
   return { update: updateView, terminate: () => client.terminate() };

@@ -1,0 +1,69 @@
+// The trained-model view's share keys (www/js/model-state.js through
+// state.js) and the span conversion between the two tokenizations
+// (www/js/model-spans.js), without a browser.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatHash, parseHash, sameState } from '../../www/js/state.js';
+import { defaultModel } from '../../www/js/model-state.js';
+import { bestMatch, utf16Offsets, withUtf16Spans } from '../../www/js/model-spans.js';
+
+test('a closed model view adds nothing to the state or the link', () => {
+  assert.equal('model' in parseHash('#s=hi&mlayer=2&mhead=3'), false, 'keys without model=1 are ignored');
+  assert.equal('model' in parseHash('#s=hi&model=0'), false);
+  assert.doesNotMatch(formatHash(parseHash('#s=hi&focus=1')), /model|mlayer|mhead|units|special|mfocus/);
+});
+
+test('every model key is read, and a link round-trips', () => {
+  const state = parseHash('#s=The%20cat&focus=1&model=1&mlayer=2&mhead=7&units=words&special=0&mfocus=3');
+  assert.deepEqual(state.model, { layer: 2, head: 7, units: 'words', special: false, focus: 3 });
+  assert.equal(state.focus, 1, 'the GloVe focus is its own key');
+  const again = parseHash(formatHash(state));
+  assert.deepEqual(again, state);
+  assert.ok(sameState(again, state));
+  assert.ok(!sameState(again, { ...state, model: { ...state.model, head: 8 } }));
+  assert.ok(!sameState(again, { ...state, model: undefined }));
+});
+
+test('opening the view writes the defaults: layer 5, head 11, pieces, [CLS]/[SEP] shown', () => {
+  const hash = formatHash({ ...parseHash('#s=hi'), model: defaultModel() });
+  assert.match(hash, /&model=1&mlayer=5&mhead=11&units=pieces&special=1$/);
+});
+
+test('bad model values fall back to their defaults', () => {
+  const { model } = parseHash('#model=1&mlayer=-1&mhead=1.5&units=letters&special=yes&mfocus=x');
+  assert.deepEqual(model, defaultModel());
+  assert.equal(parseHash('#model=1&mlayer=9999999').model.layer, 5, 'more than six digits');
+});
+
+test('UTF-8 byte offsets become UTF-16 indices: accents, CJK, emoji', () => {
+  // é: 2 bytes, 1 unit; 猫: 3 bytes, 1 unit; 😀: 4 bytes, 2 units.
+  const sentence = 'é猫😀a';
+  assert.deepEqual(Array.from(utf16Offsets(sentence)), [0, 0, 1, 1, 1, 2, 2, 2, 2, 4, 5]);
+  assert.deepEqual(Array.from(utf16Offsets('')), [0]);
+});
+
+test("the model's 'it' finds the GloVe 'it' after accented words", () => {
+  const sentence = 'Café crème, déjà vu: it was';
+  // The model's spans are bytes: 'it' starts at byte 25 (4 accented letters before it).
+  const model = withUtf16Spans(sentence, [
+    { text: '[CLS]', span: [0, 0], special: true },
+    { text: 'cafe', span: [0, 5], special: false },
+    { text: 'it', span: [25, 27], special: false },
+    { text: 'was', span: [28, 31], special: false },
+    { text: '[SEP]', span: [31, 31], special: true },
+  ]);
+  assert.equal(sentence.slice(model[2].start, model[2].end), 'it');
+  assert.equal(sentence.slice(model[1].start, model[1].end), 'Café');
+  // GloVe tokens carry UTF-16 spans already.
+  const glove = [{ start: 0, end: 4 }, { start: 21, end: 23 }, { start: 24, end: 27 }];
+  assert.equal(bestMatch(model[2], glove), 1);
+  assert.equal(bestMatch(glove[1], model), 2);
+  assert.equal(bestMatch({ start: 10, end: 10 }, model), null, 'an empty span matches nothing');
+});
+
+test('a word split into pieces maps to the piece sharing most of it, and each piece back to the word', () => {
+  const pieces = [{ start: 0, end: 2 }, { start: 2, end: 5 }, { start: 5, end: 10 }, { start: 11, end: 13 }];
+  const word = { start: 0, end: 10 };
+  assert.equal(bestMatch(word, pieces), 2, 'the piece sharing the most characters');
+  assert.equal(bestMatch(pieces[1], [word, { start: 11, end: 13 }]), 0);
+});

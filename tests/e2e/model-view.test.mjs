@@ -1,0 +1,287 @@
+// The trained-model view in Chromium, from the built files in dist/model/
+// (scripts/build copies model/ there; scripts/build-model makes model/).
+// Without them every test here fails on purpose: CI builds the model, and a
+// silent skip would hide a broken pipeline.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { assertClose, DIST, hashFor, hashOf, launch, openPage, readTable, ready, ROOT, serveDist } from './helpers.mjs';
+
+const GOLDEN = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/minilm-l5h11.json'), 'utf8'));
+const CAT = GOLDEN.sentence;
+/** The table prints 4 decimals; the page must agree with the reference within 1e-4 there. */
+const TOLERANCE = 1e-4;
+const MODEL_LOAD_MS = 90000;
+/** Chromium logs a failed fetch as a console error; the page's own message is what we check. */
+const ALLOW_404 = [/status of 404/];
+
+let server;
+let browser;
+before(async () => {
+  assert.ok(
+    existsSync(path.join(DIST, 'model', 'manifest.json')),
+    'dist/model/manifest.json is missing: the trained-model tests need the built model. Run scripts/build-model, then scripts/build (scripts/test does both).',
+  );
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens the model view with its button and waits for the first head. */
+async function openModel(page) {
+  await page.click('#model-open');
+  await modelReady(page);
+}
+
+async function modelReady(page) {
+  await page.waitForSelector('#model-view[data-state="ready"][data-head]', { timeout: MODEL_LOAD_MS });
+}
+
+function thumb(page, layer, head) {
+  return page.locator(`#model-grid .model-thumb[data-layer="${layer}"][data-head="${head}"]`);
+}
+
+/** Waits until the table shows head (layer, head). */
+async function tableShows(page, layer, head) {
+  await page.waitForSelector(`table#weights[data-layer="${layer}"][data-head="${head}"]`);
+}
+
+function assertRows(table, expectedRows) {
+  for (const [i, expected] of Object.entries(expectedRows)) {
+    const row = table.rows[Number(i)];
+    assert.ok(row, `no row ${i}`);
+    for (const cell of row.cells) assert.match(cell, /^\d\.\d{4}$/);
+    assertClose(row.cells.map(Number), expected, TOLERANCE);
+  }
+}
+
+/** Every request the context makes, as paths. */
+function recordPaths(context) {
+  const paths = [];
+  context.on('request', (request) => paths.push(new URL(request.url()).pathname));
+  return paths;
+}
+
+test('the model view loads from the built files, shows 72 heads, and layer 5 head 11 has the reference numbers', async () => {
+  const { page, context, finish } = await openPage(browser, null, { origins: [new URL(server.url).origin] });
+  const paths = recordPaths(context);
+  await page.goto(server.url + hashFor(CAT, '&focus=7'));
+  await ready(page);
+  // The first load fetches nothing of the model.
+  assert.deepEqual(paths.filter((p) => /model/.test(p) && p !== '/js/model-state.js'), [], 'model files before the view opens');
+  assert.equal(await page.locator('#model-view').isHidden(), true);
+
+  await openModel(page);
+  assert.equal(await page.locator('#model-grid .model-thumb').count(), 72);
+  assert.equal(await page.locator('#model-grid .model-grid-row:not(.model-grid-header)').count(), 6, 'a row per layer');
+  // Only the core and the shards of this sentence's pieces were downloaded.
+  const shards = paths.filter((p) => p.startsWith('/model/embeddings/'));
+  assert.deepEqual(shards.map((p) => Number(p.match(/(\d{4})\.aeemb$/)[1])).sort((a, b) => a - b), [3, 62, 66, 91, 154, 170, 422]);
+  assert.equal(paths.filter((p) => p === '/model/minilm-core.aebm').length, 1);
+
+  // Another head first, then the one of the acceptance test.
+  await thumb(page, 0, 0).click();
+  await tableShows(page, 0, 0);
+  assert.equal(await thumb(page, 0, 0).getAttribute('aria-pressed'), 'true');
+  const other = await readTable(page);
+  await thumb(page, 5, 11).click();
+  await tableShows(page, 5, 11);
+  assert.equal(await thumb(page, 5, 11).getAttribute('aria-pressed'), 'true');
+  assert.equal(await thumb(page, 0, 0).getAttribute('aria-pressed'), 'false');
+  const table = await readTable(page);
+  assert.notDeepEqual(table.rows[8].cells, other.rows[8].cells, 'another head has other numbers');
+  assert.deepEqual(table.header, GOLDEN.pieces.map((p) => p.text));
+  assert.deepEqual(table.rows.map((r) => r.query), GOLDEN.pieces.map((p) => p.text));
+  assertRows(table, GOLDEN.rows);
+  assert.equal(table.rows[8].cells[2], '0.6825', "'it' → 'cat'");
+  assert.ok(table.rows[8].focused, "the GloVe focus 'it' is the model's focused row");
+  const hash = await hashOf(page);
+  assert.deepEqual([hash.model, hash.mlayer, hash.mhead, hash.units, hash.special], ['1', '5', '11', 'pieces', '1']);
+  // One table with that id: the GloVe table stepped aside.
+  assert.equal(await page.locator('table#weights').count(), 1);
+  assert.equal(await page.locator('table#glove-weights').count(), 1);
+
+  // Back returns to the previous head; Close gives the GloVe table its id back.
+  await page.goBack();
+  await tableShows(page, 0, 0);
+  await page.click('#model-view .model-head button');
+  assert.equal(await page.locator('#model-view').isHidden(), true);
+  assert.equal((await hashOf(page)).model, undefined);
+  assert.deepEqual((await readTable(page)).header, ['the', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'it', 'was', 'tired']);
+  await finish();
+});
+
+test('a link opens the exact head, in whole words without [CLS]/[SEP]', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(CAT, '&focus=7&model=1&mlayer=5&mhead=11&units=words&special=0'));
+  await ready(page);
+  await modelReady(page);
+  await tableShows(page, 5, 11);
+  const view = GOLDEN.words_without_special;
+  const table = await readTable(page);
+  assert.deepEqual(table.header, view.words.map((w) => w.text));
+  assertRows(table, view.rows);
+  assert.equal(await page.isChecked('#model-view input[value="words"]'), true);
+  assert.equal(await page.isChecked('#model-special'), false);
+  assert.equal(await thumb(page, 5, 11).getAttribute('aria-pressed'), 'true');
+  // The comparison names the same word on both sides.
+  const compare = page.locator('#model-compare');
+  assert.equal(await compare.getAttribute('data-glove-word'), 'it');
+  assert.equal(await compare.getAttribute('data-model-word'), 'it');
+
+  // Switching back to pieces keeps the word in focus.
+  await page.check('#model-view input[value="pieces"]');
+  // Pieces are lower-cased ('the'); the word view writes words as typed ('The').
+  await page.waitForFunction(() => document.querySelector('table#weights thead th:nth-child(2)')?.textContent === 'the');
+  assert.equal((await readTable(page)).rows.find((r) => r.focused)?.query, 'it');
+  const hash = await hashOf(page);
+  assert.equal(hash.units, 'pieces');
+  assert.equal(hash.focus, '7');
+  await finish();
+});
+
+test('bad model keys fall back to the defaults', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(CAT, '&model=1&mlayer=9&mhead=-1&units=letters&special=maybe&mfocus=x'));
+  await ready(page);
+  await modelReady(page);
+  await tableShows(page, 5, 11);
+  assert.equal((await readTable(page)).header[0], '[CLS]');
+  const hash = await hashOf(page);
+  assert.deepEqual([hash.mlayer, hash.mhead, hash.units, hash.special, hash.mfocus], ['5', '11', 'pieces', '1', undefined]);
+  await finish();
+});
+
+test("the focus maps between the GloVe and model tokens through accented text", async () => {
+  // Every accented letter is 2 UTF-8 bytes but 1 UTF-16 unit: a wrong
+  // conversion of the model's byte spans would land on another word.
+  const sentence = 'Café crème, déjà vu: the cat sat because it was tired';
+  const { page, finish } = await openPage(browser, server.url + hashFor(sentence, '&model=1'));
+  await ready(page);
+  await modelReady(page);
+  // GloVe → model: click the word 'it' above the GloVe views.
+  await page.locator('#tokens button.token', { hasText: /^it$/ }).click();
+  const compare = page.locator('#model-compare');
+  await page.waitForFunction(() => document.querySelector('#model-compare')?.dataset.modelWord === 'it');
+  assert.equal(await compare.getAttribute('data-glove-word'), 'it');
+  assert.equal((await readTable(page)).rows.find((r) => r.focused)?.query, 'it');
+  // Model → GloVe: move the model focus up two pieces with the keyboard, to 'sat' ('because' is between).
+  await page.focus('#model-heatmap-overlay');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  await page.waitForFunction(() => document.querySelector('#model-compare')?.dataset.modelWord === 'sat');
+  assert.equal(await compare.getAttribute('data-glove-word'), 'sat');
+  assert.equal(await page.locator('#tokens button.token.focused').textContent(), 'sat');
+  // The link keeps both: the GloVe row and the model's own token.
+  const hash = await hashOf(page);
+  const modelTokens = (await readTable(page)).header;
+  assert.equal(modelTokens[Number(hash.mfocus)], 'sat');
+  await finish();
+});
+
+test('clicking a cell of the open head focuses its query, and the tooltip gives the weight', async () => {
+  const { page, finish } = await openPage(browser, server.url + hashFor(CAT, '&model=1'));
+  await ready(page);
+  await modelReady(page);
+  const overlay = page.locator('#model-heatmap-overlay');
+  await overlay.scrollIntoViewIfNeeded();
+  const box = await overlay.boundingBox();
+  const [x, y] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
+  const cell = Number(await overlay.getAttribute('data-cell'));
+  // Row 8 ('it'), column 2 ('cat').
+  await page.mouse.click(box.x + x + 2.5 * cell, box.y + y + 8.5 * cell);
+  await page.waitForFunction(() => document.querySelector('#model-compare')?.dataset.modelWord === 'it');
+  const tooltip = await page.locator('#model-tooltip').innerText();
+  assert.match(tooltip, /'it' → 'cat'/);
+  assert.match(tooltip, /weight 0\.682[45]/);
+  assert.equal((await hashOf(page)).mfocus, '8');
+  assert.equal(await page.locator('#tokens button.token.focused').textContent(), 'it');
+  await finish();
+});
+
+test('a 404 on the model weights says which file failed, and GloVe keeps working', async () => {
+  const { page, finish } = await openPage(browser, null, {
+    allow: ALLOW_404,
+    origins: [new URL(server.url).origin],
+    routes: [['**/model/minilm-core.aebm', (route) => route.fulfill({ status: 404, body: 'not found' })]],
+  });
+  await page.goto(server.url + hashFor(CAT, '&focus=7&model=1'));
+  await ready(page);
+  const error = page.locator('#model-view .model-error');
+  await error.waitFor({ state: 'visible', timeout: MODEL_LOAD_MS });
+  assert.match(await error.textContent(), /minilm-core\.aebm.*HTTP 404/);
+  assert.equal(await page.locator('#model-view').getAttribute('data-state'), 'error');
+  // The GloVe view is untouched and still owns the table.
+  assert.equal((await readTable(page)).header[0], 'the');
+  assert.equal(await page.locator('#error').isHidden(), true);
+  await finish();
+});
+
+test('a 404 on an embedding shard names the shard', async () => {
+  const { page, finish } = await openPage(browser, null, {
+    allow: ALLOW_404,
+    origins: [new URL(server.url).origin],
+    routes: [['**/model/embeddings/*.aeemb', (route) => route.fulfill({ status: 404, body: 'not found' })]],
+  });
+  await page.goto(server.url + hashFor(CAT, '&model=1'));
+  await ready(page);
+  const error = page.locator('#model-view .model-error');
+  await error.waitFor({ state: 'visible', timeout: MODEL_LOAD_MS });
+  assert.match(await error.textContent(), /embeddings\/\d{4}\.aeemb.*HTTP 404/);
+  await finish();
+});
+
+test('without model files the view says how to build them', async () => {
+  const { page, finish } = await openPage(browser, null, {
+    allow: ALLOW_404,
+    origins: [new URL(server.url).origin],
+    routes: [['**/model/manifest.json', (route) => route.fulfill({ status: 404, body: 'not found' })]],
+  });
+  await page.goto(server.url + hashFor(CAT));
+  await ready(page);
+  await page.click('#model-open');
+  const error = page.locator('#model-view .model-error');
+  await error.waitFor({ state: 'visible', timeout: MODEL_LOAD_MS });
+  assert.match(await error.textContent(), /manifest\.json answered HTTP 404.*scripts\/build-model/);
+  await finish();
+});
+
+test('a second visit reads the model from the Cache API, and a damaged kept file is fetched again', async () => {
+  const { page, context, finish } = await openPage(browser, server.url + hashFor(CAT, '&model=1'));
+  await ready(page);
+  await modelReady(page);
+  const coreUrl = new URL('model/minilm-core.aebm', server.url).href;
+
+  // Second visit, same browser profile: no download of the core.
+  const paths = recordPaths(context);
+  await page.reload();
+  await ready(page);
+  await modelReady(page);
+  assert.deepEqual(paths.filter((p) => p.endsWith('.aebm') || p.endsWith('.aeemb')), []);
+  assert.match(await page.locator('#model-view .model-status').textContent(), /12 pieces/);
+
+  // Damage the kept core: the page notices (SHA-256), fetches it again and runs.
+  await page.evaluate(async (url) => {
+    const cache = await caches.open('attention-explorer-model-v1');
+    const kept = new Uint8Array(await (await cache.match(url)).arrayBuffer());
+    kept[kept.length - 1] ^= 0xff;
+    await cache.put(url, new Response(kept));
+  }, coreUrl);
+  paths.length = 0;
+  await page.reload();
+  await ready(page);
+  await modelReady(page);
+  assert.deepEqual(paths.filter((p) => p.endsWith('.aebm')), ['/model/minilm-core.aebm']);
+  assertRows(await readTable(page), GOLDEN.rows);
+  const repaired = await page.evaluate(async (url) => {
+    const cache = await caches.open('attention-explorer-model-v1');
+    const bytes = await (await cache.match(url)).arrayBuffer();
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+    return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  }, coreUrl);
+  const manifest = JSON.parse(readFileSync(path.join(DIST, 'model', 'manifest.json'), 'utf8'));
+  assert.equal(repaired, manifest.core.sha256, 'the cache holds the good copy again');
+  await finish();
+});
