@@ -415,10 +415,12 @@ export function mountModelView({ root, wasm, theme, update }) {
 
   // ---- Grid of heads -------------------------------------------------------------
 
+  /** The grid's buttons now, their thumbnails a layer per task (long sentences stay responsive). */
   function buildGrid() {
     const size = Math.min(run.n, THUMB_MAX);
     const nn = run.n * run.n;
     const rows = [];
+    const canvases = [];
     const corner = el('span', '', 'model-grid-corner');
     const headerRow = el('div', null, 'model-grid-row model-grid-header');
     headerRow.append(corner);
@@ -440,10 +442,7 @@ export function mountModelView({ root, wasm, theme, update }) {
         const canvas = el('canvas');
         canvas.width = Math.max(1, size);
         canvas.height = Math.max(1, size);
-        if (run.n > 0) {
-          const pooled = pool(run.weights.subarray(k * nn, (k + 1) * nn), run.n, size);
-          canvas.getContext('2d').putImageData(new ImageData(colorize(pooled, size, size, run.headMax[k], table), size, size), 0, 0);
-        }
+        canvases.push([k, canvas]);
         button.append(canvas);
         row.append(button);
       }
@@ -451,6 +450,16 @@ export function mountModelView({ root, wasm, theme, update }) {
     }
     dom.grid.replaceChildren(...rows);
     dom.grid.dataset.heads = String(run.layers * run.heads);
+    const drawn = run;
+    const paintLayer = (l) => {
+      if (run !== drawn || l >= run.layers || run.n === 0) return;
+      for (const [k, canvas] of canvases.slice(l * run.heads, (l + 1) * run.heads)) {
+        const pooled = pool(run.weights.subarray(k * nn, (k + 1) * nn), run.n, size);
+        canvas.getContext('2d').putImageData(new ImageData(colorize(pooled, size, size, run.headMax[k], table), size, size), 0, 0);
+      }
+      setTimeout(() => paintLayer(l + 1), 0);
+    };
+    setTimeout(() => paintLayer(0), 0);
   }
 
   function markGrid(layer, head) {
