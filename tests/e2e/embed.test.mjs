@@ -1,36 +1,27 @@
 // Embeds: the compact iframe page and the <attention-viz> custom element on
 // a blog of another origin show the same numbers as the page.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { assertClose, hashFor, KING, KING_ROW, launch, openPage, readTable, ready, rowOf, serveDist } from './helpers.mjs';
+import { assertClose, hashFor, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 const CAT = 'The cat sat on the mat because it was tired';
 
 test('the embed page shows the same numbers without page chrome', async () => {
-  const full = await openPage(browser, server.url + hashFor(CAT, '&self=0'));
+  const full = await openPage(site.browser, site.url + hashFor(CAT, '&self=0'));
   await ready(full.page);
   const expected = await readTable(full.page);
   await full.finish();
 
-  const { page, finish } = await openPage(browser, server.url + 'embed.html' + hashFor(CAT, '&self=0'));
+  const { page, finish } = await openPage(site.browser, site.url + 'embed.html' + hashFor(CAT, '&self=0'));
   await ready(page);
   assert.deepEqual(await readTable(page), expected);
   assert.equal(await page.locator('h1, header, footer, #sentence').count(), 0, 'no page chrome');
   assert.ok(!(await page.isChecked('#opt-self')));
   const open = await page.getAttribute('#open-full', 'href');
-  assert.ok(open.startsWith(server.url + 'index.html#s=The%20cat'), open);
+  assert.ok(open.startsWith(site.url + 'index.html#s=The%20cat'), open);
   assert.match(open, /self=0/);
   await finish();
 });
@@ -39,7 +30,7 @@ test('the custom element on another origin renders the same numbers and sizes it
   // The blog is another origin (its own server and port) on the loopback too,
   // as Chromium's local-network rules want for a test.
   const html = `<!doctype html><html><head><meta charset="utf-8">
-    <script type="module" src="${server.url}attention-viz.js"></script></head>
+    <script type="module" src="${site.url}attention-viz.js"></script></head>
     <body><h1>My post</h1><p>Here is attention:</p>
     <attention-viz sentence="${KING}" focus="1"></attention-viz>
     <p>The end.</p></body></html>`;
@@ -50,7 +41,7 @@ test('the custom element on another origin renders the same numbers and sizes it
   await new Promise((resolve) => blogServer.listen(0, '127.0.0.1', resolve));
   after(() => new Promise((resolve) => { blogServer.closeAllConnections(); blogServer.close(resolve); }));
   const blog = `http://127.0.0.1:${blogServer.address().port}/post.html`;
-  const { page, finish } = await openPage(browser, null, { origins: [new URL(blog).origin, new URL(server.url).origin] });
+  const { page, finish } = await openPage(site.browser, null, { origins: [new URL(blog).origin, new URL(site.url).origin] });
   await page.goto(blog);
   const frame = page.frameLocator('attention-viz iframe');
   await frame.locator('html[data-ready="1"]').waitFor({ timeout: 15000 });
@@ -79,26 +70,26 @@ test('the custom element on another origin renders the same numbers and sizes it
 });
 
 test('the full page offers embed code that reproduces the view', async () => {
-  const { page, context, finish } = await openPage(browser, server.url + hashFor(KING, '&causal=1&focus=2'));
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.slice(0, -1) });
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING, '&causal=1&focus=2'));
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url.slice(0, -1) });
   await ready(page);
   await page.click('#copy-embed');
   const code = await page.inputValue('#embed-code');
-  assert.ok(code.includes(`<script type="module" src="${server.url}attention-viz.js"></script>`), code);
+  assert.ok(code.includes(`<script type="module" src="${site.url}attention-viz.js"></script>`), code);
   assert.ok(code.includes(`<attention-viz sentence="${KING}" causal focus="2"></attention-viz>`), code);
-  assert.ok(code.includes(`<iframe src="${server.url}embed.html#s=The%20king`), code);
+  assert.ok(code.includes(`<iframe src="${site.url}embed.html#s=The%20king`), code);
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code);
   assert.match(await page.textContent('#share-status'), /copied/i);
   await finish();
 });
 
 test('copy link puts the current state in the clipboard', async () => {
-  const { page, context, finish } = await openPage(browser, server.url + hashFor(KING));
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.slice(0, -1) });
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url.slice(0, -1) });
   await ready(page);
   await page.uncheck('#opt-scale');
   await page.click('#copy-link');
   const link = await page.evaluate(() => navigator.clipboard.readText());
-  assert.equal(link, server.url + '#s=The%20king%20and%20queen%20ruled%20the%20kingdom&self=1&causal=0&scale=0');
+  assert.equal(link, site.url + '#s=The%20king%20and%20queen%20ruled%20the%20kingdom&self=1&causal=0&scale=0');
   await finish();
 });

@@ -1,22 +1,13 @@
 // Export: the CSV holds the matrix; the PNG is an image of the view.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { assertClose, hashFor, KING, KING_ROW, launch, openPage, ready, serveDist } from './helpers.mjs';
+import { assertClose, hashFor, KING, KING_ROW, openPage, ready, useSite } from './helpers.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 test('Download CSV gives the weights matrix with token headers', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
   assert.equal(download.suggestedFilename(), 'attention-the-king-and-queen-ruled-the-kingdom.csv');
@@ -30,7 +21,7 @@ test('Download CSV gives the weights matrix with token headers', async () => {
 });
 
 test('Download PNG gives an image of the heatmap and the arrows', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&focus=1'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
   await ready(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-png')]);
   assert.equal(download.suggestedFilename(), 'attention-the-king-and-queen-ruled-the-kingdom.png');

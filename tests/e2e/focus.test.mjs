@@ -1,19 +1,10 @@
 // Focus: clicking cells and labels, the keyboard, links that restore a
 // focus, and Back/Forward between states.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, launch, openPage, readTable, ready, rowOf, serveDist } from './helpers.mjs';
+import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 /** What the page shows as focused: hash, table row, explanation, chip. */
 async function focusShown(page) {
@@ -27,7 +18,7 @@ async function focusShown(page) {
 }
 
 test('clicking a cell focuses its query row and writes it in the hash', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   assert.deepEqual(await focusShown(page), { hash: null, tableRows: [], heading: null, chip: null });
   const { x, y } = await cellPoint(page, 1, 3); // query 'king', key 'queen'
@@ -45,7 +36,7 @@ test('clicking a cell focuses its query row and writes it in the hash', async ()
 });
 
 test('clicking a row label or a column label focuses that token', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   const cell = await cellPoint(page, 4, 0); // row 'ruled'
   let overlay = await page.locator('#heatmap-overlay').boundingBox();
@@ -65,7 +56,7 @@ test('clicking a row label or a column label focuses that token', async () => {
 });
 
 test('Tab reaches the heatmap, arrow keys move the focus, Escape clears it', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   await page.focus('#sentence');
   let reached = false;
@@ -94,7 +85,7 @@ test('Tab reaches the heatmap, arrow keys move the focus, Escape clears it', asy
 
 test('a link with focus and options restores them exactly', async () => {
   const link = hashFor('The cat sat on the mat because it was tired', '&self=0&causal=1&scale=0&t=2.5&focus=7');
-  const { page, finish } = await openPage(browser, server.url + link);
+  const { page, finish } = await openPage(site.browser, site.url + link);
   await ready(page);
   assert.equal(await page.inputValue('#sentence'), 'The cat sat on the mat because it was tired');
   assert.ok(!(await page.isChecked('#opt-self')));
@@ -113,7 +104,7 @@ test('a link with focus and options restores them exactly', async () => {
 });
 
 test('Back and Forward move between states', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   let p = await cellPoint(page, 1, 1);
   await page.mouse.click(p.x, p.y);
@@ -137,7 +128,7 @@ test('Back and Forward move between states', async () => {
 });
 
 test('at 360 px the page fits and a tap locks the focus', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor('The cat sat on the mat because it was tired'), {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat sat on the mat because it was tired'), {
     viewport: { width: 360, height: 740 },
   });
   await ready(page);
@@ -153,7 +144,7 @@ test('at 360 px the page fits and a tap locks the focus', async () => {
 });
 
 test('a fully masked row is explained, with zero weights and no numbers invented', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&self=0&causal=1&focus=0'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&self=0&causal=1&focus=0'));
   await ready(page);
   assert.deepEqual(await rowOf(page, 'the'), [0, 0, 0, 0, 0, 0, 0]);
   assert.match(await page.textContent('#explain'), /Every key of 'the' is masked/);

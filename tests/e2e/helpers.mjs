@@ -2,6 +2,7 @@
 // a static server for dist/ on a free loopback port, Debian's Chromium driven
 // by playwright-core, and a page wrapper that fails on any console error.
 import { createServer } from 'node:http';
+import { after, before } from 'node:test';
 import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -72,6 +73,27 @@ export async function launch() {
       '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
     ],
   });
+}
+
+/**
+ * The site of one test file: registers `before` and `after` hooks that
+ * serve `root` (default dist/) and launch Chromium, and returns an object
+ * whose `url` and `browser` are set once the hooks have run. `check()`, if
+ * given, runs first: a precondition that fails every test of the file.
+ */
+export function useSite({ root = DIST, check } = {}) {
+  const site = { url: null, browser: null, server: null };
+  before(async () => {
+    check?.();
+    site.server = await serveDist(root);
+    site.url = site.server.url;
+    site.browser = await launch();
+  });
+  after(async () => {
+    await site.browser?.close();
+    await site.server?.close();
+  });
+  return site;
 }
 
 /**

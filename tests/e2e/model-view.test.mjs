@@ -2,11 +2,11 @@
 // (scripts/build copies model/ there; scripts/build-model makes model/).
 // Without them every test here fails on purpose: CI builds the model, and a
 // silent skip would hide a broken pipeline.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { assertClose, DIST, hashFor, hashOf, launch, openPage, readTable, ready, ROOT, serveDist } from './helpers.mjs';
+import { assertClose, DIST, hashFor, hashOf, openPage, readTable, ready, ROOT, useSite } from './helpers.mjs';
 
 const GOLDEN = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/minilm-l5h11.json'), 'utf8'));
 const CAT = GOLDEN.sentence;
@@ -16,19 +16,11 @@ const MODEL_LOAD_MS = 90000;
 /** Chromium logs a failed fetch as a console error; the page's own message is what we check. */
 const ALLOW_404 = [/status of 404/];
 
-let server;
-let browser;
-before(async () => {
-  assert.ok(
+const site = useSite({
+  check: () => assert.ok(
     existsSync(path.join(DIST, 'model', 'manifest.json')),
     'dist/model/manifest.json is missing: the trained-model tests need the built model. Run scripts/build-model, then scripts/build (scripts/test does both).',
-  );
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
+  ),
 });
 
 /** Opens the model view with its button and waits for the first head. */
@@ -67,9 +59,9 @@ function recordPaths(context) {
 }
 
 test('the model view loads from the built files, shows 72 heads, and layer 5 head 11 has the reference numbers', async () => {
-  const { page, context, finish } = await openPage(browser, null, { origins: [new URL(server.url).origin] });
+  const { page, context, finish } = await openPage(site.browser, null, { origins: [new URL(site.url).origin] });
   const paths = recordPaths(context);
-  await page.goto(server.url + hashFor(CAT, '&focus=7'));
+  await page.goto(site.url + hashFor(CAT, '&focus=7'));
   await ready(page);
   // The first load fetches nothing of the model.
   assert.deepEqual(paths.filter((p) => /model/.test(p) && p !== '/js/model-state.js'), [], 'model files before the view opens');
@@ -116,7 +108,7 @@ test('the model view loads from the built files, shows 72 heads, and layer 5 hea
 });
 
 test('a link opens the exact head, in whole words without [CLS]/[SEP]', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(CAT, '&focus=7&model=1&mlayer=5&mhead=11&units=words&special=0'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&focus=7&model=1&mlayer=5&mhead=11&units=words&special=0'));
   await ready(page);
   await modelReady(page);
   await tableShows(page, 5, 11);
@@ -144,7 +136,7 @@ test('a link opens the exact head, in whole words without [CLS]/[SEP]', async ()
 });
 
 test('bad model keys fall back to the defaults', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(CAT, '&model=1&mlayer=9&mhead=-1&units=letters&special=maybe&mfocus=x'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1&mlayer=9&mhead=-1&units=letters&special=maybe&mfocus=x'));
   await ready(page);
   await modelReady(page);
   await tableShows(page, 5, 11);
@@ -158,7 +150,7 @@ test("the focus maps between the GloVe and model tokens through accented text", 
   // Every accented letter is 2 UTF-8 bytes but 1 UTF-16 unit: a wrong
   // conversion of the model's byte spans would land on another word.
   const sentence = 'Café crème, déjà vu: the cat sat because it was tired';
-  const { page, finish } = await openPage(browser, server.url + hashFor(sentence, '&model=1'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(sentence, '&model=1'));
   await ready(page);
   await modelReady(page);
   // GloVe → model: click the word 'it' above the GloVe views.
@@ -182,7 +174,7 @@ test("the focus maps between the GloVe and model tokens through accented text", 
 });
 
 test('clicking a cell of the open head focuses its query, and the tooltip gives the weight', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(CAT, '&model=1'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1'));
   await ready(page);
   await modelReady(page);
   const overlay = page.locator('#model-heatmap-overlay');
@@ -202,12 +194,12 @@ test('clicking a cell of the open head focuses its query, and the tooltip gives 
 });
 
 test('a 404 on the model weights says which file failed, and GloVe keeps working', async () => {
-  const { page, finish } = await openPage(browser, null, {
+  const { page, finish } = await openPage(site.browser, null, {
     allow: ALLOW_404,
-    origins: [new URL(server.url).origin],
+    origins: [new URL(site.url).origin],
     routes: [['**/model/minilm-core.aebm', (route) => route.fulfill({ status: 404, body: 'not found' })]],
   });
-  await page.goto(server.url + hashFor(CAT, '&focus=7&model=1'));
+  await page.goto(site.url + hashFor(CAT, '&focus=7&model=1'));
   await ready(page);
   const error = page.locator('#model-view .model-error');
   await error.waitFor({ state: 'visible', timeout: MODEL_LOAD_MS });
@@ -220,12 +212,12 @@ test('a 404 on the model weights says which file failed, and GloVe keeps working
 });
 
 test('a 404 on an embedding shard names the shard', async () => {
-  const { page, finish } = await openPage(browser, null, {
+  const { page, finish } = await openPage(site.browser, null, {
     allow: ALLOW_404,
-    origins: [new URL(server.url).origin],
+    origins: [new URL(site.url).origin],
     routes: [['**/model/embeddings/*.aeemb', (route) => route.fulfill({ status: 404, body: 'not found' })]],
   });
-  await page.goto(server.url + hashFor(CAT, '&model=1'));
+  await page.goto(site.url + hashFor(CAT, '&model=1'));
   await ready(page);
   const error = page.locator('#model-view .model-error');
   await error.waitFor({ state: 'visible', timeout: MODEL_LOAD_MS });
@@ -234,12 +226,12 @@ test('a 404 on an embedding shard names the shard', async () => {
 });
 
 test('without model files the view says how to build them', async () => {
-  const { page, finish } = await openPage(browser, null, {
+  const { page, finish } = await openPage(site.browser, null, {
     allow: ALLOW_404,
-    origins: [new URL(server.url).origin],
+    origins: [new URL(site.url).origin],
     routes: [['**/model/manifest.json', (route) => route.fulfill({ status: 404, body: 'not found' })]],
   });
-  await page.goto(server.url + hashFor(CAT));
+  await page.goto(site.url + hashFor(CAT));
   await ready(page);
   await page.click('#model-open');
   const error = page.locator('#model-view .model-error');
@@ -249,10 +241,10 @@ test('without model files the view says how to build them', async () => {
 });
 
 test('a second visit reads the model from the Cache API, and a damaged kept file is fetched again', async () => {
-  const { page, context, finish } = await openPage(browser, server.url + hashFor(CAT, '&model=1'));
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1'));
   await ready(page);
   await modelReady(page);
-  const coreUrl = new URL('model/minilm-core.aebm', server.url).href;
+  const coreUrl = new URL('model/minilm-core.aebm', site.url).href;
 
   // Second visit, same browser profile: no download of the core.
   const paths = recordPaths(context);

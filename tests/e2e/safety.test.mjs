@@ -1,25 +1,16 @@
 // Hostile input and failed loads: text from a link is shown as text and runs
 // nothing; a missing file gets a message in the page, never a blank page.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashFor, launch, openPage, ready, serveDist } from './helpers.mjs';
+import { hashFor, openPage, ready, useSite } from './helpers.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 const HOSTILE = 'The king <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> queen';
 
 for (const path of ['', 'embed.html']) {
   test(`a hostile sentence is shown as text and runs nothing (${path || 'page'})`, async () => {
-    const { page, finish } = await openPage(browser, server.url + path + hashFor(HOSTILE));
+    const { page, finish } = await openPage(site.browser, site.url + path + hashFor(HOSTILE));
     await ready(page);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.equal(await page.locator('img, main script, #tokens script').count(), 0, 'no element was created from the text');
@@ -40,7 +31,7 @@ for (const path of ['', 'embed.html']) {
 }
 
 test('a 404 on the word vectors shows a message in the page', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor('The king'), {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The king'), {
     allow: [/Failed to load resource.*404/],
     routes: [['**/glove-6b-50d.aewv', (route) => route.fulfill({ status: 404, body: 'not found' })]],
   });
@@ -54,7 +45,7 @@ test('a 404 on the word vectors shows a message in the page', async () => {
 });
 
 test('a missing WebAssembly module shows a message in the page', async () => {
-  const { page, finish } = await openPage(browser, server.url, {
+  const { page, finish } = await openPage(site.browser, site.url, {
     allow: [/Failed to load resource.*404/, /WebAssembly/, /attention_wasm/],
     routes: [['**/attention_wasm_bg.wasm', (route) => route.fulfill({ status: 404, body: 'not found' })]],
   });
@@ -64,7 +55,7 @@ test('a missing WebAssembly module shows a message in the page', async () => {
 });
 
 test('a damaged word-vector file is reported, not a blank page', async () => {
-  const { page, finish } = await openPage(browser, server.url, {
+  const { page, finish } = await openPage(site.browser, site.url, {
     routes: [['**/glove-6b-50d.aewv', (route) => route.fulfill({ status: 200, body: Buffer.from('AEWV\x01\x00\x02\x00') })]],
   });
   await page.waitForSelector('html[data-failed="1"]');
@@ -73,7 +64,7 @@ test('a damaged word-vector file is reported, not a blank page', async () => {
 });
 
 test('a sentence without a known word says so, and the page still works', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor('zxqv blorft'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('zxqv blorft'));
   await page.waitForFunction(() => !document.querySelector('#error').hidden);
   assert.match(await page.textContent('#error'), /None of the words is in the vocabulary \('zxqv', 'blorft'\)/);
   assert.equal(await page.locator('#tokens .token.unknown').count(), 2);

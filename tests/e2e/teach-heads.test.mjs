@@ -1,25 +1,16 @@
 // Multi-head attention on the page equals the native computation with the
 // same seed: tests/golden/multihead.json is written and checked by the Rust
 // test crates/attention-wasm/tests/multihead_golden.rs, and read here.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { hashFor, hashOf, launch, openPage, ready, ROOT, serveDist } from './helpers.mjs';
+import { hashFor, hashOf, openPage, ready, ROOT, useSite } from './helpers.mjs';
 import { tableOf } from './teach-helpers.mjs';
 
 const fixture = JSON.parse(await readFile(path.join(ROOT, 'tests/golden/multihead.json'), 'utf8'));
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 /** The shown matrix equals `expected` to the 4 printed decimals. */
 function assertMatrix(table, tokens, expected, what) {
@@ -39,7 +30,7 @@ async function shown(page, title) {
 for (const [index, c] of fixture.cases.entries()) {
   test(`${c.heads} ${c.mode} heads${c.mode === 'projected' ? ` with seed ${c.seed}` : ''} match the native test (case ${index})`, async () => {
     const seed = c.mode === 'projected' ? `&seed=${c.seed}` : '';
-    const { page, finish } = await openPage(browser, server.url + hashFor(c.sentence, `&lab=heads&h=${c.heads}&hm=${c.mode}${seed}`));
+    const { page, finish } = await openPage(site.browser, site.url + hashFor(c.sentence, `&lab=heads&h=${c.heads}&hm=${c.mode}${seed}`));
     await ready(page);
     assertMatrix(await shown(page, `The average of ${c.heads} heads`), c.tokens, c.average, 'average');
     assert.equal(await page.locator('#head-grid .head-tile').count(), c.heads + 1, 'the average and one tile per head');
@@ -57,7 +48,7 @@ for (const [index, c] of fixture.cases.entries()) {
 
 test('head count, mode, seed, toggles and the enlarged head survive a link', async () => {
   const c = fixture.cases[0];
-  const { page, finish } = await openPage(browser, server.url + hashFor(c.sentence, '&lab=heads'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(c.sentence, '&lab=heads'));
   await ready(page);
   // Every count that divides 50 is offered.
   const counts = await page.$$eval('#heads-count option', (options) => options.map((o) => o.value));
@@ -78,7 +69,7 @@ test('head count, mode, seed, toggles and the enlarged head survive a link', asy
   assert.deepEqual([hash.h, hash.hm, hash.seed, hash.hide, hash.head, hash.lab], ['10', undefined, '7', '2,4', '3', 'heads']);
   const before = await tableOf(page, '#heads-weights');
   const url = await page.evaluate(() => location.href);
-  const { page: again, finish: finishAgain } = await openPage(browser, url);
+  const { page: again, finish: finishAgain } = await openPage(site.browser, url);
   await ready(again);
   assert.deepEqual(await shown(again, 'Head 4 of 10'), before);
   assert.equal(await again.inputValue('#heads-count'), '10');
@@ -90,7 +81,7 @@ test('head count, mode, seed, toggles and the enlarged head survive a link', asy
 });
 
 test('a head count that does not divide the dimension falls back to 5 heads', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(fixture.cases[0].sentence, '&lab=heads&h=3&hm=nonsense&seed=-1'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(fixture.cases[0].sentence, '&lab=heads&h=3&hm=nonsense&seed=-1'));
   await ready(page);
   assert.equal(await page.inputValue('#heads-count'), '5');
   assert.ok(await page.isChecked('#heads-mode-projected'));

@@ -1,20 +1,11 @@
 // The matrix playground reproduces the tutorials' worked examples to the
 // printed precision, names bad input, and lives in the link.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashOf, launch, openPage, ready, serveDist } from './helpers.mjs';
+import { hashOf, openPage, ready, useSite } from './helpers.mjs';
 import { assertPrinted, rowNamed, tableOf, waitForHeader } from './teach-helpers.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 const softmax = (xs) => {
   const max = Math.max(...xs);
@@ -24,7 +15,7 @@ const softmax = (xs) => {
 };
 
 test('Q = [2, 3] over keys C, A, B scores 61, 8 and 26', async () => {
-  const { page, finish } = await openPage(browser, server.url + '#lab=play');
+  const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
   await ready(page);
   assert.equal(await page.getAttribute('#tab-play', 'aria-selected'), 'true');
   await waitForHeader(page, '#play-weights', ['C', 'A', 'B']);
@@ -45,7 +36,7 @@ test('Q = [2, 3] over keys C, A, B scores 61, 8 and 26', async () => {
 });
 
 test('scores 100 and 80 saturate unscaled and give 0.88 / 0.12 scaled by √100', async () => {
-  const { page, finish } = await openPage(browser, server.url + '#lab=play');
+  const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
   await ready(page);
   await page.selectOption('#play-preset', 'saturation');
   await waitForHeader(page, '#play-weights', ['x', 'y']);
@@ -71,7 +62,7 @@ test('scores 100 and 80 saturate unscaled and give 0.88 / 0.12 scaled by √100'
 });
 
 test('three tokens, four dimensions, projected by W_q, W_k, W_v', async () => {
-  const { page, finish } = await openPage(browser, server.url + '#lab=play&scale=0');
+  const { page, finish } = await openPage(site.browser, site.url + '#lab=play&scale=0');
   await ready(page);
   await page.selectOption('#play-preset', 'projected');
   await waitForHeader(page, '#play-weights', ['I', 'love', 'cats']);
@@ -95,7 +86,7 @@ test('three tokens, four dimensions, projected by W_q, W_k, W_v', async () => {
 });
 
 test('a typing mistake is named, and the playground survives a link', async () => {
-  const { page, finish } = await openPage(browser, server.url + '#lab=play');
+  const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
   await ready(page);
   await page.fill('#play-k', '1 2; x 3');
   await page.waitForSelector('#play-error:not([hidden])');
@@ -106,7 +97,7 @@ test('a typing mistake is named, and the playground survives a link', async () =
   await waitForHeader(page, '#play-weights', ['alpha', 'beta']);
   const before = await tableOf(page, '#play-weights');
   const url = await page.evaluate(() => location.href);
-  const { page: again, finish: finishAgain } = await openPage(browser, url);
+  const { page: again, finish: finishAgain } = await openPage(site.browser, url);
   await ready(again);
   await waitForHeader(again, '#play-weights', ['alpha', 'beta']);
   assert.equal(await again.inputValue('#play-k'), '1 2; 3 4');

@@ -2,27 +2,18 @@
 // beside off, the padding mask, cross-attention, the nearest words of
 // context vectors, every new state through a link, and keyboard and
 // screen-reader access to the new controls.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, launch, openPage, readTable, ready, rowOf, serveDist } from './helpers.mjs';
+import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
 import { rowNamed, tableOf, waitForHeader } from './teach-helpers.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 const A = 'Where is the Eiffel Tower?';
 const B = 'The Eiffel Tower is located in Paris, France.';
 
 test('a clicked cell shows its dot product term by term, and the steps add up', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   const p = await cellPoint(page, 1, 3); // king → queen
   await page.mouse.click(p.x, p.y);
@@ -54,7 +45,7 @@ test('a clicked cell shows its dot product term by term, and the steps add up', 
 });
 
 test('scaling on beside off shows the saturation of the same row', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&focus=1'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
   await ready(page);
   const compare = await tableOf(page, '#whatif-compare');
   assertClose(rowNamed(compare, 'weight ÷ √50').map(Number), KING_ROW);
@@ -68,7 +59,7 @@ test('scaling on beside off shows the saturation of the same row', async () => {
 });
 
 test('the padding demo masks the pad keys and leaves the words alone', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   await page.fill('#pad-length', '10');
   await page.press('#pad-length', 'Enter');
@@ -85,7 +76,7 @@ test('the padding demo masks the pad keys and leaves the words alone', async () 
 });
 
 test("cross-attention has A's words as rows and B's as columns", async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&lab=cross'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=cross'));
   await ready(page);
   await page.click('#cross-example');
   const columns = ['the', 'eiffel', 'tower', 'is', 'located', 'in', 'paris', ',', 'france', '.'];
@@ -117,7 +108,7 @@ test("cross-attention has A's words as rows and B's as columns", async () => {
 });
 
 test('the nearest words of a known vector, and of each context vector', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&lab=meaning'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=meaning'));
   await ready(page);
   const table = await tableOf(page, '#meaning-table');
   assert.deepEqual(table.rows.map((r) => r.label), ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
@@ -138,7 +129,7 @@ test('the nearest words of a known vector, and of each context vector', async ()
 test('every new state survives a round trip through a link', async () => {
   const extra = '&focus=1&cell=3&lab=cross&lf=2&lc=4&pad=20&h=10&hm=split&head=3&hide=0,5&b=The%20queen%20ruled' +
     '&pq=1%202&pk=3%204%3B%205%206&pv=&pwq=&pwk=&pwv=&pn=a%20b&pdk=9&seed=99';
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING, extra));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, extra));
   await ready(page);
   await waitForHeader(page, '#cross-weights', ['the', 'queen', 'ruled']);
   const hash = await hashOf(page);
@@ -153,7 +144,7 @@ test('every new state survives a round trip through a link', async () => {
 });
 
 test('the teaching views are keyboard-reachable and every control has a name', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   const unnamed = await page.$$eval('#teach input, #teach select, #teach textarea, #teach button, #teach [tabindex="0"]', (nodes) =>
     nodes.filter((n) => !(n.labels?.length || n.getAttribute('aria-label') || n.getAttribute('aria-labelledby') || n.textContent.trim()))

@@ -1,22 +1,13 @@
 // The numbers: the tutorial's 'king' row, and every option changing the
 // table and the URL hash together.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClose, hashFor, hashOf, KING, KING_ROW, launch, openPage, readTable, ready, rowOf, serveDist } from './helpers.mjs';
+import { assertClose, hashFor, hashOf, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 test("the link of the tutorial sentence shows the 'king' row", async () => {
-  const { page, finish } = await openPage(browser, server.url + '#s=The%20king%20and%20queen%20ruled%20the%20kingdom');
+  const { page, finish } = await openPage(site.browser, site.url + '#s=The%20king%20and%20queen%20ruled%20the%20kingdom');
   await ready(page);
   const table = await readTable(page);
   assert.deepEqual(table.header, ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
@@ -29,7 +20,7 @@ test("the link of the tutorial sentence shows the 'king' row", async () => {
 });
 
 test('the default page shows the default sentence', async () => {
-  const { page, finish } = await openPage(browser, server.url);
+  const { page, finish } = await openPage(site.browser, site.url);
   await ready(page);
   assert.equal(await page.inputValue('#sentence'), KING);
   assertClose(await rowOf(page, 'king'), KING_ROW);
@@ -37,7 +28,7 @@ test('the default page shows the default sentence', async () => {
 });
 
 test('each option changes the table and the hash', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
 
   await page.uncheck('#opt-self');
@@ -75,7 +66,7 @@ test('each option changes the table and the hash', async () => {
 });
 
 test('typing recomputes, and unknown words are marked and explained', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
   await page.fill('#sentence', 'The cat sat on the mat because it was tired');
   await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 10);
@@ -101,7 +92,7 @@ test('typing recomputes, and unknown words are marked and explained', async () =
 });
 
 test('bad values in a link fall back to the defaults', async () => {
-  const { page, finish } = await openPage(browser, server.url + hashFor(KING, '&self=maybe&causal=2&scale=&t=-4&focus=99&colour=red'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&self=maybe&causal=2&scale=&t=-4&focus=99&colour=red'));
   await ready(page);
   assertClose(await rowOf(page, 'king'), KING_ROW);
   assert.ok(await page.isChecked('#opt-self'));
