@@ -18,7 +18,9 @@ import {
   MAX_SENTENCE_LENGTH,
 } from './state.js';
 import { defaultModel } from './model-state.js';
-import { font, hatchTile, paintArrows, paintHeatmap, paintOverlay, readTheme } from './paint.js';
+import { el } from './dom.js';
+import { arrowLayout, HeatmapView, labelWidth, markTableFocus, paintBase as paintHeatmapBase, paintFocusArrows, sizeCanvas, tableHead, wireArrowClicks } from './heatmap-view.js';
+import { font, paintOverlay, readTheme } from './paint.js';
 import { createTeach, explainFocused } from './teach.js';
 
 const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
@@ -28,18 +30,9 @@ const EXAMPLES_URL = new URL('../examples.txt', import.meta.url);
 
 /** Above this many tokens the weights table lists only the focused row. */
 const FULL_TABLE_LIMIT = 128;
-const MAX_LINKS = 4000;
 const GRADIENT = 'viridis';
 
 const $ = (id) => document.getElementById(id);
-
-/** Creates an element with text content (never HTML) and optional classes. */
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
 
 /** Defines `object[key]` as computed once, on first read. */
 function lazy(object, key, compute) {
@@ -210,9 +203,7 @@ export async function start({ mode = 'full' } = {}) {
   let wasm = null;
   let explorer = null;
   let view = null; // everything derived from one analysis
-  let heatGeometry = null; // wasm HeatmapGeometry of the current size
-  let arrowGeometry = null;
-  let hover = null; // { row, col } under the pointer or keyboard cursor
+  let arrowGeometry = null; // wasm ArrowGeometry of the current size
   let theme = readTheme(document.documentElement);
   let historySession = null; // 'typing' or 'temperature' while a gesture lasts
   let firstHeatmap = true;
@@ -332,7 +323,7 @@ export async function start({ mode = 'full' } = {}) {
       state = { ...state, cell: null };
       writeHash('replace');
     }
-    if (hover && (hover.row >= n || hover.col >= n)) hover = null;
+    heatmap.fit(n);
     dom.views?.classList.remove('empty');
     renderTokens(tokens, view);
     relayout({ focusLayer: false });
@@ -358,7 +349,7 @@ export async function start({ mode = 'full' } = {}) {
       canvas.height = 0;
       canvas.style.height = '0px';
     }
-    hideTooltip();
+    heatmap.hideTooltip();
     if (dom.views) dom.views.dataset.message = `Nothing to draw: ${message}.`;
     if (dom.table) dom.table.replaceChildren();
     if (dom.explain) dom.explain.replaceChildren(el('p', 'Type a sentence with a few common English words.', 'hint'));
@@ -397,59 +388,19 @@ export async function start({ mode = 'full' } = {}) {
 
   // ---- Layout and painting ---------------------------------------------------
 
-  function sizeCanvas(canvas, width, height) {
-    const ratio = window.devicePixelRatio || 1;
-    canvas.width = Math.max(1, Math.round(width * ratio));
-    canvas.height = Math.max(1, Math.round(height * ratio));
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
-    const ctx = canvas.getContext('2d');
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    return ctx;
-  }
-
-  function labelWidth(ctx, labels, extra = '') {
-    ctx.font = font(theme);
-    let widest = 0;
-    // Measuring a thousand labels is cheap next to drawing them.
-    for (const label of labels) widest = Math.max(widest, ctx.measureText(label + extra).width);
-    return Math.ceil(widest);
-  }
-
   function relayout({ focusLayer = true } = {}) {
     if (!view || !dom.heatmap) return;
-    heatGeometry?.free();
     arrowGeometry?.free();
     const width = Math.max(200, dom.heatmapBox.clientWidth);
     const measure = dom.heatmap.getContext('2d');
-    const widest = labelWidth(measure, view.labels);
-    heatGeometry = new wasm.HeatmapGeometry(view.n, view.n, width, widest, theme.fontSize);
-    view.layout = {
-      cell: heatGeometry.cell,
-      matrix: Array.from(heatGeometry.matrix),
-      colorbar: Array.from(heatGeometry.colorbar),
-      labelsShown: heatGeometry.labelsShown,
-      valuesShown: heatGeometry.valuesShown,
-      width: heatGeometry.width,
-      height: heatGeometry.height,
-    };
-    // Where the cells are, for anyone who needs to aim at one (browser tests, benchmarks).
-    dom.overlay.dataset.matrix = view.layout.matrix.map((v) => v.toFixed(2)).join(',');
-    dom.overlay.dataset.cell = view.layout.cell.toFixed(4);
+    const widest = labelWidth(measure, view.labels, theme);
+    view.layout = heatmap.setGeometry(new wasm.HeatmapGeometry(view.n, view.n, width, widest, theme.fontSize));
     if (dom.arrows) {
       const arrowsWidth = Math.max(200, dom.arrowsBox.clientWidth);
-      const widestKey = labelWidth(measure, view.labels, ' 0.00');
+      const widestKey = labelWidth(measure, view.labels, theme, ' 0.00');
       const maxHeight = Math.max(480, view.layout.height);
       arrowGeometry = new wasm.ArrowGeometry(view.n, arrowsWidth, widestKey, theme.fontSize, maxHeight);
-      view.arrows = {
-        rowHeight: arrowGeometry.rowHeight,
-        top: arrowGeometry.top,
-        queryX: arrowGeometry.queryX,
-        keyX: arrowGeometry.keyX,
-        labelsShown: arrowGeometry.labelsShown,
-        width: arrowGeometry.width,
-        height: arrowGeometry.height,
-      };
+      view.arrows = arrowLayout(arrowGeometry);
     }
     paintBase();
     if (focusLayer) paintFocus();
@@ -457,10 +408,7 @@ export async function start({ mode = 'full' } = {}) {
 
   function paintBase() {
     if (!view) return;
-    const ctx = sizeCanvas(dom.heatmap, view.layout.width, view.layout.height);
-    const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme);
-    paintHeatmap(ctx, { ...view, theme, hatch: ctx.createPattern(tile, 'repeat') ?? theme.hatch });
-    sizeCanvas(dom.overlay, view.layout.width, view.layout.height);
+    paintHeatmapBase(dom.heatmap, dom.overlay, view, theme);
     if (dom.arrows) sizeCanvas(dom.arrows, view.arrows.width, view.arrows.height);
     dom.overlay.setAttribute('aria-label', `Attention heatmap of ${view.n} tokens: rows are queries, columns are keys. Arrow keys move the focus, Escape clears it. The same numbers are in the weights table.`);
     if (firstHeatmap) {
@@ -473,22 +421,13 @@ export async function start({ mode = 'full' } = {}) {
   /** The cheap part of a repaint: overlay, arrows, focus-dependent DOM. */
   function paintFocus() {
     if (!view) return;
-    const focus = state.focus;
-    paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, focus, hover);
-    if (dom.arrows && arrowGeometry) {
-      const row = focus === null ? null : view.weights.subarray(focus * view.n, (focus + 1) * view.n);
-      // The threshold is a share of the strongest weight shown, so that it
-      // means the same for 7 tokens (weights near 0.4) and 700 (near 0.004).
-      let strongest = view.scaleMax;
-      if (row) strongest = row.reduce((a, b) => Math.max(a, b), 0);
-      const threshold = thresholdShare() * strongest;
-      if (dom.thresholdValue) {
-        dom.thresholdValue.textContent = `${Math.round(thresholdShare() * 100)} %`;
-        dom.thresholdValue.title = `weights below ${threshold.toFixed(4)} are hidden`;
-      }
-      const links = arrowGeometry.links(view.weights, focus ?? -1, threshold, MAX_LINKS);
-      paintArrows(dom.arrows.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
-    }
+    paintHover();
+    if (dom.arrows && arrowGeometry) paintFocusArrows(dom.arrows, arrowGeometry, view, state.focus, thresholdShare(), theme, dom.thresholdValue);
+  }
+
+  /** The overlay alone: focus and hover. */
+  function paintHover() {
+    if (view) paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, heatmap.hover);
   }
 
   function thresholdShare() {
@@ -514,15 +453,7 @@ export async function start({ mode = 'full' } = {}) {
     if (!dom.table || !view) return;
     const { n, labels } = view;
     const full = n <= FULL_TABLE_LIMIT;
-    const head = el('thead');
-    const headRow = el('tr');
-    headRow.append(el('th', 'query \\ key'));
-    for (const label of labels) {
-      const th = el('th', label);
-      th.scope = 'col';
-      headRow.append(th);
-    }
-    head.append(headRow);
+    const head = tableHead('query \\ key', labels);
     const body = el('tbody');
     const rows = full ? [...Array(n).keys()] : [state.focus ?? 0];
     for (const i of rows) body.append(tableRow(i));
@@ -555,21 +486,7 @@ export async function start({ mode = 'full' } = {}) {
 
   function markFocusInDom() {
     if (!dom.table || !view) return;
-    if (dom.table.dataset.full === '0') {
-      const shown = dom.table.querySelector('tbody tr');
-      if (shown && Number(shown.dataset.row) !== (state.focus ?? 0)) shown.replaceWith(tableRow(state.focus ?? 0));
-    }
-    const previous = dom.table.querySelector('tbody tr.focused');
-    if (previous) {
-      previous.classList.remove('focused');
-      previous.removeAttribute('aria-current');
-    }
-    if (state.focus === null) return;
-    const row = dom.table.tBodies[0]?.rows[dom.table.dataset.full === '1' ? state.focus : 0];
-    if (row && Number(row.dataset.row) === state.focus) {
-      row.classList.add('focused');
-      row.setAttribute('aria-current', 'true');
-    }
+    markTableFocus(dom.table, state.focus, tableRow);
   }
 
   // ---- Step-by-step explanation ---------------------------------------------
@@ -602,14 +519,23 @@ export async function start({ mode = 'full' } = {}) {
     }
   }
 
-  // ---- Tooltip and pointer ---------------------------------------------------
+  // ---- Tooltip, pointer and keyboard (heatmap-view.js) ----------------------
 
-  function hideTooltip() {
-    if (dom.tooltip) dom.tooltip.hidden = true;
-  }
+  const heatmap = new HeatmapView({
+    overlay: dom.overlay,
+    tooltip: dom.tooltip,
+    size: () => (view ? view.n : null),
+    focus: () => state.focus,
+    // A cell also opens its dot product term by term in the step panel.
+    onFocus: (row, how, cell) => focusRow(row, how, cell),
+    onEnter: (row, col) => focusRow(row, 'push', col),
+    onClear: () => update({ ...state, focus: null }, 'push'),
+    tooltipLines,
+    paint: paintHover,
+  });
 
-  function showTooltip(row, col) {
-    if (!dom.tooltip || !view) return;
+  function tooltipLines(row, col) {
+    if (!view) return null;
     const { n, labels, weights, scores, scaled, masked } = view;
     const k = row * n + col;
     const lines = [`'${labels[row]}' → '${labels[col]}'`];
@@ -619,35 +545,7 @@ export async function start({ mode = 'full' } = {}) {
     } else {
       lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${scores[k].toFixed(3)} → scaled ${scaled[k].toFixed(3)}`);
     }
-    dom.tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
-    dom.tooltip.hidden = false;
-    const cell = view.layout.cell;
-    const [mx, my, mw] = view.layout.matrix;
-    // Right of the cell in the left half of the matrix, left of it in the right half.
-    const leftSide = (col + 0.5) * cell > mw / 2;
-    dom.tooltip.classList.toggle('left', leftSide);
-    dom.tooltip.style.left = `${leftSide ? mx + col * cell - 10 : mx + (col + 1) * cell + 10}px`;
-    dom.tooltip.style.top = `${my + row * cell + cell / 2}px`;
-  }
-
-  function hitAt(event) {
-    if (!heatGeometry) return null;
-    const rect = dom.overlay.getBoundingClientRect();
-    const [kind, row, col] = heatGeometry.hit(event.clientX - rect.left, event.clientY - rect.top);
-    return { kind, row, col };
-  }
-
-  let hoverFrame = 0;
-  function setHover(next) {
-    const same = (hover === null && next === null) || (hover && next && hover.row === next.row && hover.col === next.col);
-    if (same) return;
-    hover = next;
-    if (!hoverFrame) {
-      hoverFrame = requestAnimationFrame(() => {
-        hoverFrame = 0;
-        if (view) paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, hover);
-      });
-    }
+    return lines;
   }
 
   function focusRow(row, how = 'push', cell = null) {
@@ -655,93 +553,9 @@ export async function start({ mode = 'full' } = {}) {
     update({ ...state, focus: row, cell }, how);
   }
 
-  function wireHeatmap() {
-    const target = dom.overlay;
-    target.addEventListener('pointermove', (event) => {
-      const hit = hitAt(event);
-      if (!hit || hit.kind === 0) {
-        setHover(null);
-        hideTooltip();
-        target.style.cursor = 'default';
-        return;
-      }
-      target.style.cursor = 'pointer';
-      setHover({ row: hit.row, col: hit.col });
-      if (hit.kind === 1) showTooltip(hit.row, hit.col);
-      else hideTooltip();
-    });
-    target.addEventListener('pointerleave', () => {
-      setHover(null);
-      hideTooltip();
-    });
-    target.addEventListener('click', (event) => {
-      const hit = hitAt(event);
-      if (!hit || hit.kind === 0) return;
-      // A row label or a cell focuses its query; a column label focuses that token.
-      const row = hit.kind === 3 ? hit.col : hit.row;
-      // A cell also opens its dot product term by term in the step panel.
-      focusRow(row, 'push', hit.kind === 1 ? hit.col : null);
-      if (hit.kind === 1) {
-        hover = { row: hit.row, col: hit.col };
-        paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, hover);
-        showTooltip(hit.row, hit.col);
-      }
-    });
-    // The overlay sits on top, so it takes the pointer and the keyboard.
-    target.addEventListener('keydown', (event) => {
-      if (!view) return;
-      const n = view.n;
-      let row = state.focus;
-      let col = hover?.col ?? row ?? 0;
-      switch (event.key) {
-        case 'ArrowUp': row = row === null ? 0 : Math.max(0, row - 1); break;
-        case 'ArrowDown': row = row === null ? 0 : Math.min(n - 1, row + 1); break;
-        case 'ArrowLeft': row = row ?? 0; col = Math.max(0, col - 1); break;
-        case 'ArrowRight': row = row ?? 0; col = Math.min(n - 1, col + 1); break;
-        case 'Home': row = 0; break;
-        case 'End': row = n - 1; break;
-        case 'Enter':
-          if (!hover || hover.row < 0 || hover.col < 0) return;
-          event.preventDefault();
-          focusRow(hover.row, 'push', hover.col);
-          return;
-        case 'Escape':
-          if (state.focus === null && !hover) return;
-          event.preventDefault();
-          hover = null;
-          hideTooltip();
-          update({ ...state, focus: null }, 'push');
-          return;
-        default:
-          return;
-      }
-      event.preventDefault();
-      col = Math.min(n - 1, Math.max(0, col));
-      hover = { row, col };
-      if (row !== state.focus) update({ ...state, focus: row, cell: null }, 'replace');
-      else paintOverlay(dom.overlay.getContext('2d'), { ...view, theme }, state.focus, hover);
-      showTooltip(row, col);
-    });
-    target.addEventListener('blur', () => {
-      hideTooltip();
-      setHover(null);
-    });
-  }
-
   function wireArrows() {
     if (!dom.arrows) return;
-    const pick = (event) => {
-      if (!arrowGeometry) return -1;
-      const rect = dom.arrows.getBoundingClientRect();
-      return arrowGeometry.hit(event.clientX - rect.left, event.clientY - rect.top);
-    };
-    dom.arrows.addEventListener('click', (event) => {
-      const row = pick(event);
-      if (row >= 0) focusRow(row);
-    });
-    dom.arrows.addEventListener('pointermove', (event) => {
-      dom.arrows.style.cursor = pick(event) >= 0 ? 'pointer' : 'default';
-    });
+    wireArrowClicks(dom.arrows, () => arrowGeometry, (row) => focusRow(row));
     dom.threshold?.addEventListener('input', () => paintFocus());
   }
 
@@ -893,7 +707,6 @@ export async function start({ mode = 'full' } = {}) {
     return;
   }
 
-  wireHeatmap();
   wireArrows();
   wireControls();
   wireModel();

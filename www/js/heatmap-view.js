@@ -1,0 +1,313 @@
+// The interactive heatmap shared by the GloVe view (app.js), the trained-model
+// view (model-view.js) and the teaching panels (teach-panel.js): canvases
+// sized for the device's pixels, the plain layouts of the wasm geometry,
+// the tooltip, hit-testing, and the pointer and keyboard of the overlay.
+//
+// It owns no page state. `HeatmapView` keeps only what is under the pointer
+// or the keyboard cursor (`hover`); a focus change goes to its owner through
+// callbacks, and the owner repaints. Drawing stays in paint.js, which takes
+// its context as an argument.
+
+import { el } from './dom.js';
+import { font, hatchTile, paintArrows, paintHeatmap } from './paint.js';
+
+const MAX_LINKS = 4000;
+/** What `HeatmapGeometry.hit` found: nothing, a cell, a row label, a column label. */
+const NONE = 0;
+const CELL = 1;
+const COLUMN_LABEL = 3;
+
+/** Sizes `canvas` to `width` × `height` CSS pixels at the device's pixel ratio; returns its context, in CSS pixels. */
+export function sizeCanvas(canvas, width, height) {
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(width * ratio));
+  canvas.height = Math.max(1, Math.round(height * ratio));
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  return ctx;
+}
+
+/** The widest of `labels` (each followed by `extra`) in the theme's font, in whole CSS pixels. */
+export function labelWidth(ctx, labels, theme, extra = '') {
+  ctx.font = font(theme);
+  let widest = 0;
+  // Measuring a thousand labels is cheap next to drawing them.
+  for (const label of labels) widest = Math.max(widest, ctx.measureText(label + extra).width);
+  return Math.ceil(widest);
+}
+
+/**
+ * The painters' layout of a wasm HeatmapGeometry, copied out of wasm. Where
+ * the cells are is also written on `overlay`, for anyone who needs to aim at
+ * one (browser tests, benchmarks).
+ */
+export function heatmapLayout(geometry, overlay) {
+  const layout = {
+    cell: geometry.cell,
+    matrix: Array.from(geometry.matrix),
+    colorbar: Array.from(geometry.colorbar),
+    labelsShown: geometry.labelsShown,
+    valuesShown: geometry.valuesShown,
+    width: geometry.width,
+    height: geometry.height,
+  };
+  overlay.dataset.matrix = layout.matrix.map((v) => v.toFixed(2)).join(',');
+  overlay.dataset.cell = layout.cell.toFixed(4);
+  return layout;
+}
+
+/** The painters' layout of a wasm ArrowGeometry, copied out of wasm. */
+export function arrowLayout(geometry) {
+  return {
+    rowHeight: geometry.rowHeight,
+    top: geometry.top,
+    queryX: geometry.queryX,
+    keyX: geometry.keyX,
+    labelsShown: geometry.labelsShown,
+    width: geometry.width,
+    height: geometry.height,
+  };
+}
+
+/** Paints the cells, labels and colour bar of `view` (with its `layout`) on `heatmap`, and sizes `overlay` to match. */
+export function paintBase(heatmap, overlay, view, theme) {
+  const ctx = sizeCanvas(heatmap, view.layout.width, view.layout.height);
+  const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme);
+  paintHeatmap(ctx, { ...view, theme, hatch: ctx.createPattern(tile, 'repeat') ?? theme.hatch });
+  sizeCanvas(overlay, view.layout.width, view.layout.height);
+}
+
+/**
+ * Paints the arrows of query row `focus` (every row when null) of `view`
+ * ({ n, weights, labels, scaleMax, arrows: its arrowLayout }), hiding links
+ * weaker than `share` of the strongest weight shown; `output`, if given, says
+ * the share and the weight it cuts at.
+ */
+export function paintFocusArrows(canvas, geometry, view, focus, share, theme, output) {
+  const row = focus === null ? null : view.weights.subarray(focus * view.n, (focus + 1) * view.n);
+  // The threshold is a share of the strongest weight shown, so that it
+  // means the same for 7 tokens (weights near 0.4) and 700 (near 0.004).
+  const strongest = row ? row.reduce((a, b) => Math.max(a, b), 0) : view.scaleMax;
+  const threshold = share * strongest;
+  if (output) {
+    output.textContent = `${Math.round(share * 100)} %`;
+    output.title = `weights below ${threshold.toFixed(4)} are hidden`;
+  }
+  const links = geometry.links(view.weights, focus ?? -1, threshold, MAX_LINKS);
+  paintArrows(canvas.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
+}
+
+/** A click on the arrows view focuses the query row under it (`geometry()`: the current ArrowGeometry or null). */
+export function wireArrowClicks(canvas, geometry, onFocus) {
+  const pick = (event) => {
+    const arrows = geometry();
+    if (!arrows) return -1;
+    const rect = canvas.getBoundingClientRect();
+    return arrows.hit(event.clientX - rect.left, event.clientY - rect.top);
+  };
+  canvas.addEventListener('click', (event) => {
+    const row = pick(event);
+    if (row >= 0) onFocus(row);
+  });
+  canvas.addEventListener('pointermove', (event) => {
+    canvas.style.cursor = pick(event) >= 0 ? 'pointer' : 'default';
+  });
+}
+
+/** What a HeatmapGeometry finds under a pointer event on `canvas`: { kind, row, col }. */
+export function hitAt(geometry, canvas, event) {
+  const rect = canvas.getBoundingClientRect();
+  const [kind, row, col] = geometry.hit(event.clientX - rect.left, event.clientY - rect.top);
+  return { kind, row, col };
+}
+
+/** Shows `lines` (the second one stressed) in `tooltip` beside cell (row, col) of `layout`. */
+export function placeTooltip(tooltip, layout, row, col, lines) {
+  tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
+  tooltip.hidden = false;
+  const cell = layout.cell;
+  const [mx, my, mw] = layout.matrix;
+  // Right of the cell in the left half of the matrix, left of it in the right half.
+  const leftSide = (col + 0.5) * cell > mw / 2;
+  tooltip.classList.toggle('left', leftSide);
+  tooltip.style.left = `${leftSide ? mx + col * cell - 10 : mx + (col + 1) * cell + 10}px`;
+  tooltip.style.top = `${my + row * cell + cell / 2}px`;
+}
+
+/**
+ * The pointer and keyboard of a square heatmap whose rows are focused
+ * queries. The overlay canvas sits on top, so it takes both.
+ *
+ * options:
+ * - overlay, tooltip: the elements;
+ * - size(): tokens a side of what is shown, or null when nothing is;
+ * - focus(): the focused query row, or null;
+ * - onFocus(row, how, cell): focus a row; `how` is 'push' (a click, with
+ *   `cell` the clicked column or null) or 'replace' (the arrow keys);
+ * - onClear(): Escape;
+ * - onEnter(row, col), optional: Enter on the cell under the keyboard cursor;
+ * - tooltipLines(row, col): the tooltip of a cell, or null for none;
+ * - paint(): repaints the overlay with the focus and `hover`.
+ */
+export class HeatmapView {
+  hover = null; // { row, col } under the pointer or keyboard cursor
+  geometry = null; // the wasm HeatmapGeometry of the current size
+  layout = null; // its heatmapLayout
+  #frame = 0;
+
+  constructor(options) {
+    this.options = options;
+    this.#wire();
+  }
+
+  /** Takes `geometry` (freeing the previous one) and returns its layout. */
+  setGeometry(geometry) {
+    this.geometry?.free();
+    this.geometry = geometry;
+    this.layout = heatmapLayout(geometry, this.options.overlay);
+    return this.layout;
+  }
+
+  /** Forgets a hover outside a matrix of `n` tokens a side. */
+  fit(n) {
+    if (this.hover && (this.hover.row >= n || this.hover.col >= n)) this.hover = null;
+  }
+
+  hideTooltip() {
+    if (this.options.tooltip) this.options.tooltip.hidden = true;
+  }
+
+  showTooltip(row, col) {
+    const lines = this.options.tooltip ? this.options.tooltipLines(row, col) : null;
+    if (lines) placeTooltip(this.options.tooltip, this.layout, row, col, lines);
+  }
+
+  #hit(event) {
+    return this.geometry ? hitAt(this.geometry, this.options.overlay, event) : null;
+  }
+
+  /** Hovers (row, col) or nothing, repainting once per frame however fast the pointer. */
+  #setHover(next) {
+    const hover = this.hover;
+    const same = (hover === null && next === null) || (hover && next && hover.row === next.row && hover.col === next.col);
+    if (same) return;
+    this.hover = next;
+    if (!this.#frame) {
+      this.#frame = requestAnimationFrame(() => {
+        this.#frame = 0;
+        this.options.paint();
+      });
+    }
+  }
+
+  #wire() {
+    const { overlay: target, size, focus, onFocus, onClear, onEnter, paint } = this.options;
+    target.addEventListener('pointermove', (event) => {
+      const hit = this.#hit(event);
+      if (!hit || hit.kind === NONE) {
+        this.#setHover(null);
+        this.hideTooltip();
+        target.style.cursor = 'default';
+        return;
+      }
+      target.style.cursor = 'pointer';
+      this.#setHover({ row: hit.row, col: hit.col });
+      if (hit.kind === CELL) this.showTooltip(hit.row, hit.col);
+      else this.hideTooltip();
+    });
+    target.addEventListener('pointerleave', () => {
+      this.#setHover(null);
+      this.hideTooltip();
+    });
+    target.addEventListener('click', (event) => {
+      const hit = this.#hit(event);
+      if (!hit || hit.kind === NONE) return;
+      // A row label or a cell focuses its query; a column label focuses that token.
+      onFocus(hit.kind === COLUMN_LABEL ? hit.col : hit.row, 'push', hit.kind === CELL ? hit.col : null);
+      if (hit.kind === CELL) {
+        this.hover = { row: hit.row, col: hit.col };
+        paint();
+        this.showTooltip(hit.row, hit.col);
+      }
+    });
+    target.addEventListener('keydown', (event) => {
+      const n = size();
+      if (n === null) return;
+      const focused = focus();
+      let row = focused;
+      let col = this.hover?.col ?? row ?? 0;
+      switch (event.key) {
+        case 'ArrowUp': row = row === null ? 0 : Math.max(0, row - 1); break;
+        case 'ArrowDown': row = row === null ? 0 : Math.min(n - 1, row + 1); break;
+        case 'ArrowLeft': row = row ?? 0; col = Math.max(0, col - 1); break;
+        case 'ArrowRight': row = row ?? 0; col = Math.min(n - 1, col + 1); break;
+        case 'Home': row = 0; break;
+        case 'End': row = n - 1; break;
+        case 'Enter': {
+          const hover = this.hover;
+          if (!onEnter || !hover || hover.row < 0 || hover.col < 0) return;
+          event.preventDefault();
+          onEnter(hover.row, hover.col);
+          return;
+        }
+        case 'Escape':
+          if (focused === null && !this.hover) return;
+          event.preventDefault();
+          this.hover = null;
+          this.hideTooltip();
+          onClear();
+          return;
+        default:
+          return;
+      }
+      event.preventDefault();
+      col = Math.min(n - 1, Math.max(0, col));
+      this.hover = { row, col };
+      if (row !== focused) onFocus(row, 'replace', null);
+      else paint();
+      this.showTooltip(row, col);
+    });
+    target.addEventListener('blur', () => {
+      this.hideTooltip();
+      this.#setHover(null);
+    });
+  }
+}
+
+/** The head of a weights table: `corner`, then one column header per key label. */
+export function tableHead(corner, labels) {
+  const head = el('thead');
+  const headRow = el('tr');
+  headRow.append(el('th', corner));
+  for (const label of labels) {
+    const th = el('th', label);
+    th.scope = 'col';
+    headRow.append(th);
+  }
+  head.append(headRow);
+  return head;
+}
+
+/**
+ * Marks query row `focus` (or none) of a weights table made with `tableRow(i)`;
+ * a table that lists the focused row only (`data-full="0"`) gets that row.
+ */
+export function markTableFocus(table, focus, tableRow) {
+  if (table.dataset.full === '0') {
+    const shown = table.querySelector('tbody tr');
+    if (shown && Number(shown.dataset.row) !== (focus ?? 0)) shown.replaceWith(tableRow(focus ?? 0));
+  }
+  const previous = table.querySelector('tbody tr.focused');
+  if (previous) {
+    previous.classList.remove('focused');
+    previous.removeAttribute('aria-current');
+  }
+  if (focus === null) return;
+  const row = table.tBodies[0]?.rows[table.dataset.full === '1' ? focus : 0];
+  if (row && Number(row.dataset.row) === focus) {
+    row.classList.add('focused');
+    row.setAttribute('aria-current', 'true');
+  }
+}
