@@ -23,7 +23,9 @@
 // look at) and the GloVe table is renamed `glove-weights`; closing the view
 // gives the ids back. There is never more than one `#weights`.
 
-import { font, hatchTile, paintArrows, paintHeatmap, paintOverlay } from './paint.js';
+import { el } from './dom.js';
+import { arrowLayout, HeatmapView, labelWidth, markTableFocus, paintBase, paintFocusArrows, sizeCanvas, tableHead, wireArrowClicks } from './heatmap-view.js';
+import { paintOverlay } from './paint.js';
 import { ModelClient } from './model-client.js';
 import { bestMatch, withUtf16Spans } from './model-spans.js';
 import { DEFAULT_HEAD, DEFAULT_LAYER } from './model-state.js';
@@ -34,17 +36,8 @@ const MODEL_NAME = 'all-MiniLM-L6-v2';
 const FULL_TABLE_LIMIT = 128;
 /** Thumbnails are at most this many pixels a side (larger heads are max-pooled). */
 const THUMB_MAX = 48;
-const MAX_LINKS = 4000;
 const GRADIENT = 'viridis';
 const COMPARE_LIMIT = 40;
-
-/** Creates an element with text content (never HTML) and optional classes. */
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
 
 function formatMB(bytes) {
   return `${(bytes / 1e6).toFixed(1)} MB`;
@@ -219,9 +212,7 @@ export function mountModelView({ root, wasm, theme, update }) {
   let requested = null; // key of the last run asked for
   let shown = null; // { run, layer, head }: what the heatmap holds
   let hv = null; // heatmap view for the painters: { n, labels, weights, … }
-  let heatGeometry = null;
   let arrowGeometry = null;
-  let hover = null;
   let firstHead = true;
   let loadedOnce = false;
   let downloaded = 0;
@@ -285,7 +276,7 @@ export function mountModelView({ root, wasm, theme, update }) {
 
   function hide() {
     root.hidden = true;
-    hideTooltip();
+    heatmap.hideTooltip();
     // Give the page's table its id back.
     dom.table.id = 'model-weights';
     if (gloveTable) gloveTable.id = 'weights';
@@ -350,7 +341,7 @@ export function mountModelView({ root, wasm, theme, update }) {
         table,
         ticks: Array.from(wasm.ticks(scaleMax, 4)),
       };
-      if (hover && (hover.row >= run.n || hover.col >= run.n)) hover = null;
+      heatmap.fit(run.n);
       const name = `Layer ${layer}, head ${head}`;
       dom.headName.textContent = name;
       dom.heatCaption.textContent = `${name}: each row is a query token, each column a key token; colour is the attention weight. Click a row or a cell to focus that query.`;
@@ -407,9 +398,9 @@ export function mountModelView({ root, wasm, theme, update }) {
   function refocus() {
     if (!hv || !state?.model) return;
     const focus = modelFocus();
-    paintOverlay(dom.overlay.getContext('2d'), { ...hv, theme: theme() }, focus, hover);
+    paintOverlay(dom.overlay.getContext('2d'), { ...hv, theme: theme() }, focus, heatmap.hover);
     paintArrowsNow(focus);
-    markTableFocus(focus);
+    markTableFocus(dom.table, focus, tableRow);
     renderCompare(focus);
   }
 
@@ -511,186 +502,42 @@ export function mountModelView({ root, wasm, theme, update }) {
 
   // ---- Heatmap and arrows -----------------------------------------------------------
 
-  function sizeCanvas(canvas, width, height) {
-    const ratio = window.devicePixelRatio || 1;
-    canvas.width = Math.max(1, Math.round(width * ratio));
-    canvas.height = Math.max(1, Math.round(height * ratio));
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
-    const ctx = canvas.getContext('2d');
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    return ctx;
-  }
-
-  function labelWidth(ctx, labels, extra = '') {
-    ctx.font = font(theme());
-    let widest = 0;
-    for (const label of labels) widest = Math.max(widest, ctx.measureText(label + extra).width);
-    return Math.ceil(widest);
-  }
+  const heatmap = new HeatmapView({
+    overlay: dom.overlay,
+    tooltip: dom.tooltip,
+    size: () => (hv ? hv.n : null),
+    focus: () => modelFocus(),
+    onFocus: (index, how) => focusToken(index, how),
+    onClear: clearFocus,
+    tooltipLines(row, col) {
+      if (!hv?.layout) return null;
+      return [`'${hv.labels[row]}' → '${hv.labels[col]}'`, `weight ${hv.weights[row * hv.n + col].toFixed(4)}`, dom.headName.textContent];
+    },
+    paint() {
+      if (hv) paintOverlay(dom.overlay.getContext('2d'), { ...hv, theme: theme() }, modelFocus(), heatmap.hover);
+    },
+  });
 
   function relayout() {
     if (!hv || root.hidden) return;
     const colours = theme();
-    heatGeometry?.free();
     arrowGeometry?.free();
     const width = Math.max(200, dom.heatBox.clientWidth);
     const measure = dom.heatmap.getContext('2d');
-    heatGeometry = new wasm.HeatmapGeometry(hv.n, hv.n, width, labelWidth(measure, hv.labels), colours.fontSize);
-    hv.layout = {
-      cell: heatGeometry.cell,
-      matrix: Array.from(heatGeometry.matrix),
-      colorbar: Array.from(heatGeometry.colorbar),
-      labelsShown: heatGeometry.labelsShown,
-      valuesShown: heatGeometry.valuesShown,
-      width: heatGeometry.width,
-      height: heatGeometry.height,
-    };
-    dom.overlay.dataset.matrix = hv.layout.matrix.map((v) => v.toFixed(2)).join(',');
-    dom.overlay.dataset.cell = hv.layout.cell.toFixed(4);
+    hv.layout = heatmap.setGeometry(new wasm.HeatmapGeometry(hv.n, hv.n, width, labelWidth(measure, hv.labels, colours), colours.fontSize));
     const arrowsWidth = Math.max(200, dom.arrowsBox.clientWidth);
-    arrowGeometry = new wasm.ArrowGeometry(hv.n, arrowsWidth, labelWidth(measure, hv.labels, ' 0.00'), colours.fontSize, Math.max(480, hv.layout.height));
-    hv.arrows = {
-      rowHeight: arrowGeometry.rowHeight,
-      top: arrowGeometry.top,
-      queryX: arrowGeometry.queryX,
-      keyX: arrowGeometry.keyX,
-      labelsShown: arrowGeometry.labelsShown,
-      width: arrowGeometry.width,
-      height: arrowGeometry.height,
-    };
-    const ctx = sizeCanvas(dom.heatmap, hv.layout.width, hv.layout.height);
-    const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), colours);
-    paintHeatmap(ctx, { ...hv, theme: colours, hatch: ctx.createPattern(tile, 'repeat') ?? colours.hatch });
-    sizeCanvas(dom.overlay, hv.layout.width, hv.layout.height);
+    arrowGeometry = new wasm.ArrowGeometry(hv.n, arrowsWidth, labelWidth(measure, hv.labels, colours, ' 0.00'), colours.fontSize, Math.max(480, hv.layout.height));
+    hv.arrows = arrowLayout(arrowGeometry);
+    paintBase(dom.heatmap, dom.overlay, hv, colours);
     sizeCanvas(dom.arrows, hv.arrows.width, hv.arrows.height);
     dom.overlay.setAttribute('aria-label', `${dom.headName.textContent}: heatmap of ${hv.n} tokens, rows are queries, columns are keys. Arrow keys move the focus, Escape clears it. The same numbers are in the weights table.`);
   }
 
   function paintArrowsNow(focus) {
-    if (!arrowGeometry) return;
-    const row = focus === null ? null : hv.weights.subarray(focus * hv.n, (focus + 1) * hv.n);
-    const strongest = row ? row.reduce((a, b) => Math.max(a, b), 0) : hv.scaleMax;
-    const share = Number(dom.threshold.value);
-    const cut = share * strongest;
-    dom.thresholdValue.textContent = `${Math.round(share * 100)} %`;
-    dom.thresholdValue.title = `weights below ${cut.toFixed(4)} are hidden`;
-    const links = arrowGeometry.links(hv.weights, focus ?? -1, cut, MAX_LINKS);
-    paintArrows(dom.arrows.getContext('2d'), hv.arrows, hv.labels, links, focus, row, theme());
+    if (arrowGeometry) paintFocusArrows(dom.arrows, arrowGeometry, hv, focus, Number(dom.threshold.value), theme(), dom.thresholdValue);
   }
 
-  function hideTooltip() {
-    dom.tooltip.hidden = true;
-  }
-
-  function showTooltip(row, col) {
-    if (!hv?.layout) return;
-    const { n, labels, weights } = hv;
-    const lines = [`'${labels[row]}' → '${labels[col]}'`, `weight ${weights[row * n + col].toFixed(4)}`, dom.headName.textContent];
-    dom.tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
-    dom.tooltip.hidden = false;
-    const cell = hv.layout.cell;
-    const [mx, my, mw] = hv.layout.matrix;
-    const leftSide = (col + 0.5) * cell > mw / 2;
-    dom.tooltip.classList.toggle('left', leftSide);
-    dom.tooltip.style.left = `${leftSide ? mx + col * cell - 10 : mx + (col + 1) * cell + 10}px`;
-    dom.tooltip.style.top = `${my + row * cell + cell / 2}px`;
-  }
-
-  function hitAt(event) {
-    if (!heatGeometry) return null;
-    const rect = dom.overlay.getBoundingClientRect();
-    const [kind, row, col] = heatGeometry.hit(event.clientX - rect.left, event.clientY - rect.top);
-    return { kind, row, col };
-  }
-
-  let hoverFrame = 0;
-  function setHover(next) {
-    const same = (hover === null && next === null) || (hover && next && hover.row === next.row && hover.col === next.col);
-    if (same) return;
-    hover = next;
-    if (!hoverFrame) {
-      hoverFrame = requestAnimationFrame(() => {
-        hoverFrame = 0;
-        if (hv) paintOverlay(dom.overlay.getContext('2d'), { ...hv, theme: theme() }, modelFocus(), hover);
-      });
-    }
-  }
-
-  dom.overlay.addEventListener('pointermove', (event) => {
-    const hit = hitAt(event);
-    if (!hit || hit.kind === 0) {
-      setHover(null);
-      hideTooltip();
-      dom.overlay.style.cursor = 'default';
-      return;
-    }
-    dom.overlay.style.cursor = 'pointer';
-    setHover({ row: hit.row, col: hit.col });
-    if (hit.kind === 1) showTooltip(hit.row, hit.col);
-    else hideTooltip();
-  });
-  dom.overlay.addEventListener('pointerleave', () => {
-    setHover(null);
-    hideTooltip();
-  });
-  dom.overlay.addEventListener('click', (event) => {
-    const hit = hitAt(event);
-    if (!hit || hit.kind === 0) return;
-    focusToken(hit.kind === 3 ? hit.col : hit.row);
-    if (hit.kind === 1) {
-      hover = { row: hit.row, col: hit.col };
-      paintOverlay(dom.overlay.getContext('2d'), { ...hv, theme: theme() }, modelFocus(), hover);
-      showTooltip(hit.row, hit.col);
-    }
-  });
-  dom.overlay.addEventListener('keydown', (event) => {
-    if (!hv) return;
-    const n = hv.n;
-    const focus = modelFocus();
-    let row = focus;
-    let col = hover?.col ?? row ?? 0;
-    switch (event.key) {
-      case 'ArrowUp': row = row === null ? 0 : Math.max(0, row - 1); break;
-      case 'ArrowDown': row = row === null ? 0 : Math.min(n - 1, row + 1); break;
-      case 'ArrowLeft': row = row ?? 0; col = Math.max(0, col - 1); break;
-      case 'ArrowRight': row = row ?? 0; col = Math.min(n - 1, col + 1); break;
-      case 'Home': row = 0; break;
-      case 'End': row = n - 1; break;
-      case 'Escape':
-        if (focus === null && !hover) return;
-        event.preventDefault();
-        hover = null;
-        hideTooltip();
-        clearFocus();
-        return;
-      default:
-        return;
-    }
-    event.preventDefault();
-    col = Math.min(n - 1, Math.max(0, col));
-    hover = { row, col };
-    if (row !== focus) focusToken(row, 'replace');
-    else paintOverlay(dom.overlay.getContext('2d'), { ...hv, theme: theme() }, focus, hover);
-    showTooltip(row, col);
-  });
-  dom.overlay.addEventListener('blur', () => {
-    hideTooltip();
-    setHover(null);
-  });
-
-  const pickArrow = (event) => {
-    if (!arrowGeometry) return -1;
-    const rect = dom.arrows.getBoundingClientRect();
-    return arrowGeometry.hit(event.clientX - rect.left, event.clientY - rect.top);
-  };
-  dom.arrows.addEventListener('click', (event) => {
-    const row = pickArrow(event);
-    if (row >= 0) focusToken(row);
-  });
-  dom.arrows.addEventListener('pointermove', (event) => {
-    dom.arrows.style.cursor = pickArrow(event) >= 0 ? 'pointer' : 'default';
-  });
+  wireArrowClicks(dom.arrows, () => arrowGeometry, (index) => focusToken(index));
   dom.threshold.addEventListener('input', () => {
     if (hv) paintArrowsNow(modelFocus());
   });
@@ -727,15 +574,7 @@ export function mountModelView({ root, wasm, theme, update }) {
   function buildTable(layer, head) {
     const { n, labels } = hv;
     const full = n <= FULL_TABLE_LIMIT;
-    const thead = el('thead');
-    const headRow = el('tr');
-    headRow.append(el('th', 'query \\ key'));
-    for (const label of labels) {
-      const th = el('th', label);
-      th.scope = 'col';
-      headRow.append(th);
-    }
-    thead.append(headRow);
+    const thead = tableHead('query \\ key', labels);
     const body = el('tbody');
     const focus = modelFocus();
     for (const i of full ? [...Array(n).keys()] : [focus ?? 0]) body.append(tableRow(i));
@@ -760,24 +599,6 @@ export function mountModelView({ root, wasm, theme, update }) {
     tr.append(th);
     for (let j = 0; j < n; j++) tr.append(el('td', weights[i * n + j].toFixed(4)));
     return tr;
-  }
-
-  function markTableFocus(focus) {
-    if (dom.table.dataset.full === '0') {
-      const row = dom.table.querySelector('tbody tr');
-      if (row && Number(row.dataset.row) !== (focus ?? 0)) row.replaceWith(tableRow(focus ?? 0));
-    }
-    const previous = dom.table.querySelector('tbody tr.focused');
-    if (previous) {
-      previous.classList.remove('focused');
-      previous.removeAttribute('aria-current');
-    }
-    if (focus === null) return;
-    const row = dom.table.tBodies[0]?.rows[dom.table.dataset.full === '1' ? focus : 0];
-    if (row && Number(row.dataset.row) === focus) {
-      row.classList.add('focused');
-      row.setAttribute('aria-current', 'true');
-    }
   }
 
   // ---- Side by side -------------------------------------------------------------
