@@ -5,7 +5,8 @@
 // hit-tests like the main views; it owns no state: a click or a key calls
 // `onFocus(row)` or `onCell(row, col)` and the owner re-renders.
 
-import { font, hatchTile, paintArrows, paintHeatmap, paintOverlay } from './paint.js';
+import { arrowLayout, heatmapLayout, hitAt, labelWidth, paintBase, placeTooltip, sizeCanvas, tableHead } from './heatmap-view.js';
+import { paintArrows, paintOverlay } from './paint.js';
 import { el, weight } from './teach-steps.js';
 
 const GRADIENT = 'viridis';
@@ -38,15 +39,7 @@ export function dataOf(wasm, view) {
 
 /** Builds the weights table (4 decimals, masked cells marked) for screen readers and tests. */
 export function weightsTable(table, data, { caption, focus = null } = {}) {
-  const head = el('thead');
-  const hr = el('tr');
-  hr.append(el('th', 'query \\ key'));
-  for (const label of data.colLabels) {
-    const th = el('th', label);
-    th.scope = 'col';
-    hr.append(th);
-  }
-  head.append(hr);
+  const head = tableHead('query \\ key', data.colLabels);
   const body = el('tbody');
   for (let i = 0; i < data.rows; i++) {
     const tr = el('tr');
@@ -141,8 +134,7 @@ export class MatrixPanel {
     if (!data || !this.root.isConnected) return;
     const theme = this.options.theme();
     const measure = this.base.getContext('2d');
-    measure.font = font(theme);
-    const widest = (labels, extra = '') => Math.ceil(labels.reduce((w, l) => Math.max(w, measure.measureText(l + extra).width), 0));
+    const widest = (labels, extra = '') => labelWidth(measure, labels, theme, extra);
     this.heat?.free();
     const width = Math.max(200, this.stack.clientWidth || 320);
     this.heat = new this.wasm.HeatmapGeometry(data.rows, data.cols, width, Math.max(widest(data.rowLabels), widest(data.colLabels)), theme.fontSize);
@@ -151,37 +143,16 @@ export class MatrixPanel {
       n: data.rows,
       labels: data.rowLabels,
       theme,
-      layout: {
-        cell: this.heat.cell,
-        matrix: Array.from(this.heat.matrix),
-        colorbar: Array.from(this.heat.colorbar),
-        labelsShown: this.heat.labelsShown,
-        valuesShown: this.heat.valuesShown,
-        width: this.heat.width,
-        height: this.heat.height,
-      },
+      layout: heatmapLayout(this.heat, this.overlay),
     };
-    this.overlay.dataset.matrix = this.view.layout.matrix.map((v) => v.toFixed(2)).join(',');
-    this.overlay.dataset.cell = this.view.layout.cell.toFixed(4);
-    const ctx = size(this.base, this.view.layout.width, this.view.layout.height);
-    const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme);
-    paintHeatmap(ctx, { ...this.view, hatch: ctx.createPattern(tile, 'repeat') ?? theme.hatch });
-    size(this.overlay, this.view.layout.width, this.view.layout.height);
+    paintBase(this.base, this.overlay, this.view, theme);
     if (this.arrows) {
       this.arrowGeometry?.free();
       const arrowsWidth = Math.max(200, this.arrowsBox.clientWidth || 320);
       const keyWidth = Math.max(widest(data.rowLabels), widest(data.colLabels, ' 0.00'));
       this.arrowGeometry = this.wasm.ArrowGeometry.cross(data.rows, data.cols, arrowsWidth, keyWidth, theme.fontSize, Math.max(360, this.view.layout.height));
-      this.arrowLayout = {
-        rowHeight: this.arrowGeometry.rowHeight,
-        top: this.arrowGeometry.top,
-        queryX: this.arrowGeometry.queryX,
-        keyX: this.arrowGeometry.keyX,
-        labelsShown: this.arrowGeometry.labelsShown,
-        width: this.arrowGeometry.width,
-        height: this.arrowGeometry.height,
-      };
-      size(this.arrows, this.arrowLayout.width, this.arrowLayout.height);
+      this.arrowLayout = arrowLayout(this.arrowGeometry);
+      sizeCanvas(this.arrows, this.arrowLayout.width, this.arrowLayout.height);
     }
     this.paintFocus();
   }
@@ -211,10 +182,7 @@ export class MatrixPanel {
   }
 
   #hit(event) {
-    if (!this.heat) return null;
-    const rect = this.overlay.getBoundingClientRect();
-    const [kind, row, col] = this.heat.hit(event.clientX - rect.left, event.clientY - rect.top);
-    return { kind, row, col };
+    return this.heat ? hitAt(this.heat, this.overlay, event) : null;
   }
 
   #tooltip(row, col) {
@@ -222,14 +190,7 @@ export class MatrixPanel {
     const k = row * data.cols + col;
     const lines = [`'${data.rowLabels[row]}' → '${data.colLabels[col]}'`,
       data.masked[k] ? (data.padding[col] ? 'masked: padding' : 'masked') : `weight ${weight(data.weights[k])}`];
-    this.tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
-    this.tooltip.hidden = false;
-    const cell = this.view.layout.cell;
-    const [mx, my, mw] = this.view.layout.matrix;
-    const left = (col + 0.5) * cell > mw / 2;
-    this.tooltip.classList.toggle('left', left);
-    this.tooltip.style.left = `${left ? mx + col * cell - 10 : mx + (col + 1) * cell + 10}px`;
-    this.tooltip.style.top = `${my + row * cell + cell / 2}px`;
+    placeTooltip(this.tooltip, this.view.layout, row, col, lines);
   }
 
   #wire() {
@@ -298,15 +259,4 @@ export class MatrixPanel {
       if (row >= 0 && !this.arrowGeometry.isKeySide(x)) this.options.onFocus?.(row);
     });
   }
-}
-
-function size(canvas, width, height) {
-  const ratio = window.devicePixelRatio || 1;
-  canvas.width = Math.max(1, Math.round(width * ratio));
-  canvas.height = Math.max(1, Math.round(height * ratio));
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
-  const ctx = canvas.getContext('2d');
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  return ctx;
 }

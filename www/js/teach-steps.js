@@ -9,6 +9,8 @@
 //   3. exp(s_j), their sum, w_j = exp(s_j) / Σ exp(s)
 //   4. context = Σ_j w_j · v_j
 
+import { el } from './dom.js';
+
 /** Terms of a dot product listed before "the other terms" are collapsed. */
 export const TERMS_SHOWN = 6;
 /** Keys listed before the rest of a long row is collapsed. */
@@ -16,12 +18,8 @@ export const KEYS_SHOWN = 24;
 /** Dimensions of a context vector shown before the rest is collapsed. */
 const DIMS_SHOWN = 8;
 
-export function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
+// The teaching views take `el` from here, beside `num` and `weight`.
+export { el };
 
 /** A number as a learner reads it: integers whole, else `decimals` places; huge or tiny ones in e-notation. */
 export function num(x, decimals = 3) {

@@ -12,6 +12,7 @@
 import { settingsOf } from './state.js';
 import { DEFAULT_SENTENCE_B, HEAD_MODES, LABS, MAX_PAD, PRESETS } from './teach-state.js';
 import { dataOf, MatrixPanel } from './teach-panel.js';
+import { tableHead } from './heatmap-view.js';
 import { el, num, renderSteps, weight } from './teach-steps.js';
 
 const TAB_NAMES = {
@@ -612,15 +613,7 @@ function meanMax(data) {
 
 /** A table of a few named rows over the keys. */
 function compareRows(table, keys, rows, caption) {
-  const head = el('thead');
-  const hr = el('tr');
-  hr.append(el('th', ''));
-  for (const key of keys) {
-    const th = el('th', key);
-    th.scope = 'col';
-    hr.append(th);
-  }
-  head.append(hr);
+  const head = tableHead('', keys);
   const body = el('tbody');
   for (const [label, values, format] of rows) {
     const tr = el('tr');
