@@ -208,6 +208,7 @@ export async function start({ mode = 'full' } = {}) {
   let historySession = null; // 'typing' or 'temperature' while a gesture lasts
   let firstHeatmap = true;
   let teach = null; // the teaching views (teach.js), once the vectors are loaded
+  const teachRoot = $('teach');
 
   const setStatus = (text) => {
     if (dom.status) dom.status.textContent = text;
@@ -246,7 +247,19 @@ export async function start({ mode = 'full' } = {}) {
     }
     if (how !== 'none') writeHash(how);
     syncModel();
-    teach?.render(state, view);
+    scheduleTeach();
+  }
+
+  // The teaching views sit below the main ones and redraw several heatmaps of
+  // their own: they render after the main views' frame has been painted, at
+  // most once per frame, so a click or a keystroke never waits for them.
+  let teachFrame = 0;
+  function scheduleTeach() {
+    if (!teach || teachFrame) return;
+    teachFrame = requestAnimationFrame(() => setTimeout(() => {
+      teachFrame = 0;
+      teach.render(state, view);
+    }, 0));
   }
 
   function syncControls() {
@@ -715,10 +728,9 @@ export async function start({ mode = 'full' } = {}) {
   if (location.hash) writeHash('replace');
   syncModel();
   // The teaching views (teach.js): tabs below the main views.
-  const teachRoot = $('teach');
   if (teachRoot) {
     teach = createTeach({ root: teachRoot, wasm, explorer, theme: () => theme, getState: () => state, setState: (next, how, session) => update(next, how, session) });
-    teach.render(state, view);
+    scheduleTeach();
   }
 
   // The examples menu fills in after the first heatmap, never before it.
