@@ -17,11 +17,19 @@ pub struct Analysis {
     pub tokens: Vec<Token>,
     /// `used[r]` is the index in `tokens` of attention row/column `r`.
     pub used: Vec<usize>,
-    /// Self-attention over the known tokens, with their raw vectors as Q = K = V.
+    /// The matrix attended over, `(n, d)`: the known tokens' vectors (Q = K = V),
+    /// then, for [`analyze_padded`], zero rows of padding.
+    pub input: Matrix,
+    /// Self-attention over `input`.
     pub attention: Attention,
 }
 
 impl Analysis {
+    /// `padding[c]`: column `c` is padding ([`analyze_padded`]), not a token.
+    pub fn padding(&self) -> Vec<bool> {
+        padding_flags(self.used.len(), self.input.rows())
+    }
+
     /// The tokens that take part in the attention, in matrix order.
     pub fn used_tokens(&self) -> impl Iterator<Item = &Token> {
         self.used.iter().map(|i| &self.tokens[*i])
@@ -41,9 +49,9 @@ impl Analysis {
 /// temperature out of range.
 pub fn analyze(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Analysis> {
     options.validate()?;
-    let (tokens, used, x) = known_rows(sentence, embeddings)?;
-    let attention = self_attention(&x, options)?;
-    Ok(Analysis { tokens, used, attention })
+    let (tokens, used, input) = known_rows(sentence, embeddings)?;
+    let attention = self_attention(&input, options)?;
+    Ok(Analysis { tokens, used, input, attention })
 }
 
 /// Cross-attention between two sentences: the queries come from `tokens` of
@@ -58,6 +66,10 @@ pub struct CrossAnalysis {
     pub key_tokens: Vec<Token>,
     /// `used_keys[c]`: the index in `key_tokens` of attention column `c`.
     pub used_keys: Vec<usize>,
+    /// A's known vectors, `(n_A, d)`: the queries.
+    pub query_input: Matrix,
+    /// B's known vectors, `(n_B, d)`: the keys and the values.
+    pub key_input: Matrix,
     /// `(n_A, n_B)` attention of A's known tokens over B's.
     pub attention: Attention,
 }
@@ -70,10 +82,10 @@ pub struct CrossAnalysis {
 pub fn analyze_cross(a: &str, b: &str, embeddings: &Embeddings, options: &Options) -> Result<CrossAnalysis> {
     let options = Options { self_attention: true, causal: false, ..*options };
     options.validate()?;
-    let (tokens, used, q) = known_rows(a, embeddings)?;
-    let (key_tokens, used_keys, k) = known_rows(b, embeddings)?;
-    let attention = attend(&q, &k, &k, &options)?;
-    Ok(CrossAnalysis { tokens, used, key_tokens, used_keys, attention })
+    let (tokens, used, query_input) = known_rows(a, embeddings)?;
+    let (key_tokens, used_keys, key_input) = known_rows(b, embeddings)?;
+    let attention = attend(&query_input, &key_input, &key_input, &options)?;
+    Ok(CrossAnalysis { tokens, used, key_tokens, used_keys, query_input, key_input, attention })
 }
 
 /// Self-attention over the sentence padded with zero vectors to `length`
@@ -90,11 +102,11 @@ pub fn analyze_padded(
     let n = used.len().max(length);
     let mut data = x.as_slice().to_vec();
     data.resize(n * x.cols(), 0.0);
-    let padded = Matrix::new(n, x.cols(), data)?;
-    let padding: Vec<bool> = (0..n).map(|i| i >= used.len()).collect();
+    let input = Matrix::new(n, x.cols(), data)?;
+    let padding = padding_flags(used.len(), n);
     let extras = Extras { key_padding: Some(&padding), ..Extras::default() };
-    let attention = attend_with(&padded, &padded, &padded, options, &extras)?;
-    Ok(Analysis { tokens, used, attention })
+    let attention = attend_with(&input, &input, &input, options, &extras)?;
+    Ok(Analysis { tokens, used, input, attention })
 }
 
 /// Multi-head attention over a sentence's known tokens.
@@ -125,10 +137,10 @@ pub fn analyze_multi_head(
 }
 
 /// The tokens of `sentence`, which of them are known (`used`), and the known
-/// tokens' vectors stacked as a `(used.len(), d)` matrix: the `Q = K = V` of
-/// [`analyze`]. Errors as [`analyze`].
-pub fn sentence_vectors(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Vec<usize>, Matrix)> {
-    known_rows(sentence, embeddings)
+/// tokens' vectors stacked as a `(used.len(), d)` matrix. Errors as [`analyze`].
+/// Positions `tokens..length` are padding.
+fn padding_flags(tokens: usize, length: usize) -> Vec<bool> {
+    (0..length).map(|c| c >= tokens).collect()
 }
 
 fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Vec<usize>, Matrix)> {
@@ -162,6 +174,8 @@ mod tests {
         let keys: Vec<&str> = c.used_keys.iter().map(|i| c.key_tokens[*i].text.as_str()).collect();
         assert_eq!(keys, ["the", "tower", "is", "paris", "."]);
         assert_eq!(c.key_tokens[3].text, "in");
+        assert_eq!((c.query_input.rows(), c.key_input.rows()), (4, 5));
+        assert_eq!(c.key_input.row(3), tiny().vector("paris").unwrap());
         assert!(!c.key_tokens[3].known);
         // No self or causal mask across sentences, even if asked for.
         let masked = Options { causal: true, self_attention: false, ..Options::default() };
@@ -180,6 +194,9 @@ mod tests {
             assert_eq!(&a.attention.weight_row(i)[2..], &[0.0, 0.0, 0.0]);
         }
         assert!(a.attention.is_masked(4, 3));
+        assert_eq!(a.padding(), [false, false, true, true, true]);
+        assert_eq!(a.input.row(1), tiny().vector("tower").unwrap());
+        assert_eq!(a.input.row(4), [0.0; 3]);
         // A length shorter than the sentence pads nothing.
         assert_eq!(analyze_padded("the tower", &tiny(), &Options::default(), 1).unwrap().attention.keys, 2);
     }
@@ -194,8 +211,8 @@ mod tests {
         assert_eq!(m.input.row(3), e.vector("paris").unwrap());
         assert_eq!(m.result.heads.len(), 3);
         assert_eq!(m.result.heads[0].queries, 4);
-        let (_, used, x) = sentence_vectors("the tower is in paris", &e).unwrap();
-        assert_eq!((used, x), (m.used.clone(), m.input.clone()));
+        let plain = analyze("the tower is in paris", &e, &Options::default()).unwrap();
+        assert_eq!((plain.used, plain.input), (m.used.clone(), m.input.clone()));
         assert!(analyze_multi_head("the tower", &e, &Options::default(), 2, HeadMode::Split).is_err());
     }
 

@@ -232,6 +232,11 @@ impl Attention {
     pub fn is_masked(&self, i: usize, j: usize) -> bool {
         self.scaled[i * self.keys + j] == f32::NEG_INFINITY
     }
+
+    /// Every cell's [`is_masked`](Attention::is_masked), `(n_q, n_k)` row-major.
+    pub fn masked_cells(&self) -> Vec<bool> {
+        self.scaled.iter().map(|s| *s == f32::NEG_INFINITY).collect()
+    }
 }
 
 /// Self-attention with the same matrix as queries, keys and values (the

@@ -14,9 +14,11 @@
 
 use crate::attention::{dot, scale_factor, Extras, Matrix, Options};
 use crate::error::{Error, Result};
+use crate::neighbors::cosine;
 
 /// The steps for query row `query`.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "camelCase"))]
 pub struct RowSteps {
     pub query: usize,
     /// The factor of step 2.
@@ -29,6 +31,8 @@ pub struct RowSteps {
     pub max: Option<f64>,
     /// Step 3: `exp(s_j)` as the tutorials print it; `None` where masked or beyond `f64`.
     pub exps: Vec<Option<f64>>,
+    /// Step 3: `Σ exp(s_j)`, the tutorials' denominator; `None` when a term overflows.
+    pub sum_of_exps: Option<f64>,
     /// Step 3, as computed: `exp(s_j − max)`; 0 where masked.
     pub shifted_exps: Vec<f64>,
     /// Step 3: the sum of `shifted_exps`.
@@ -37,25 +41,13 @@ pub struct RowSteps {
     pub weights: Vec<f64>,
     /// Step 4: `Σ_j w_j · v_j`, length `d_v`.
     pub context: Vec<f64>,
-}
-
-impl RowSteps {
-    /// The sum of `exps` (the tutorials' denominator), if every term is finite.
-    pub fn sum_of_exps(&self) -> Option<f64> {
-        let mut sum = 0.0;
-        for (e, s) in self.exps.iter().zip(&self.scaled) {
-            match (e, s) {
-                (Some(e), _) => sum += e,
-                (None, Some(_)) => return None, // overflowed
-                (None, None) => {}              // masked
-            }
-        }
-        sum.is_finite().then_some(sum)
-    }
+    /// Beside the weights: the raw cosine similarity of the query with each key.
+    pub cosines: Vec<f32>,
 }
 
 /// One term `q_t · k_t` of a dot product.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Term {
     pub dimension: usize,
     pub query: f64,
@@ -65,6 +57,7 @@ pub struct Term {
 
 /// The steps for one cell `(query, key)`.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CellSteps {
     pub query: usize,
     pub key: usize,
@@ -76,6 +69,8 @@ pub struct CellSteps {
     pub scaled: Option<f64>,
     /// The cell's weight (from the whole row's softmax).
     pub weight: f64,
+    /// The raw cosine similarity of the query and the key.
+    pub cosine: f32,
 }
 
 fn check(query: &Matrix, key: &Matrix, value: &Matrix, row: usize) -> Result<()> {
@@ -107,7 +102,17 @@ pub fn explain_row(
     let scaled: Vec<Option<f64>> =
         dots.iter().enumerate().map(|(j, d)| (!masked(j)).then_some(d * factor)).collect();
     let max = scaled.iter().flatten().copied().reduce(f64::max);
-    let exps = scaled.iter().map(|s| s.map(f64::exp).filter(|e| e.is_finite())).collect();
+    let exps: Vec<Option<f64>> = scaled.iter().map(|s| s.map(f64::exp).filter(|e| e.is_finite())).collect();
+    // Masked keys add nothing; an overflowed term leaves the tutorials' sum undefined.
+    let sum_of_exps = exps
+        .iter()
+        .zip(&scaled)
+        .try_fold(0.0, |sum, (e, s)| match (e, s) {
+            (Some(e), _) => Some(sum + e),
+            (None, Some(_)) => None,
+            (None, None) => Some(sum),
+        })
+        .filter(|sum: &f64| sum.is_finite());
     let shifted_exps: Vec<f64> = scaled
         .iter()
         .map(|s| match (s, max) {
@@ -124,7 +129,21 @@ pub fn explain_row(
             *c += w * f64::from(*v);
         }
     }
-    Ok(RowSteps { query: row, factor, dots, scaled, max, exps, shifted_exps, shifted_sum, weights, context })
+    let cosines = (0..key.rows()).map(|j| cosine(q, key.row(j))).collect();
+    Ok(RowSteps {
+        query: row,
+        factor,
+        dots,
+        scaled,
+        max,
+        exps,
+        sum_of_exps,
+        shifted_exps,
+        shifted_sum,
+        weights,
+        context,
+        cosines,
+    })
 }
 
 /// The dot product of one cell term by term, and where it ends up.
@@ -159,6 +178,7 @@ pub fn explain_cell(
         factor: steps.factor,
         scaled: steps.scaled[column],
         weight: steps.weights[column],
+        cosine: steps.cosines[column],
     })
 }
 
@@ -197,7 +217,7 @@ mod tests {
         let steps = explain_row(&q, &k, &k, &Options::default(), &extras, 0).unwrap();
         assert_eq!(steps.scaled, [Some(10.0), Some(8.0)]);
         assert_eq!(format!("{:.2} {:.2}", steps.weights[0], steps.weights[1]), "0.88 0.12");
-        let sum = steps.sum_of_exps().unwrap();
+        let sum = steps.sum_of_exps.unwrap();
         assert!((sum - (10f64.exp() + 8f64.exp())).abs() < 1e-6);
     }
 
@@ -207,7 +227,7 @@ mod tests {
         let o = Options { scale: false, ..Options::default() };
         let steps = explain_row(&q, &k, &k, &o, &Extras::default(), 0).unwrap();
         assert_eq!(steps.exps, [None, None]);
-        assert_eq!(steps.sum_of_exps(), None);
+        assert_eq!(steps.sum_of_exps, None);
         assert!((steps.weights[0] - 1.0 / (1.0 + (-1f64).exp())).abs() < 1e-12);
     }
 

@@ -52,24 +52,9 @@ pub fn multi_head(x: &Matrix, heads: usize, mode: HeadMode, options: &Options) -
         )));
     }
     let head_dim = d_model / heads;
-    let mut rng = match mode {
-        HeadMode::Projected { seed } => Some(SeededRng::new(seed)),
-        HeadMode::Split => None,
-    };
     let mut results = Vec::with_capacity(heads);
     for h in 0..heads {
-        let (q, k, v) = match rng.as_mut() {
-            Some(rng) => {
-                let w_q = projection(rng, d_model, head_dim);
-                let w_k = projection(rng, d_model, head_dim);
-                let w_v = projection(rng, d_model, head_dim);
-                (x.matmul(&w_q)?, x.matmul(&w_k)?, x.matmul(&w_v)?)
-            }
-            None => {
-                let slice = x.columns(h * head_dim..(h + 1) * head_dim);
-                (slice.clone(), slice.clone(), slice)
-            }
-        };
+        let [q, k, v] = head_inputs(x, heads, mode, h)?;
         results.push(attend_with(&q, &k, &v, options, &Extras::default())?);
     }
     let mut average = vec![0f32; n * n];

@@ -34,7 +34,7 @@ use wasm_bindgen::Clamped;
 pub mod teach;
 pub mod text;
 
-pub use teach::{AttentionView, CellInfo, MultiHeadView, PlaygroundSpec, StepsInfo};
+pub use teach::{AttentionView, MultiHeadView, PlaygroundSpec};
 
 /// Installs the panic hook, so that a bug shows its message in the console
 /// instead of "unreachable executed".
@@ -178,16 +178,14 @@ impl Explorer {
 pub struct SentenceAnalysis {
     analysis: Analysis,
     tokens: Vec<TokenInfo>,
-    masked: Vec<bool>,
     scale_max: f32,
 }
 
 impl SentenceAnalysis {
     fn new(sentence: &str, analysis: Analysis) -> Self {
         let tokens = text::token_infos(sentence, &analysis.tokens, &analysis.used);
-        let masked = analysis.attention.scaled.iter().map(|s| *s == f32::NEG_INFINITY).collect();
         let scale_max = layout::scale_max(&analysis.attention.weights);
-        SentenceAnalysis { analysis, tokens, masked, scale_max }
+        SentenceAnalysis { analysis, tokens, scale_max }
     }
 
     /// The core's analysis, for Rust callers.
@@ -260,7 +258,7 @@ impl SentenceAnalysis {
     /// `1` for each masked pair (weight 0 by the mask, not by the numbers),
     /// `(size, size)` row-major, else `0`.
     pub fn masked(&self) -> Vec<u8> {
-        self.masked.iter().map(|m| u8::from(*m)).collect()
+        self.analysis.attention.masked_cells().into_iter().map(u8::from).collect()
     }
 
     /// `1` for each row whose every key is masked (weights all 0), else `0`.
@@ -274,7 +272,11 @@ impl SentenceAnalysis {
     /// "cividis"; anything else means viridis); masked cells transparent.
     pub fn bitmap(&self, gradient: &str) -> Clamped<Vec<u8>> {
         let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
-        Clamped(colormap.cells_rgba(&self.analysis.attention.weights, &self.masked, self.scale_max))
+        Clamped(colormap.cells_rgba(
+            &self.analysis.attention.weights,
+            &self.analysis.attention.masked_cells(),
+            self.scale_max,
+        ))
     }
 
     /// The weights as CSV: a header of key tokens, then one line per query

@@ -12,13 +12,12 @@
 //! - [`MultiHeadView`] holds every head of multi-head attention and their
 //!   average; [`MultiHeadView::head`] gives one head as an [`AttentionView`].
 //! - Steps and cells cross as small objects through serde-wasm-bindgen:
-//!   [`StepsInfo`] and [`CellInfo`].
+//!   attention-core's `explain::RowSteps` and `explain::CellSteps`, camelCase.
 
-use attention_core::analysis::{analyze_multi_head, sentence_vectors, MultiHeadAnalysis};
-use attention_core::explain::{explain_cell, explain_row};
+use attention_core::analysis::{analyze_multi_head, MultiHeadAnalysis};
+use attention_core::explain::{explain_cell, explain_row, CellSteps, RowSteps};
 use attention_core::layout::{self, Colormap, Gradient};
 use attention_core::multihead::{head_counts as core_head_counts, head_inputs, HeadMode};
-use attention_core::neighbors::cosine;
 use attention_core::{analyze_cross, analyze_padded, attend_with, Attention, Extras, Matrix, Options};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -33,51 +32,6 @@ pub const MAX_TEACH_TOKENS: usize = 128;
 pub const MAX_PADDED_LENGTH: usize = 128;
 /// The label of a padding position.
 pub const PAD_LABEL: &str = "<pad>";
-
-/// Steps 1–4 of one query row, as the page shows them (see
-/// `attention_core::explain::RowSteps`). `null` entries: masked keys (in
-/// `scaled`, `exps`), or `exp(s)` beyond the range of a double (`exps`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StepsInfo {
-    pub query: usize,
-    pub factor: f64,
-    pub dots: Vec<f64>,
-    pub scaled: Vec<Option<f64>>,
-    pub max: Option<f64>,
-    pub exps: Vec<Option<f64>>,
-    /// `Σ exp(s_j)` as the tutorials print it; `null` when a term overflows.
-    pub sum_of_exps: Option<f64>,
-    pub shifted_exps: Vec<f64>,
-    pub shifted_sum: f64,
-    pub weights: Vec<f64>,
-    pub context: Vec<f64>,
-    /// Raw cosine similarity of the query with each key, `q·k / (|q| |k|)`.
-    pub cosines: Vec<f32>,
-}
-
-/// One term `q_t · k_t` of a dot product.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct TermInfo {
-    pub dimension: usize,
-    pub query: f64,
-    pub key: f64,
-    pub product: f64,
-}
-
-/// The dot product of one cell term by term (largest `|product|` first) and
-/// where it ends up.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CellInfo {
-    pub query: usize,
-    pub key: usize,
-    pub terms: Vec<TermInfo>,
-    pub dot: f64,
-    pub factor: f64,
-    pub scaled: Option<f64>,
-    pub weight: f64,
-    pub cosine: f32,
-}
 
 /// The queries, keys and values an attention was computed from, kept to
 /// explain it.
@@ -96,42 +50,12 @@ impl Inputs {
         Extras { key_padding: self.padding.as_deref(), scale_dim: self.scale_dim }
     }
 
-    fn steps(&self, row: usize) -> Result<StepsInfo, JsError> {
-        let s = explain_row(&self.query, &self.key, &self.value, &self.options, &self.extras(), row)?;
-        let q = self.query.row(row);
-        let cosines = (0..self.key.rows()).map(|j| cosine(q, self.key.row(j))).collect();
-        Ok(StepsInfo {
-            query: s.query,
-            factor: s.factor,
-            sum_of_exps: s.sum_of_exps(),
-            dots: s.dots,
-            scaled: s.scaled,
-            max: s.max,
-            exps: s.exps,
-            shifted_exps: s.shifted_exps,
-            shifted_sum: s.shifted_sum,
-            weights: s.weights,
-            context: s.context,
-            cosines,
-        })
+    fn steps(&self, row: usize) -> Result<RowSteps, JsError> {
+        Ok(explain_row(&self.query, &self.key, &self.value, &self.options, &self.extras(), row)?)
     }
 
-    fn cell(&self, row: usize, col: usize) -> Result<CellInfo, JsError> {
-        let c = explain_cell(&self.query, &self.key, &self.options, &self.extras(), row, col)?;
-        Ok(CellInfo {
-            query: c.query,
-            key: c.key,
-            terms: c
-                .terms
-                .iter()
-                .map(|t| TermInfo { dimension: t.dimension, query: t.query, key: t.key, product: t.product })
-                .collect(),
-            dot: c.dot,
-            factor: c.factor,
-            scaled: c.scaled,
-            weight: c.weight,
-            cosine: cosine(self.query.row(row), self.key.row(col)),
-        })
+    fn cell(&self, row: usize, col: usize) -> Result<CellSteps, JsError> {
+        Ok(explain_cell(&self.query, &self.key, &self.options, &self.extras(), row, col)?)
     }
 }
 
@@ -142,8 +66,6 @@ pub struct AttentionView {
     row_labels: Vec<String>,
     col_labels: Vec<String>,
     attention: Attention,
-    masked: Vec<bool>,
-    padding: Vec<bool>,
     scale_max: f32,
     inputs: Option<Inputs>,
 }
@@ -155,11 +77,8 @@ impl AttentionView {
         attention: Attention,
         inputs: Option<Inputs>,
     ) -> Self {
-        let masked = attention.scaled.iter().map(|s| *s == f32::NEG_INFINITY).collect();
         let scale_max = layout::scale_max(&attention.weights);
-        let padding =
-            inputs.as_ref().and_then(|i| i.padding.clone()).unwrap_or_else(|| vec![false; attention.keys]);
-        AttentionView { row_labels, col_labels, attention, masked, padding, scale_max, inputs }
+        AttentionView { row_labels, col_labels, attention, scale_max, inputs }
     }
 
     /// Attends and keeps the inputs, so that every row can be explained.
@@ -185,7 +104,7 @@ impl AttentionView {
     }
 
     /// Steps 1–4 of `row`, for Rust callers.
-    pub fn steps(&self, row: usize) -> Result<StepsInfo, JsError> {
+    pub fn steps(&self, row: usize) -> Result<RowSteps, JsError> {
         self.inputs().and_then(|i| i.steps(row))
     }
 
@@ -277,7 +196,7 @@ impl AttentionView {
 
     /// `1` for each masked pair, `(rows, cols)`.
     pub fn masked(&self) -> Vec<u8> {
-        self.masked.iter().map(|m| u8::from(*m)).collect()
+        self.attention.masked_cells().into_iter().map(u8::from).collect()
     }
 
     /// `1` for each row whose every key is masked.
@@ -288,7 +207,8 @@ impl AttentionView {
 
     /// `1` for each column that is padding (the padding-mask demo), else `0`.
     pub fn padding(&self) -> Vec<u8> {
-        self.padding.iter().map(|m| u8::from(*m)).collect()
+        let padding = self.inputs.as_ref().and_then(|i| i.padding.as_deref());
+        (0..self.attention.keys).map(|c| u8::from(padding.is_some_and(|p| p[c]))).collect()
     }
 
     /// The queries, keys or values (`which` = "q", "k", "v") the attention
@@ -316,7 +236,7 @@ impl AttentionView {
     /// One RGBA pixel per cell, `cols × rows`, for `new ImageData(…, cols, rows)`.
     pub fn bitmap(&self, gradient: &str) -> Clamped<Vec<u8>> {
         let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
-        Clamped(colormap.cells_rgba(&self.attention.weights, &self.masked, self.scale_max))
+        Clamped(colormap.cells_rgba(&self.attention.weights, &self.attention.masked_cells(), self.scale_max))
     }
 
     /// The weights as CSV, rows labelled by query, columns by key.
@@ -324,14 +244,14 @@ impl AttentionView {
         text::weights_csv_labelled(&self.row_labels, &self.col_labels, &self.attention)
     }
 
-    /// Steps 1–4 for query `row`, as a [`StepsInfo`] object. Throws for the
+    /// Steps 1–4 for query `row`, as a `RowSteps` object (attention-core's `explain`). Throws for the
     /// average of the heads and for a row out of range.
     #[wasm_bindgen(js_name = explainRow)]
     pub fn explain_row(&self, row: usize) -> Result<JsValue, JsError> {
         Ok(serde_wasm_bindgen::to_value(&self.steps(row)?)?)
     }
 
-    /// The dot product of cell `(row, col)` term by term, as a [`CellInfo`].
+    /// The dot product of cell `(row, col)` term by term, as a `CellSteps` object.
     #[wasm_bindgen(js_name = explainCell)]
     pub fn explain_cell(&self, row: usize, col: usize) -> Result<JsValue, JsError> {
         Ok(serde_wasm_bindgen::to_value(&self.inputs()?.cell(row, col)?)?)
@@ -395,9 +315,17 @@ impl MultiHeadView {
         let Ok(h) = usize::try_from(head) else {
             return Ok(self.average());
         };
+        let attention = self
+            .analysis
+            .result
+            .heads
+            .get(h)
+            .ok_or_else(|| JsError::new(&format!("there is no head {h} (there are {})", self.heads())))?
+            .clone();
+        // The head's own Q, K, V, so that its rows can be explained.
         let [query, key, value] = head_inputs(&self.analysis.input, self.heads(), self.mode, h)?;
         let inputs = Inputs { query, key, value, options: self.options, padding: None, scale_dim: None };
-        AttentionView::attend(labels.clone(), labels, inputs)
+        Ok(AttentionView::new(labels.clone(), labels, attention, Some(inputs)))
     }
 
     fn average(&self) -> AttentionView {
@@ -506,39 +434,21 @@ impl Explorer {
         }
         Ok(())
     }
-
-    fn known_vectors(&self, sentence: &str) -> Result<(Vec<String>, Matrix), JsError> {
-        let (tokens, used, x) = sentence_vectors(sentence, &self.embeddings)?;
-        Ok((used.iter().map(|i| tokens[*i].text.clone()).collect(), x))
-    }
-
-    /// The inputs of a main-page analysis: its known tokens' vectors as Q = K = V.
-    fn inputs_of(&self, analysis: &SentenceAnalysis) -> Result<Inputs, JsError> {
-        let a = analysis.analysis();
-        let rows: Vec<&[f32]> = a.used_tokens().filter_map(|t| self.embeddings.vector(&t.text)).collect();
-        let x = Matrix::from_rows(&rows)?;
-        Ok(Inputs {
-            query: x.clone(),
-            key: x.clone(),
-            value: x,
-            options: a.attention.options,
-            padding: None,
-            scale_dim: None,
-        })
-    }
 }
 
 #[wasm_bindgen]
 impl Explorer {
-    /// Steps 1–4 of row `row` of a sentence analysis, as a [`StepsInfo`]
+    /// Steps 1–4 of row `row` of a sentence analysis, as a `RowSteps`
     /// object: the same numbers as its heatmap.
     #[wasm_bindgen(js_name = explainRow)]
     pub fn explain_row(&self, analysis: &SentenceAnalysis, row: usize) -> Result<JsValue, JsError> {
-        Ok(serde_wasm_bindgen::to_value(&self.inputs_of(analysis)?.steps(row)?)?)
+        let a = analysis.analysis();
+        let steps = explain_row(&a.input, &a.input, &a.input, &a.attention.options, &Extras::default(), row)?;
+        Ok(serde_wasm_bindgen::to_value(&steps)?)
     }
 
     /// The dot product of cell `(row, col)` of a sentence analysis, term by
-    /// term, as a [`CellInfo`] object.
+    /// term, as a `CellSteps` object.
     #[wasm_bindgen(js_name = explainCell)]
     pub fn explain_cell(
         &self,
@@ -546,13 +456,15 @@ impl Explorer {
         row: usize,
         col: usize,
     ) -> Result<JsValue, JsError> {
-        Ok(serde_wasm_bindgen::to_value(&self.inputs_of(analysis)?.cell(row, col)?)?)
+        let a = analysis.analysis();
+        let cell = explain_cell(&a.input, &a.input, &a.attention.options, &Extras::default(), row, col)?;
+        Ok(serde_wasm_bindgen::to_value(&cell)?)
     }
 
     /// The vectors of the known tokens of a sentence analysis, `(size, dim)`.
     #[wasm_bindgen(js_name = inputVectors)]
     pub fn input_vectors(&self, analysis: &SentenceAnalysis) -> Result<Vec<f32>, JsError> {
-        Ok(self.inputs_of(analysis)?.query.as_slice().to_vec())
+        Ok(analysis.analysis().input.as_slice().to_vec())
     }
 
     /// Cross-attention: the known tokens of `a` (rows, queries) over those
@@ -564,13 +476,12 @@ impl Explorer {
         self.check_teach_size(a)?;
         self.check_teach_size(b)?;
         let cross = analyze_cross(a, b, &self.embeddings, &options)?;
-        let (rows, q) = self.known_vectors(a)?;
-        let (cols, k) = self.known_vectors(b)?;
-        debug_assert_eq!(cross.used.len(), rows.len());
+        let rows = cross.used.iter().map(|i| cross.tokens[*i].text.clone()).collect();
+        let cols = cross.used_keys.iter().map(|i| cross.key_tokens[*i].text.clone()).collect();
         let inputs = Inputs {
-            query: q,
-            key: k.clone(),
-            value: k,
+            query: cross.query_input,
+            key: cross.key_input.clone(),
+            value: cross.key_input,
             options: cross.attention.options,
             padding: None,
             scale_dim: None,
@@ -593,19 +504,14 @@ impl Explorer {
             return Err(JsError::new(&format!("pad to at most {MAX_PADDED_LENGTH} positions")));
         }
         let padded = analyze_padded(sentence, &self.embeddings, &options, length)?;
-        let (mut labels, x) = self.known_vectors(sentence)?;
-        let n = padded.attention.keys;
-        labels.resize(n, PAD_LABEL.to_string());
-        let mut data = x.as_slice().to_vec();
-        data.resize(n * x.cols(), 0.0);
-        let x = Matrix::new(n, x.cols(), data)?;
-        let padding = (0..n).map(|i| i >= padded.used.len()).collect();
+        let mut labels: Vec<String> = padded.used_tokens().map(|t| t.text.clone()).collect();
+        labels.resize(padded.attention.keys, PAD_LABEL.to_string());
         let inputs = Inputs {
-            query: x.clone(),
-            key: x.clone(),
-            value: x,
+            query: padded.input.clone(),
+            key: padded.input.clone(),
+            value: padded.input.clone(),
             options,
-            padding: Some(padding),
+            padding: Some(padded.padding()),
             scale_dim: None,
         };
         Ok(AttentionView::new(labels.clone(), labels, padded.attention, Some(inputs)))

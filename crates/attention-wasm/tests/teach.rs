@@ -5,8 +5,9 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use attention_core::explain::{CellSteps, RowSteps};
 use attention_wasm::teach::{head_counts, playground_of};
-use attention_wasm::{CellInfo, Explorer, PlaygroundSpec, Settings, StepsInfo};
+use attention_wasm::{Explorer, PlaygroundSpec, Settings};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -22,7 +23,7 @@ fn message(error: wasm_bindgen::JsError) -> String {
     String::from(value.dyn_into::<js_sys::Error>().unwrap().message())
 }
 
-fn steps(value: JsValue) -> StepsInfo {
+fn steps(value: JsValue) -> RowSteps {
     serde_wasm_bindgen::from_value(value).unwrap()
 }
 
@@ -44,7 +45,7 @@ fn playground_reproduces_the_tutorial_scores() {
     assert_eq!(view.scores(), [61.0, 8.0, 26.0]);
     assert_eq!(view.col_labels(), ["C", "A", "B"]);
     assert_eq!(view.row_labels(), ["q1"]);
-    let cell: CellInfo = serde_wasm_bindgen::from_value(view.explain_cell(0, 0).unwrap()).unwrap();
+    let cell: CellSteps = serde_wasm_bindgen::from_value(view.explain_cell(0, 0).unwrap()).unwrap();
     assert_eq!(cell.terms.iter().map(|t| t.product).collect::<Vec<_>>(), [39.0, 22.0]);
 }
 
@@ -100,7 +101,7 @@ fn steps_of_a_sentence_row_are_the_heatmap_numbers() {
     }
     assert_eq!(s.context.iter().map(|c| *c as f32).collect::<Vec<_>>(), a.context()[50..100]);
     assert!((s.cosines[1] - 1.0).abs() < 1e-6, "a word is parallel to itself");
-    let cell: CellInfo = serde_wasm_bindgen::from_value(e.explain_cell(&a, 1, 3).unwrap()).unwrap();
+    let cell: CellSteps = serde_wasm_bindgen::from_value(e.explain_cell(&a, 1, 3).unwrap()).unwrap();
     assert_eq!(cell.terms.len(), 50);
     assert!(cell.terms.windows(2).all(|t| t[0].product.abs() >= t[1].product.abs()));
     let sum: f64 = cell.terms.iter().map(|t| t.product).sum();
