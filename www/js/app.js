@@ -766,6 +766,7 @@ export async function start({ mode = 'full' } = {}) {
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
     theme = readTheme(document.documentElement);
     relayout();
+    teach?.relayout();
   });
 
   if (embed && window.parent !== window) {

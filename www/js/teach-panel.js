@@ -5,7 +5,7 @@
 // hit-tests like the main views; it owns no state: a click or a key calls
 // `onFocus(row)` or `onCell(row, col)` and the owner re-renders.
 
-import { arrowLayout, heatmapLayout, hitAt, labelWidth, paintBase, placeTooltip, sizeCanvas, tableHead } from './heatmap-view.js';
+import { arrowLayout, heatmapLayout, hitAt, labelWidth, markTableFocus, paintBase, placeTooltip, sizeCanvas, tableHead } from './heatmap-view.js';
 import { paintArrows, paintOverlay } from './paint.js';
 import { el, weight } from './teach-steps.js';
 
@@ -37,14 +37,13 @@ export function dataOf(wasm, view) {
   };
 }
 
-/** Builds the weights table (4 decimals, masked cells marked) for screen readers and tests. */
-export function weightsTable(table, data, { caption, focus = null } = {}) {
+/** Builds the weights table (4 decimals, masked cells marked) for screen readers and tests; markTableFocus marks its focused row. */
+function weightsTable(table, data, caption) {
   const head = tableHead('query \\ key', data.colLabels);
   const body = el('tbody');
   for (let i = 0; i < data.rows; i++) {
     const tr = el('tr');
     tr.dataset.row = String(i);
-    if (i === focus) tr.className = 'focused';
     const th = el('th', data.rowLabels[i]);
     th.scope = 'row';
     tr.append(th);
@@ -60,9 +59,11 @@ export function weightsTable(table, data, { caption, focus = null } = {}) {
     body.append(tr);
   }
   table.replaceChildren(el('caption', caption ?? 'Attention weights: rows are queries, columns are keys; a row sums to 1.'), head, body);
+  table.dataset.full = '1';
 }
 
 export class MatrixPanel {
+  #laidOut = null; // { theme, width } of the last layout
   /**
    * root: an element to fill. options: { wasm, theme: () => theme, name
    * (for labels), onFocus(row), onCell(row, col), arrows (default true),
@@ -119,14 +120,26 @@ export class MatrixPanel {
 
   /** Shows `data` (from dataOf) with `focus` (row or null); `links` overrides the arrows (multi-head). */
   show(data, { focus = null, caption = '', arrowSets = null } = {}) {
+    const fresh = data !== this.data;
     this.data = data;
     this.focus = focus !== null && focus < data.rows ? focus : null;
     this.arrowSets = arrowSets;
     if (this.hover && (this.hover.row >= data.rows || this.hover.col >= data.cols)) this.hover = null;
     this.caption.textContent = caption;
-    this.overlay.setAttribute('aria-label', `${this.options.name ?? 'Attention'} heatmap: ${data.rows} query rows by ${data.cols} key columns. Arrow keys move, Enter shows a cell's dot product, Escape clears. The same numbers are in the table below.`);
-    if (this.table) weightsTable(this.table, data, { focus: this.focus, caption: this.options.tableCaption });
-    this.layout();
+    if (fresh) {
+      this.overlay.setAttribute('aria-label', `${this.options.name ?? 'Attention'} heatmap: ${data.rows} query rows by ${data.cols} key columns. Arrow keys move, Enter shows a cell's dot product, Escape clears. The same numbers are in the table below.`);
+      if (this.table) weightsTable(this.table, data, this.options.tableCaption);
+    }
+    if (this.table) markTableFocus(this.table, this.focus);
+    // A render that changes only the focus (a click anywhere on the page)
+    // repaints the focus layer; the cells, labels and geometry stay.
+    if (fresh || this.#laidOut?.theme !== this.options.theme() || this.#laidOut?.width !== this.#width()) this.layout();
+    else this.paintFocus();
+  }
+
+  /** The heatmap's width in CSS pixels (320 while the panel is hidden). */
+  #width() {
+    return Math.max(200, this.stack.clientWidth || 320);
   }
 
   layout() {
@@ -136,7 +149,8 @@ export class MatrixPanel {
     const measure = this.base.getContext('2d');
     const widest = (labels, extra = '') => labelWidth(measure, labels, theme, extra);
     this.heat?.free();
-    const width = Math.max(200, this.stack.clientWidth || 320);
+    const width = this.#width();
+    this.#laidOut = { theme, width };
     this.heat = new this.wasm.HeatmapGeometry(data.rows, data.cols, width, Math.max(widest(data.rowLabels), widest(data.colLabels)), theme.fontSize);
     this.view = {
       ...data,
