@@ -60,7 +60,7 @@ pub fn run(request: &ModelRequest<'_>, out: &mut impl Write) -> Result<(), Failu
         }
     }
     let attention = model.attention(request.sentence).map_err(|e| Failure::usage(e.to_string()))?;
-    let view = View::new(&attention, request.words, request.no_special);
+    let view = View::new(attention, request.words, request.no_special);
 
     let written = if request.json {
         write_json(out, &view, request)
@@ -94,24 +94,16 @@ struct View {
 }
 
 impl View {
-    fn new(attention: &ModelAttention, words: bool, no_special: bool) -> View {
+    fn new(attention: ModelAttention, words: bool, no_special: bool) -> View {
         let (layers, heads) = (attention.layers, attention.heads);
         if words {
             let w = attention.words(no_special);
             let tokens = w.words.iter().map(|w| w.text.clone()).collect();
             return View { tokens, layers, heads, weights: w.weights };
         }
-        let n = attention.n();
-        let keep: Vec<usize> =
-            (0..n).filter(|i| !(no_special && attention.pieces[*i].is_special())).collect();
-        let mut weights = Vec::with_capacity(layers * heads * keep.len() * keep.len());
-        for block in attention.weights.chunks(n * n) {
-            for i in &keep {
-                weights.extend(keep.iter().map(|j| block[i * n + j]));
-            }
-        }
-        let tokens = keep.iter().map(|i| attention.pieces[*i].text.clone()).collect();
-        View { tokens, layers, heads, weights }
+        let pieces = if no_special { attention.without_special() } else { attention };
+        let tokens = pieces.pieces.iter().map(|p| p.text.clone()).collect();
+        View { tokens, layers, heads, weights: pieces.weights }
     }
 
     fn n(&self) -> usize {

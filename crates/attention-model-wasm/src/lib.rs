@@ -135,33 +135,20 @@ impl ModelSession {
     ) -> Result<ModelRun, attention_model::Error> {
         let attention = self.model.attention(sentence)?;
         let (layers, heads) = (attention.layers, attention.heads);
-        if words || hide_special {
+        if words {
             let view = attention.words(hide_special);
-            if words {
-                let tokens = view
-                    .words
-                    .iter()
-                    .map(|w| RunToken {
-                        text: w.text.clone(),
-                        span: [w.span.start, w.span.end],
-                        special: w.special,
-                    })
-                    .collect();
-                return Ok(ModelRun { tokens, layers, heads, weights: view.weights });
-            }
-            // Pieces without [CLS]/[SEP]: keep the rows and columns of real pieces.
-            let n = attention.n();
-            let keep: Vec<usize> = (0..n).filter(|i| !attention.pieces[*i].is_special()).collect();
-            let m = keep.len();
-            let mut weights = Vec::with_capacity(layers * heads * m * m);
-            for block in attention.weights.chunks(n * n) {
-                for i in &keep {
-                    weights.extend(keep.iter().map(|j| block[i * n + j]));
-                }
-            }
-            let tokens = keep.iter().map(|i| piece_token(&attention.pieces[*i])).collect();
-            return Ok(ModelRun { tokens, layers, heads, weights });
+            let tokens = view
+                .words
+                .iter()
+                .map(|w| RunToken {
+                    text: w.text.clone(),
+                    span: [w.span.start, w.span.end],
+                    special: w.special,
+                })
+                .collect();
+            return Ok(ModelRun { tokens, layers, heads, weights: view.weights });
         }
+        let attention = if hide_special { attention.without_special() } else { attention };
         let tokens = attention.pieces.iter().map(piece_token).collect();
         Ok(ModelRun { tokens, layers, heads, weights: attention.weights })
     }

@@ -103,6 +103,25 @@ impl ModelAttention {
         }
         WordAttention { words, layers: self.layers, heads: self.heads, weights }
     }
+
+    /// The same pieces and heads without the `[CLS]` and `[SEP]` rows and
+    /// columns. Rows are not renormalized (see [`WordAttention::weights`]).
+    pub fn without_special(&self) -> ModelAttention {
+        let n = self.n();
+        let keep: Vec<usize> = (0..n).filter(|i| !self.pieces[*i].is_special()).collect();
+        let mut weights = Vec::with_capacity(self.layers * self.heads * keep.len() * keep.len());
+        for head in self.weights.chunks_exact(n * n) {
+            for i in &keep {
+                weights.extend(keep.iter().map(|j| head[i * n + j]));
+            }
+        }
+        ModelAttention {
+            text: self.text.clone(),
+            pieces: keep.iter().map(|i| self.pieces[*i].clone()).collect(),
+            weights,
+            ..*self
+        }
+    }
 }
 
 #[cfg(test)]
@@ -162,6 +181,20 @@ mod tests {
         assert!((head[0] - 0.35).abs() < 1e-6 && (head[1] - 0.25).abs() < 1e-6, "{head:?}");
         assert!((head[2] - 0.8).abs() < 1e-6 && (head[3] - 0.1).abs() < 1e-6, "{head:?}");
         assert_eq!(words.head(1, 0), None);
+    }
+
+    #[test]
+    fn without_special_keeps_the_pieces_rows_and_columns() {
+        let pieces = sample().without_special();
+        let texts: Vec<&str> = pieces.pieces.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, ["cat", "##s", "run"]);
+        assert_eq!(pieces.n(), 3);
+        #[rustfmt::skip]
+        assert_eq!(pieces.head(0, 0).unwrap(), [
+            0.3, 0.2, 0.3,
+            0.1, 0.1, 0.2,
+            0.6, 0.2, 0.1,
+        ]);
     }
 
     #[test]
