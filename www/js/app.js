@@ -328,6 +328,7 @@ export async function start({ mode = 'full' } = {}) {
     lazy(view, 'scores', () => analysis.scores());
     lazy(view, 'scaled', () => analysis.scaled());
     lazy(view, 'context', () => analysis.context());
+    lazy(view, 'vectors', () => explorer.inputVectors(analysis));
     if (state.focus !== null && state.focus >= n) {
       state = { ...state, focus: null, cell: null };
       writeHash('replace');

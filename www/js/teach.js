@@ -528,8 +528,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     meaningKey = key;
     const { n, labels } = mainView;
     const d = mainView.dim;
-    const vectors = explorer.inputVectors(mainView.analysis);
-    const context = mainView.context;
+    const { vectors, context } = mainView;
     const head = el('thead');
     const hr = el('tr');
     for (const text of ['word', 'nearest to its own vector', 'nearest to its context vector']) {
@@ -664,7 +663,8 @@ function paintTile(canvas, weights, n, table) {
 /**
  * The step-by-step panel of the page's focused token (state.focus), and of
  * the clicked cell (state.cell): numbers from explorer.explainRow/Cell.
- * view: the page's analysis view ({ analysis, labels, n, dim, fullyMasked, context }).
+ * view: the page's analysis view ({ analysis, labels, n, dim, fullyMasked, context,
+ * vectors: the input vectors, (n, dim) }).
  */
 export function explainFocused(target, { explorer, view, state, onClear, onCell }) {
   const i = state.focus;
@@ -698,8 +698,7 @@ export function explainFocused(target, { explorer, view, state, onClear, onCell 
     try {
       const show = (list) => list.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
       words.textContent = show(explorer.nearest(view.context.subarray(i * d, (i + 1) * d), 6));
-      const vector = explorer.inputVectors(view.analysis).subarray(i * d, (i + 1) * d);
-      ownWords.textContent = show(explorer.nearest(vector, 6));
+      ownWords.textContent = show(explorer.nearest(view.vectors.subarray(i * d, (i + 1) * d), 6));
     } catch {
       nearest.remove();
       own.remove();
