@@ -262,6 +262,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   headGrid.setAttribute('role', 'group');
   headGrid.setAttribute('aria-label', 'Heads: choose one to enlarge');
   const headTitle = el('h3');
+  headTitle.id = 'heads-title';
   const headPanel = new MatrixPanel(el('div'), panelOptions('Multi-head', 'heads-weights', { arrowsCaption: 'Arrows: one colour per head (untick a head to hide it); the enlarged head alone when one is chosen.' }));
   const headSteps = el('div', null, 'explain lab-steps');
   heads.append(toggles, headGrid, headTitle, headPanel.root, headSteps);
@@ -309,6 +310,8 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   const optionsKey = (state) => JSON.stringify(settingsOf(state));
   let mainView = null;
   let meaningKey = null;
+  let headWeights = { key: null, perHead: [], average: null }; // copied out of slots.heads once per result
+  let headsDrawn = null; // what the head toggles and the grid of small heatmaps show
 
   function render(state, view) {
     mainView = view;
@@ -425,17 +428,45 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     if (!mh) {
       headSteps.replaceChildren(el('p', upper(slots.heads.error?.message ?? ''), 'note'));
       headGrid.replaceChildren();
+      headsDrawn = null;
       return;
     }
     const shown = teach.head !== null && teach.head < h ? teach.head : null;
     const hidden = new Set(teach.hide.filter((x) => x < h));
-    const labels = mh.labels();
     const n = mh.size;
-    const weightsOf = [];
-    for (let k = 0; k < h; k++) weightsOf.push(mh.weights(k));
-    const average = mh.weights(-1);
+    if (headWeights.key !== base) {
+      headWeights = { key: base, perHead: [...Array(h).keys()].map((k) => mh.weights(k)), average: mh.weights(-1) };
+    }
+    const weightsOf = headWeights.perHead;
+    // A focus change leaves the toggles and the small heatmaps as they are.
+    const drawn = `${base}\u0000${shown}\u0000${[...hidden]}\u0000${dark()}`;
+    if (drawn !== headsDrawn) {
+      headsDrawn = drawn;
+      drawHeadPicker(h, n, shown, hidden, weightsOf, headWeights.average);
+    }
 
-    // Toggles: which heads the arrows draw.
+    const view = slots.head.get(`${base}\u0000${shown}`, () => mh.head(shown ?? -1));
+    if (!view) return;
+    const data = dataFor(slots.head);
+    const focus = Math.min(teach.lf, data.rows - 1);
+    const sets = shown === null
+      ? [...Array(h).keys()].filter((k) => !hidden.has(k)).map((k) => ({ weights: weightsOf[k], color: headColor(k, dark()) }))
+      : [{ weights: data.weights, color: headColor(shown, dark()) }];
+    headTitle.textContent = shown === null ? `The average of ${h} heads` : `Head ${shown + 1} of ${h}`;
+    headPanel.show(data, {
+      focus,
+      arrowSets: sets,
+      caption: `${shown === null ? 'Average of the heads' : `Head ${shown + 1}`}: ${n} tokens, d_k = ${mh.headDim}, ${teach.headMode === 'split' ? `dimensions ${(shown ?? 0) * mh.headDim}–${((shown ?? 0) + 1) * mh.headDim - 1}` : `projections from seed ${teach.seed}`}`,
+    });
+    if (shown === null) {
+      headSteps.replaceChildren(el('p', 'The average has no single query and key: enlarge one head to see its steps. Each head has its own queries and keys, so each finds its own pattern.', 'hint'));
+    } else {
+      labSteps(headSteps, view, data, focus, teach.lc, state, { scaleDim: mh.headDim });
+    }
+  }
+
+  /** The head toggles (which heads the arrows draw) and the grid of small heatmaps (which head is enlarged). */
+  function drawHeadPicker(h, n, shown, hidden, weightsOf, average) {
     toggles.replaceChildren(el('legend', 'Heads in the arrows view'));
     for (let k = 0; k < h; k++) {
       const box = input('checkbox', `head-toggle-${k}`);
@@ -478,26 +509,6 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     tile(-1, 'Average', average);
     for (let k = 0; k < h; k++) tile(k, `Head ${k + 1}`, weightsOf[k]);
     headGrid.replaceChildren(...tiles);
-
-    const view = slots.head.get(`${base}\u0000${shown}`, () => mh.head(shown ?? -1));
-    if (!view) return;
-    const data = dataFor(slots.head);
-    const focus = Math.min(teach.lf, data.rows - 1);
-    const sets = shown === null
-      ? [...Array(h).keys()].filter((k) => !hidden.has(k)).map((k) => ({ weights: weightsOf[k], color: headColor(k, dark()) }))
-      : [{ weights: data.weights, color: headColor(shown, dark()) }];
-    headTitle.textContent = shown === null ? `The average of ${h} heads` : `Head ${shown + 1} of ${h}`;
-    headTitle.id = 'heads-title';
-    headPanel.show(data, {
-      focus,
-      arrowSets: sets,
-      caption: `${shown === null ? 'Average of the heads' : `Head ${shown + 1}`}: ${n} tokens, d_k = ${mh.headDim}, ${teach.headMode === 'split' ? `dimensions ${(shown ?? 0) * mh.headDim}–${((shown ?? 0) + 1) * mh.headDim - 1}` : `projections from seed ${teach.seed}`}${shown === null ? '' : ''}`,
-    });
-    if (shown === null) {
-      headSteps.replaceChildren(el('p', 'The average has no single query and key: enlarge one head to see its steps. Each head has its own queries and keys, so each finds its own pattern.', 'hint'));
-    } else {
-      labSteps(headSteps, view, data, focus, teach.lc, state, { scaleDim: mh.headDim, label: labels });
-    }
   }
 
   function renderCross(state) {
