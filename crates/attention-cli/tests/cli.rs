@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use attention_model::testing::built_model_dir;
+
 fn attention(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_attention")).args(args).output().expect("the binary runs")
 }
@@ -203,29 +205,11 @@ fn help_explains_every_flag() {
     }
 }
 
-/// The built MiniLM folder (scripts/build-model), or `None` with a notice.
-/// With `AE_REQUIRE_MODEL` set (scripts/test sets it) a missing model fails.
-fn model_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("AE_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../model"));
-    if dir.join("minilm-core.aebm").is_file() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("AE_REQUIRE_MODEL").is_none(),
-        "AE_REQUIRE_MODEL is set but {} is empty",
-        dir.display()
-    );
-    eprintln!("SKIPPED: no model in {}; run scripts/build-model", dir.display());
-    None
-}
-
 const CAT: &str = "The cat sat on the mat because it was tired";
 
 #[test]
 fn model_head_5_11_sends_it_to_cat() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = built_model_dir() else { return };
     let out = attention(&["--model", dir.to_str().unwrap(), "--layer", "5", "--head", "11", CAT]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
@@ -244,7 +228,7 @@ fn model_head_5_11_sends_it_to_cat() {
 
 #[test]
 fn model_json_has_every_layer_and_head() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = built_model_dir() else { return };
     let out = attention(&["--model", dir.to_str().unwrap(), "--json", CAT]);
     assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -260,7 +244,7 @@ fn model_json_has_every_layer_and_head() {
 
 #[test]
 fn model_words_and_no_special() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = built_model_dir() else { return };
     let d = dir.to_str().unwrap();
     let out = attention(&[
         "--model",
@@ -289,7 +273,7 @@ fn model_errors_get_one_line() {
     let conflict = attention(&["--model", "/no/such/model", "--causal", CAT]);
     assert_eq!(conflict.status.code(), Some(2));
     assert!(stderr(&conflict).contains("cannot be used with"), "{}", stderr(&conflict));
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = built_model_dir() else { return };
     let d = dir.to_str().unwrap();
     assert_clean_failure(
         &attention(&["--model", d, "--layer", "6", "--head", "0", CAT]),

@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
+use attention_model::testing::built_model_dir;
 use attention_model::{shard_file, CORE_FILE};
 use attention_model_wasm::{ModelRun, ModelSession};
 use serde_json::Value;
@@ -21,23 +22,6 @@ const TOLERANCE: f32 = 1e-4;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn model_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("AE_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("model"));
-    if dir.join(CORE_FILE).is_file() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("AE_REQUIRE_MODEL").is_none(),
-        "AE_REQUIRE_MODEL is set but {} is missing",
-        dir.join(CORE_FILE).display()
-    );
-    eprintln!(
-        "SKIPPED: {} is missing; run scripts/build-model (or set AE_MODEL_DIR)",
-        dir.join(CORE_FILE).display()
-    );
-    None
 }
 
 /// A session holding the core and only the shards `sentence` needs.
@@ -93,7 +77,7 @@ fn layer_5_head_11_matches_the_reference_in_the_views_the_page_offers() {
         &std::fs::read_to_string(root().join("tests/golden/minilm-l5h11.json")).unwrap(),
     )
     .unwrap();
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = built_model_dir() else { return };
     let sentence = golden["sentence"].as_str().unwrap();
     let layer = golden["layer"].as_u64().unwrap() as usize;
     let head = golden["head"].as_u64().unwrap() as usize;

@@ -4,42 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
 
-use attention_model::format::{encode, required_tensors};
-use attention_model::{Config, DType, Error, ModelFiles, Tensor};
+mod common;
+
+use attention_model::{DType, Error, ModelFiles};
 use attention_model_wasm::ModelSession;
 
 /// 12 vocabulary entries in shards of 4: [PAD] [UNK] [CLS] [SEP] | the cat sat ##s | it was tired .
 fn tiny_files() -> ModelFiles {
-    let vocab: Vec<String> =
-        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "sat", "##s", "it", "was", "tired", "."]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-    let config = Config {
-        vocab_size: vocab.len(),
-        hidden: 8,
-        layers: 2,
-        heads: 2,
-        intermediate: 16,
-        max_positions: 32,
-        type_vocab: 2,
-        layer_norm_eps: 1e-12,
-    };
-    let mut k = 0u32;
-    let tensors: Vec<Tensor> = required_tensors(&config)
-        .into_iter()
-        .map(|(name, shape)| {
-            let offset = if name.ends_with("LayerNorm.weight") { 1.0 } else { 0.0 };
-            let values = (0..shape.iter().product::<usize>())
-                .map(|_| {
-                    k = k.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                    ((k >> 8) % 1000) as f32 / 1000.0 - 0.5 + offset
-                })
-                .collect();
-            Tensor { name, shape, values }
-        })
-        .collect();
-    encode(&config, &vocab, &tensors, |_| DType::F32, 4).unwrap()
+    let vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "sat", "##s", "it", "was", "tired", "."];
+    common::tiny_files(&vocab, DType::F32)
 }
 
 /// The core with every shard added.

@@ -4,43 +4,16 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
 
-use attention_model::format::{encode, required_tensors};
-use attention_model::{Config, DType, ModelFiles, Tensor};
+mod common;
+
+use attention_model::{DType, ModelFiles};
 use attention_model_wasm::ModelSession;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// A tiny deterministic model: 8 vocabulary entries in shards of 4.
 fn tiny_files() -> ModelFiles {
-    let vocab: Vec<String> = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "it", "##s"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let config = Config {
-        vocab_size: vocab.len(),
-        hidden: 8,
-        layers: 2,
-        heads: 2,
-        intermediate: 16,
-        max_positions: 16,
-        type_vocab: 2,
-        layer_norm_eps: 1e-12,
-    };
-    let mut k = 7u32;
-    let tensors = required_tensors(&config)
-        .into_iter()
-        .map(|(name, shape)| {
-            let offset = if name.ends_with("LayerNorm.weight") { 1.0 } else { 0.0 };
-            let values = (0..shape.iter().product::<usize>())
-                .map(|_| {
-                    k = k.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                    ((k >> 8) % 1000) as f32 / 1000.0 - 0.5 + offset
-                })
-                .collect();
-            Tensor { name, shape, values }
-        })
-        .collect::<Vec<_>>();
-    encode(&config, &vocab, &tensors, |_| DType::F16, 4).unwrap()
+    common::tiny_files(&["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "it", "##s"], DType::F16)
 }
 
 fn message(err: JsValue) -> String {

@@ -51,6 +51,7 @@
 pub mod error;
 pub mod format;
 pub mod model;
+pub mod testing;
 pub mod wordpiece;
 pub mod words;
 

@@ -14,9 +14,8 @@
 // Helpers outside #[test] functions unwrap fixture data too.
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
-
 use attention_model::format::{encode, required_tensors};
+use attention_model::testing::built_model_dir;
 use attention_model::{shard_file, Config, DType, Error, Model, ModelFiles, Tensor, CORE_FILE};
 use serde_json::Value;
 
@@ -223,33 +222,9 @@ fn shards_of_another_model_or_layout_are_refused() {
     assert!(Model::from_core(&files.shards[0]).unwrap_err().to_string().contains("wrong magic"));
 }
 
-/// The real model's folder: `$AE_MODEL_DIR`, else the repository's `model/`
-/// (where `scripts/build-model` writes it). `None`, with a notice, when the
-/// core is absent.
-fn real_model_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("AE_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../model"));
-    if dir.join(CORE_FILE).is_file() {
-        return Some(dir);
-    }
-    // scripts/test builds the model first and sets this, so that a broken
-    // model build fails the run instead of skipping the tests that need it.
-    assert!(
-        std::env::var_os("AE_REQUIRE_MODEL").is_none(),
-        "AE_REQUIRE_MODEL is set but {} is missing",
-        dir.join(CORE_FILE).display()
-    );
-    eprintln!(
-        "SKIPPED: {} is missing; run scripts/build-model (or set AE_MODEL_DIR) to test the real model",
-        dir.join(CORE_FILE).display()
-    );
-    None
-}
-
 /// The real model's core with every shard added.
 fn real_model() -> Option<Model> {
-    let dir = real_model_dir()?;
+    let dir = built_model_dir()?;
     let mut model = Model::from_core(&std::fs::read(dir.join(CORE_FILE)).unwrap()).unwrap();
     for k in 0..model.embedding_shards() {
         model.add_shard(&std::fs::read(dir.join(shard_file(k))).unwrap()).unwrap();
@@ -317,7 +292,7 @@ fn minilm_layer_5_head_11_sends_it_to_cat() {
 
 #[test]
 fn minilm_it_to_cat_with_only_the_sentences_shards() {
-    let Some(dir) = real_model_dir() else { return };
+    let Some(dir) = built_model_dir() else { return };
     let mut model = Model::from_core(&std::fs::read(dir.join(CORE_FILE)).unwrap()).unwrap();
     assert_eq!((model.embedding_shards(), model.rows_per_shard()), (954, 32));
     let text = "The cat sat on the mat because it was tired";
