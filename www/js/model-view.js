@@ -25,7 +25,7 @@
 
 import { el } from './dom.js';
 import { arrowLayout, HeatmapView, labelWidth, markTableFocus, paintBase, paintFocusArrows, sizeCanvas, tableHead, wireArrowClicks } from './heatmap-view.js';
-import { paintOverlay } from './paint.js';
+import { colorize, paintOverlay } from './paint.js';
 import { ModelClient } from './model-client.js';
 import { bestMatch, withUtf16Spans } from './model-spans.js';
 import { DEFAULT_HEAD, DEFAULT_LAYER } from './model-state.js';
@@ -41,20 +41,6 @@ const COMPARE_LIMIT = 40;
 
 function formatMB(bytes) {
   return `${(bytes / 1e6).toFixed(1)} MB`;
-}
-
-/** RGBA pixels of a `(rows, cols)` matrix through the colormap `table`, 0 → darkest, `max` → brightest. */
-export function colorize(weights, rows, cols, max, table) {
-  const pixels = new Uint8ClampedArray(rows * cols * 4);
-  const inverse = max > 0 ? 255 / max : 255;
-  for (let k = 0; k < rows * cols; k++) {
-    const t = Math.min(255, Math.max(0, Math.round(weights[k] * inverse))) * 3;
-    pixels[k * 4] = table[t];
-    pixels[k * 4 + 1] = table[t + 1];
-    pixels[k * 4 + 2] = table[t + 2];
-    pixels[k * 4 + 3] = 255;
-  }
-  return pixels;
 }
 
 /** `(n, n)` weights max-pooled to `(size, size)`, size ≤ n. */

@@ -52,6 +52,20 @@ function isLight(table, t) {
   return 0.2126 * table[k] + 0.7152 * table[k + 1] + 0.0722 * table[k + 2] > 140;
 }
 
+/** RGBA pixels of a `(rows, cols)` matrix through the colormap `table`, 0 → darkest, `max` → brightest. */
+export function colorize(weights, rows, cols, max, table) {
+  const pixels = new Uint8ClampedArray(rows * cols * 4);
+  const inverse = max > 0 ? 255 / max : 255;
+  for (let k = 0; k < rows * cols; k++) {
+    const t = Math.min(255, Math.max(0, Math.round(weights[k] * inverse))) * 3;
+    pixels[k * 4] = table[t];
+    pixels[k * 4 + 1] = table[t + 1];
+    pixels[k * 4 + 2] = table[t + 2];
+    pixels[k * 4 + 3] = 255;
+  }
+  return pixels;
+}
+
 /** Formats a tick or weight with as few decimals as its step needs. */
 export function formatTick(value, step) {
   const decimals = step > 0 ? Math.max(0, Math.min(4, -Math.floor(Math.log10(step) + 1e-9))) : 2;

@@ -9,6 +9,7 @@
 // Results are cached by the inputs they depend on, so a render that changes
 // nothing computes nothing.
 
+import { colorize } from './paint.js';
 import { settingsOf } from './state.js';
 import { DEFAULT_SENTENCE_B, HEAD_MODES, LABS, MAX_PAD, PRESETS } from './teach-state.js';
 import { dataOf, MatrixPanel } from './teach-panel.js';
@@ -656,19 +657,9 @@ function matrixTable(name, flat, shape, labels, id) {
 
 /** A small heatmap: one pixel per cell, coloured like the big one (weight ÷ the largest weight). */
 function paintTile(canvas, weights, n, table) {
-  const ctx = canvas.getContext('2d');
-  const image = ctx.createImageData(n, n);
   let max = 0;
   for (const w of weights) max = Math.max(max, w);
-  for (let k = 0; k < n * n; k++) {
-    const t = max > 0 ? weights[k] / max : 0;
-    const c = Math.max(0, Math.min(255, Math.round(t * 255))) * 3;
-    image.data[k * 4] = table[c];
-    image.data[k * 4 + 1] = table[c + 1];
-    image.data[k * 4 + 2] = table[c + 2];
-    image.data[k * 4 + 3] = 255;
-  }
-  ctx.putImageData(image, 0, 0);
+  canvas.getContext('2d').putImageData(new ImageData(colorize(weights, n, n, max, table), n, n), 0, 0);
 }
 
 /**
