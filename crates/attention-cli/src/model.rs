@@ -6,6 +6,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
+use attention_model::model::head_block;
 use attention_model::{Model, ModelAttention};
 use serde::Serialize;
 
@@ -110,10 +111,9 @@ impl View {
         self.tokens.len()
     }
 
+    /// Head `(layer, head)`; both were checked against the model's shape in [`run`].
     fn head(&self, layer: usize, head: usize) -> &[f32] {
-        let nn = self.n() * self.n();
-        let at = (layer * self.heads + head) * nn;
-        &self.weights[at..at + nn]
+        head_block(&self.weights, self.layers, self.heads, self.n(), layer, head).unwrap_or_default()
     }
 }
 

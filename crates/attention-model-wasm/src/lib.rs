@@ -26,6 +26,7 @@
 //! const run = session.run(sentence, words, hideSpecial);
 //! ```
 
+use attention_model::model::head_block;
 use attention_model::Model;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -196,11 +197,6 @@ impl ModelRun {
 
     /// The `(n, n)` weights of one head, for native callers.
     pub fn head(&self, layer: usize, head: usize) -> Option<&[f32]> {
-        let nn = self.size() * self.size();
-        if layer >= self.layers || head >= self.heads {
-            return None;
-        }
-        let at = (layer * self.heads + head) * nn;
-        self.weights.get(at..at + nn)
+        head_block(&self.weights, self.layers, self.heads, self.size(), layer, head)
     }
 }

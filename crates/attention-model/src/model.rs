@@ -316,13 +316,26 @@ impl ModelAttention {
 
     /// The (n, n) weights of one head, row-major, or `None` if out of range.
     pub fn head(&self, layer: usize, head: usize) -> Option<&[f32]> {
-        if layer >= self.layers || head >= self.heads {
-            return None;
-        }
-        let nn = self.n() * self.n();
-        let at = (layer * self.heads + head) * nn;
-        self.weights.get(at..at + nn)
+        head_block(&self.weights, self.layers, self.heads, self.n(), layer, head)
     }
+}
+
+/// The `(n, n)` block of head `head` in layer `layer` of a row-major
+/// `(layers, heads, n, n)` tensor, or `None` if either is out of range.
+pub fn head_block(
+    weights: &[f32],
+    layers: usize,
+    heads: usize,
+    n: usize,
+    layer: usize,
+    head: usize,
+) -> Option<&[f32]> {
+    if layer >= layers || head >= heads {
+        return None;
+    }
+    let nn = n * n;
+    let at = (layer * heads + head) * nn;
+    weights.get(at..at + nn)
 }
 
 /// `out = x·Wᵀ + b` for every row of `x`: x (n, in), W (out, in), out (n, out).

@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use crate::model::ModelAttention;
+use crate::model::{head_block, ModelAttention};
 
 /// One word of the sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,12 +47,7 @@ impl WordAttention {
 
     /// The (w, w) weights of one head, row-major, or `None` if out of range.
     pub fn head(&self, layer: usize, head: usize) -> Option<&[f32]> {
-        if layer >= self.layers || head >= self.heads {
-            return None;
-        }
-        let ww = self.n() * self.n();
-        let at = (layer * self.heads + head) * ww;
-        self.weights.get(at..at + ww)
+        head_block(&self.weights, self.layers, self.heads, self.n(), layer, head)
     }
 }
 
