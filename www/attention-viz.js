@@ -9,7 +9,7 @@
 // scripts and the widget's stay apart, and sizes the iframe to the height
 // the embed page reports. Nothing is loaded from anywhere else.
 
-import { DEFAULT_SENTENCE, formatHash } from './js/state.js';
+import { DEFAULT_SENTENCE, formatHash, TEMPERATURE_MAX, TEMPERATURE_MIN } from './js/state.js';
 
 const EMBED_URL = new URL('embed.html', import.meta.url);
 const HEIGHT_MESSAGE = 'attention-explorer:height';
@@ -46,7 +46,7 @@ export class AttentionViz extends HTMLElement {
       self: !this.hasAttribute('no-self'),
       causal: this.hasAttribute('causal'),
       scale: !this.hasAttribute('no-scale'),
-      temperature: Number.isFinite(temperature) && temperature >= 0.001 && temperature <= 1000 ? temperature : 1,
+      temperature: Number.isFinite(temperature) && temperature >= TEMPERATURE_MIN && temperature <= TEMPERATURE_MAX ? temperature : 1,
       focus: focus !== null && /^\d{1,6}$/.test(focus) ? Number(focus) : null,
     });
   }
