@@ -156,6 +156,7 @@ export class HeatmapView {
   geometry = null; // the wasm HeatmapGeometry of the current size
   layout = null; // its heatmapLayout
   #frame = 0;
+  #tooltipAt = null; // { row, col } whose tooltip is shown, until a new geometry or analysis
 
   constructor(options) {
     this.options = options;
@@ -166,6 +167,7 @@ export class HeatmapView {
   setGeometry(geometry) {
     this.geometry?.free();
     this.geometry = geometry;
+    this.#tooltipAt = null;
     this.layout = heatmapLayout(geometry, this.options.overlay);
     return this.layout;
   }
@@ -177,11 +179,14 @@ export class HeatmapView {
 
   hideTooltip() {
     if (this.options.tooltip) this.options.tooltip.hidden = true;
+    this.#tooltipAt = null;
   }
 
   showTooltip(row, col) {
     const lines = this.options.tooltip ? this.options.tooltipLines(row, col) : null;
-    if (lines) placeTooltip(this.options.tooltip, this.layout, row, col, lines);
+    if (!lines) return;
+    placeTooltip(this.options.tooltip, this.layout, row, col, lines);
+    this.#tooltipAt = { row, col };
   }
 
   #hit(event) {
@@ -214,8 +219,9 @@ export class HeatmapView {
       }
       target.style.cursor = 'pointer';
       this.#setHover({ row: hit.row, col: hit.col });
-      if (hit.kind === CELL) this.showTooltip(hit.row, hit.col);
-      else this.hideTooltip();
+      // Most pointer moves stay inside one cell: its tooltip is not rebuilt (nor the page laid out again).
+      if (hit.kind !== CELL) this.hideTooltip();
+      else if (this.#tooltipAt?.row !== hit.row || this.#tooltipAt?.col !== hit.col) this.showTooltip(hit.row, hit.col);
     });
     target.addEventListener('pointerleave', () => {
       this.#setHover(null);
