@@ -64,6 +64,7 @@ function weightsTable(table, data, caption) {
 
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
+  #tooltipAt = null; // { row, col } whose tooltip was placed, for the current layout
   /**
    * root: an element to fill. options: { wasm, theme: () => theme, name
    * (for labels), onFocus(row), onCell(row, col), arrows (default true),
@@ -151,6 +152,7 @@ export class MatrixPanel {
     this.heat?.free();
     const width = this.#width();
     this.#laidOut = { theme, width };
+    this.#tooltipAt = null;
     this.heat = new this.wasm.HeatmapGeometry(data.rows, data.cols, width, Math.max(widest(data.rowLabels), widest(data.colLabels)), theme.fontSize);
     this.view = {
       ...data,
@@ -173,9 +175,9 @@ export class MatrixPanel {
 
   paintFocus() {
     if (!this.view) return;
-    const theme = this.options.theme();
-    paintOverlay(this.overlay.getContext('2d'), { ...this.view, theme }, this.focus, this.hover);
+    this.#paintHover();
     if (!this.arrows || !this.arrowGeometry) return;
+    const theme = this.options.theme();
     const { cols, weights } = this.data;
     const focus = this.focus;
     const row = focus === null ? null : weights.subarray(focus * cols, (focus + 1) * cols);
@@ -195,6 +197,11 @@ export class MatrixPanel {
     paintArrows(this.arrows.getContext('2d'), this.arrowLayout, this.data.rowLabels, links, focus, row, theme, { keyLabels: this.data.colLabels, colors });
   }
 
+  /** The overlay alone (focus band and hover): the arrows do not depend on the hover. */
+  #paintHover() {
+    if (this.view) paintOverlay(this.overlay.getContext('2d'), { ...this.view, theme: this.options.theme() }, this.focus, this.hover);
+  }
+
   #hit(event) {
     return this.heat ? hitAt(this.heat, this.overlay, event) : null;
   }
@@ -205,27 +212,26 @@ export class MatrixPanel {
     const lines = [`'${data.rowLabels[row]}' → '${data.colLabels[col]}'`,
       data.masked[k] ? (data.padding[col] ? 'masked: padding' : 'masked') : `weight ${weight(data.weights[k])}`];
     placeTooltip(this.tooltip, this.view.layout, row, col, lines);
+    this.#tooltipAt = { row, col };
   }
 
   #wire() {
     const target = this.overlay;
     target.addEventListener('pointermove', (event) => {
       const hit = this.#hit(event);
-      if (!hit || hit.kind === 0) {
-        this.hover = null;
-        this.tooltip.hidden = true;
-      } else {
-        this.hover = { row: hit.row, col: hit.col };
-        if (hit.kind === 1) this.#tooltip(hit.row, hit.col);
-        else this.tooltip.hidden = true;
-      }
-      target.style.cursor = hit && hit.kind ? 'pointer' : 'default';
-      this.paintFocus();
+      const hover = hit && hit.kind !== 0 ? { row: hit.row, col: hit.col } : null;
+      target.style.cursor = hover ? 'pointer' : 'default';
+      // Most pointer moves stay inside one cell: its tooltip is not rebuilt, nor the overlay repainted.
+      if (hit?.kind !== 1) this.tooltip.hidden = true;
+      else if (this.tooltip.hidden || this.#tooltipAt?.row !== hit.row || this.#tooltipAt?.col !== hit.col) this.#tooltip(hit.row, hit.col);
+      if (hover?.row === this.hover?.row && hover?.col === this.hover?.col) return;
+      this.hover = hover;
+      this.#paintHover();
     });
     target.addEventListener('pointerleave', () => {
       this.hover = null;
       this.tooltip.hidden = true;
-      this.paintFocus();
+      this.#paintHover();
     });
     target.addEventListener('click', (event) => {
       const hit = this.#hit(event);
@@ -260,7 +266,7 @@ export class MatrixPanel {
       this.hover = { row, col };
       this.#tooltip(row, col);
       if (row !== this.focus) this.options.onFocus?.(row);
-      else this.paintFocus();
+      else this.#paintHover();
     });
     target.addEventListener('blur', () => {
       this.tooltip.hidden = true;
