@@ -308,7 +308,7 @@ export async function start({ mode = 'full' } = {}) {
     const cells = document.createElement('canvas');
     cells.width = n;
     cells.height = n;
-    cells.getContext('2d').putImageData(new ImageData(analysis.bitmap(GRADIENT), n, n), 0, 0);
+    analysis.paintCells(cells.getContext('2d'), GRADIENT);
     view = {
       analysis,
       n,

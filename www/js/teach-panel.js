@@ -19,7 +19,7 @@ export function dataOf(wasm, view) {
   const cells = document.createElement('canvas');
   cells.width = cols;
   cells.height = rows;
-  if (rows && cols) cells.getContext('2d').putImageData(new ImageData(view.bitmap(GRADIENT), cols, rows), 0, 0);
+  view.paintCells(cells.getContext('2d'), GRADIENT);
   return {
     rows,
     cols,

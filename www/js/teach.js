@@ -589,7 +589,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
       const cells = document.createElement('canvas');
       cells.width = n;
       cells.height = n;
-      cells.getContext('2d').putImageData(new ImageData(analysis.bitmap('viridis'), n, n), 0, 0);
+      analysis.paintCells(cells.getContext('2d'), 'viridis');
       datas.set(key, {
         rows: n, cols: n, rowLabels: labels, colLabels: labels, weights: analysis.weights(), masked: analysis.masked(),
         padding: new Uint8Array(n), fullyMasked: analysis.fullyMasked(), scaleMax: analysis.scaleMax, factor: analysis.factor,

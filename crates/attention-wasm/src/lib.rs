@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::OnceCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
+use web_sys::{CanvasRenderingContext2d, ImageData};
 
 pub mod teach;
 pub mod text;
@@ -182,6 +183,13 @@ pub struct SentenceAnalysis {
 }
 
 impl SentenceAnalysis {
+    /// The RGBA pixels [`paint_cells`](SentenceAnalysis::paint_cells) paints, row-major.
+    pub fn bitmap(&self, gradient: &str) -> Vec<u8> {
+        let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
+        let attention = &self.analysis.attention;
+        colormap.cells_rgba(&attention.weights, &attention.masked_cells(), self.scale_max)
+    }
+
     fn new(sentence: &str, analysis: Analysis) -> Self {
         let tokens = text::token_infos(sentence, &analysis.tokens, &analysis.used);
         let scale_max = layout::scale_max(&analysis.attention.weights);
@@ -267,16 +275,14 @@ impl SentenceAnalysis {
         self.analysis.attention.fully_masked.iter().map(|m| u8::from(*m)).collect()
     }
 
-    /// One RGBA pixel per cell, `size × size`, ready for `new ImageData`:
-    /// the colour of `weight / scaleMax` through `gradient` ("viridis" or
-    /// "cividis"; anything else means viridis); masked cells transparent.
-    pub fn bitmap(&self, gradient: &str) -> Clamped<Vec<u8>> {
-        let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
-        Clamped(colormap.cells_rgba(
-            &self.analysis.attention.weights,
-            &self.analysis.attention.masked_cells(),
-            self.scale_max,
-        ))
+    /// Paints one pixel per cell, `size × size`, at the top left of
+    /// `context`: the colour of `weight / scaleMax` through `gradient`
+    /// ("viridis" or "cividis"; anything else means viridis); masked cells
+    /// transparent. The page scales that canvas up without smoothing.
+    #[wasm_bindgen(js_name = paintCells)]
+    pub fn paint_cells(&self, context: &CanvasRenderingContext2d, gradient: &str) -> Result<(), JsValue> {
+        let n = self.size();
+        put_cells(context, &self.bitmap(gradient), n, n)
     }
 
     /// The weights as CSV: a header of key tokens, then one line per query
@@ -284,6 +290,23 @@ impl SentenceAnalysis {
     pub fn csv(&self) -> String {
         text::weights_csv(&self.labels(), &self.analysis.attention)
     }
+}
+
+/// Puts `rgba`, `cols × rows` pixels, at the top left of `context`.
+fn put_cells(
+    context: &CanvasRenderingContext2d,
+    rgba: &[u8],
+    cols: usize,
+    rows: usize,
+) -> Result<(), JsValue> {
+    let (Ok(width), Ok(height)) = (u32::try_from(cols), u32::try_from(rows)) else {
+        return Err(JsError::new("the matrix is too large to paint").into());
+    };
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(rgba), width, height)?;
+    context.put_image_data(&image, 0.0, 0.0)
 }
 
 /// The colormap as 256 `r, g, b` triples, darkest first (for the colorbar).

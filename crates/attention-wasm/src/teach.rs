@@ -21,9 +21,9 @@ use attention_core::multihead::{head_counts as core_head_counts, head_inputs, He
 use attention_core::{analyze_cross, analyze_padded, attend_with, Attention, Extras, Matrix, Options};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::Clamped;
+use web_sys::CanvasRenderingContext2d;
 
-use crate::{text, Explorer, SentenceAnalysis, Settings};
+use crate::{put_cells, text, Explorer, SentenceAnalysis, Settings};
 
 /// The most known tokens the teaching views take (per sentence): they keep
 /// one matrix per head, and their tables list every cell.
@@ -101,6 +101,12 @@ impl AttentionView {
     /// The labels of the columns, for Rust callers.
     pub fn col_label_list(&self) -> &[String] {
         &self.col_labels
+    }
+
+    /// The RGBA pixels [`paint_cells`](AttentionView::paint_cells) paints, row-major.
+    pub fn bitmap(&self, gradient: &str) -> Vec<u8> {
+        let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
+        colormap.cells_rgba(&self.attention.weights, &self.attention.masked_cells(), self.scale_max)
     }
 
     /// Steps 1–4 of `row`, for Rust callers.
@@ -233,10 +239,11 @@ impl AttentionView {
         }
     }
 
-    /// One RGBA pixel per cell, `cols × rows`, for `new ImageData(…, cols, rows)`.
-    pub fn bitmap(&self, gradient: &str) -> Clamped<Vec<u8>> {
-        let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
-        Clamped(colormap.cells_rgba(&self.attention.weights, &self.attention.masked_cells(), self.scale_max))
+    /// Paints one pixel per cell, `cols × rows`, at the top left of
+    /// `context` (see `SentenceAnalysis.paintCells`).
+    #[wasm_bindgen(js_name = paintCells)]
+    pub fn paint_cells(&self, context: &CanvasRenderingContext2d, gradient: &str) -> Result<(), JsValue> {
+        put_cells(context, &self.bitmap(gradient), self.attention.keys, self.attention.queries)
     }
 
     /// The weights as CSV, rows labelled by query, columns by key.

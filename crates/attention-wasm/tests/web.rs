@@ -63,8 +63,8 @@ fn every_row_is_a_distribution_and_arrays_have_their_shapes() {
     assert_eq!(a.context().len(), n * a.dim());
     assert_eq!(a.fully_masked(), vec![0; n]);
     let bitmap = a.bitmap("viridis");
-    assert_eq!(bitmap.0.len(), n * n * 4);
-    assert!(bitmap.0.chunks(4).all(|p| p[3] == 255), "nothing is masked");
+    assert_eq!(bitmap.len(), n * n * 4);
+    assert!(bitmap.chunks(4).all(|p| p[3] == 255), "nothing is masked");
     assert_eq!(a.scale_max(), weights.iter().copied().fold(0.0, f32::max));
 }
 
@@ -77,7 +77,7 @@ fn options_cross_the_boundary_in_camel_case() {
         assert_eq!(a.weights()[i * n + i], 0.0, "diagonal {i}");
         assert_eq!(a.scaled()[i * n + i], f32::NEG_INFINITY);
     }
-    assert_eq!(a.bitmap("cividis").0[3], 0, "a masked cell is transparent");
+    assert_eq!(a.bitmap("cividis")[3], 0, "a masked cell is transparent");
     let masked = a.masked();
     assert_eq!(masked.iter().map(|m| usize::from(*m)).sum::<usize>(), n);
     assert_eq!((masked[0], masked[1], masked[n + 1]), (1, 0, 1));
