@@ -239,7 +239,12 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   const modeInputs = {};
   for (const mode of HEAD_MODES) {
     const radio = input('radio', `heads-mode-${mode}`, { name: 'heads-mode', value: mode });
-    radio.addEventListener('change', () => radio.checked && setTeach({ headMode: mode, lf: 0, lc: null }));
+    radio.addEventListener('change', () => {
+      if (!radio.checked) return;
+      // The seed controls answer at once; the heads themselves redraw after the main frame.
+      seedControls(mode);
+      setTeach({ headMode: mode, lf: 0, lc: null });
+    });
     modeInputs[mode] = radio;
     const label = el('label');
     label.append(radio, ` ${mode}`);
@@ -255,6 +260,11 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   reseed.type = 'button';
   reseed.addEventListener('click', () => setTeach({ seed: Math.floor(Math.random() * 1e6) }));
   headsRow.append(control('Seed', seedInput), reseed);
+  /** Split heads take slices of the vectors: they have no projections, so no seed. */
+  const seedControls = (mode) => {
+    seedInput.disabled = mode === 'split';
+    reseed.disabled = mode === 'split';
+  };
   heads.append(headsRow);
   const toggles = el('fieldset', null, 'head-toggles');
   toggles.id = 'head-toggles';
@@ -422,8 +432,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     headCount.value = String(h);
     for (const mode of HEAD_MODES) modeInputs[mode].checked = mode === teach.headMode;
     seedInput.value = String(teach.seed);
-    seedInput.disabled = teach.headMode === 'split';
-    reseed.disabled = teach.headMode === 'split';
+    seedControls(teach.headMode);
     const base = `${state.sentence}\u0000${optionsKey(state)}\u0000${h}\u0000${teach.headMode}\u0000${teach.headMode === 'split' ? 0 : teach.seed}`;
     const mh = slots.heads.get(base, () => explorer.multiHead(state.sentence, settingsOf(state), h, teach.headMode, teach.seed));
     if (!mh) {
