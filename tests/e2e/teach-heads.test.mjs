@@ -50,6 +50,7 @@ test('head count, mode, seed, toggles and the enlarged head survive a link', asy
   const c = fixture.cases[0];
   const { page, finish } = await openPage(site.browser, site.url + hashFor(c.sentence, '&lab=heads'));
   await ready(page);
+  await shown(page, 'The average of 5 heads');
   // Every count that divides 50 is offered.
   const counts = await page.$$eval('#heads-count option', (options) => options.map((o) => o.value));
   assert.deepEqual(counts, ['1', '2', '5', '10', '25', '50']);
@@ -83,9 +84,9 @@ test('head count, mode, seed, toggles and the enlarged head survive a link', asy
 test('a head count that does not divide the dimension falls back to 5 heads', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(fixture.cases[0].sentence, '&lab=heads&h=3&hm=nonsense&seed=-1'));
   await ready(page);
-  assert.equal(await page.inputValue('#heads-count'), '5');
-  assert.ok(await page.isChecked('#heads-mode-projected'));
   const c = fixture.cases[0];
   assertMatrix(await shown(page, 'The average of 5 heads'), c.tokens, c.average, 'average');
+  assert.equal(await page.inputValue('#heads-count'), '5');
+  assert.ok(await page.isChecked('#heads-mode-projected'));
   await finish();
 });

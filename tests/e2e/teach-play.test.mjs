@@ -88,6 +88,7 @@ test('three tokens, four dimensions, projected by W_q, W_k, W_v', async () => {
 test('a typing mistake is named, and the playground survives a link', async () => {
   const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
   await ready(page);
+  await waitForHeader(page, '#play-weights', ['C', 'A', 'B']);
   await page.fill('#play-k', '1 2; x 3');
   await page.waitForSelector('#play-error:not([hidden])');
   assert.equal(await page.textContent('#play-error'), "K: invalid option: row 2: 'x' is not a number.");

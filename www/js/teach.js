@@ -86,6 +86,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   const teachOf = () => getState().teach;
   const setTeach = (changes, how = 'push', session = null) => {
     const state = getState();
+    if (changes.lab) selectTab(changes.lab);
     setState({ ...state, teach: { ...state.teach, ...changes } }, how, session);
   };
   const setLabFocus = (row, col = null) => setTeach({ lf: row ?? 0, lc: col });
@@ -129,6 +130,15 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     tabs[next].focus();
   });
   root.append(tablist, ...Object.values(panels));
+  /** Shows the tab `chosen` at once; its content renders after the main frame. */
+  function selectTab(chosen) {
+    for (const lab of LABS) {
+      const selected = lab === chosen;
+      tabs[lab].setAttribute('aria-selected', String(selected));
+      tabs[lab].tabIndex = selected ? 0 : -1;
+      panels[lab].hidden = !selected;
+    }
+  }
 
   // ---- What if -----------------------------------------------------------
   const whatif = panels.whatif;
@@ -327,12 +337,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   function render(state, view) {
     mainView = view;
     const teach = state.teach;
-    for (const lab of LABS) {
-      const selected = lab === teach.lab;
-      tabs[lab].setAttribute('aria-selected', String(selected));
-      tabs[lab].tabIndex = selected ? 0 : -1;
-      panels[lab].hidden = !selected;
-    }
+    selectTab(teach.lab);
     const draw = { whatif: renderWhatif, play: renderPlay, heads: renderHeads, cross: renderCross, meaning: renderMeaning }[teach.lab];
     try {
       draw(state);
@@ -614,6 +619,8 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     }
   }
 
+  // The chosen tab shows at once; its content follows with the first render.
+  selectTab(teachOf().lab);
   return { render, relayout };
 }
 
