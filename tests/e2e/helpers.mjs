@@ -102,8 +102,19 @@ export function useSite({ root = DIST, check } = {}) {
  * matching `allow`) and no request left `origins` (default: the page's own):
  * the page works offline and loads nothing from third-party hosts.
  */
+/** Milliseconds by which every animation frame is delayed (0: none); see scripts/test-browser. */
+const SLOW_FRAMES = Number(process.env.AE_SLOW_FRAMES ?? 0);
+
 export async function openPage(browser, url, { allow = [], viewport = { width: 1200, height: 900 }, colorScheme = 'light', routes = [], origins = url ? [new URL(url).origin] : [] } = {}) {
   const context = await browser.newContext({ viewport, colorScheme });
+  if (SLOW_FRAMES > 0) {
+    // scripts/test-browser --slow-frames: every animation frame runs late, so a
+    // test that reads the page before a deferred redraw has happened fails.
+    await context.addInitScript((late) => {
+      const frame = window.requestAnimationFrame.bind(window);
+      window.requestAnimationFrame = (callback) => frame((time) => setTimeout(() => callback(time), late));
+    }, SLOW_FRAMES);
+  }
   for (const [pattern, handler] of routes) await context.route(pattern, handler);
   const page = await context.newPage();
   const problems = [];
