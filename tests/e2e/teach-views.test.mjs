@@ -55,6 +55,11 @@ test('scaling on beside off shows the saturation of the same row', async () => {
   await page.uncheck('#opt-scale');
   await page.waitForFunction(() => Number(document.querySelector('#weights tbody tr:nth-child(2) td:nth-child(3)').textContent) > 0.99);
   assert.deepEqual((await rowOf(page, 'king')).map((w) => w.toFixed(4)), unscaled.map((w) => w.toFixed(4)));
+  // One side is the page's own analysis, which is now the unscaled one: the rows keep their places.
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0)))));
+  const swapped = await tableOf(page, '#whatif-compare');
+  assertClose(rowNamed(swapped, 'weight ÷ √50').map(Number), KING_ROW);
+  assert.deepEqual(rowNamed(swapped, 'weight unscaled'), rowNamed(compare, 'weight unscaled'));
   await finish();
 });
 

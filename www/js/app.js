@@ -22,6 +22,7 @@ import { el } from './dom.js';
 import { arrowLayout, HeatmapView, labelWidth, markTableFocus, paintBase as paintHeatmapBase, paintFocusArrows, sizeCanvas, tableHead, wireArrowClicks } from './heatmap-view.js';
 import { font, paintOverlay, readTheme } from './paint.js';
 import { createTeach, explainFocused } from './teach.js';
+import { analysisData } from './teach-panel.js';
 
 const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
 const WASM_URL = new URL('../pkg/attention_wasm_bg.wasm', import.meta.url);
@@ -30,7 +31,6 @@ const EXAMPLES_URL = new URL('../examples.txt', import.meta.url);
 
 /** Above this many tokens the weights table lists only the focused row. */
 const FULL_TABLE_LIMIT = 128;
-const GRADIENT = 'viridis';
 
 const $ = (id) => document.getElementById(id);
 
@@ -300,29 +300,24 @@ export async function start({ mode = 'full' } = {}) {
     }
     showError('');
     releaseView();
-    const n = analysis.size;
-    const tokens = analysis.tokens();
-    const labels = analysis.labels();
-    const weights = analysis.weights();
-    const masked = analysis.masked();
-    const cells = document.createElement('canvas');
-    cells.width = n;
-    cells.height = n;
-    analysis.paintCells(cells.getContext('2d'), GRADIENT);
+    // The copies out of wasm, in the shape the teaching panels take too (the What-if tab shows this analysis).
+    const data = analysisData(wasm, analysis);
+    const n = data.rows;
     view = {
       analysis,
+      data,
       n,
-      tokens,
-      labels,
-      weights,
-      masked,
-      fullyMasked: analysis.fullyMasked(),
-      factor: analysis.factor,
+      tokens: analysis.tokens(),
+      labels: data.rowLabels,
+      weights: data.weights,
+      masked: data.masked,
+      fullyMasked: data.fullyMasked,
+      factor: data.factor,
       dim: analysis.dim,
-      scaleMax: analysis.scaleMax,
-      cells,
-      table: wasm.colormapTable(GRADIENT),
-      ticks: Array.from(wasm.ticks(analysis.scaleMax, 4)),
+      scaleMax: data.scaleMax,
+      cells: data.cells,
+      table: data.table,
+      ticks: data.ticks,
     };
     // Copied out of wasm on first use: a click or a hover needs them, a keystroke does not.
     lazy(view, 'scores', () => analysis.scores());
@@ -339,11 +334,11 @@ export async function start({ mode = 'full' } = {}) {
     }
     heatmap.fit(n);
     dom.views?.classList.remove('empty');
-    renderTokens(tokens, view);
+    renderTokens(view.tokens, view);
     relayout({ focusLayer: false });
     buildTable();
     refocus();
-    const unknown = tokens.filter((t) => !t.known).length;
+    const unknown = view.tokens.filter((t) => !t.known).length;
     setStatus(`${n} token${n === 1 ? '' : 's'} in the attention${unknown ? `, ${unknown} unknown left out` : ''} · d = ${view.dim} · ${state.scale ? `scores × 1/√${view.dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`);
   }
 

@@ -37,6 +37,34 @@ export function dataOf(wasm, view) {
   };
 }
 
+/**
+ * Plain data for a panel from a wasm SentenceAnalysis (self-attention: the rows
+ * and the columns are the same tokens, none of them padding). Copies, like dataOf.
+ */
+export function analysisData(wasm, analysis) {
+  const n = analysis.size;
+  const labels = analysis.labels();
+  const cells = document.createElement('canvas');
+  cells.width = n;
+  cells.height = n;
+  analysis.paintCells(cells.getContext('2d'), GRADIENT);
+  return {
+    rows: n,
+    cols: n,
+    rowLabels: labels,
+    colLabels: labels,
+    weights: analysis.weights(),
+    masked: analysis.masked(),
+    padding: new Uint8Array(n),
+    fullyMasked: analysis.fullyMasked(),
+    scaleMax: analysis.scaleMax,
+    factor: analysis.factor,
+    cells,
+    table: wasm.colormapTable(GRADIENT),
+    ticks: Array.from(wasm.ticks(analysis.scaleMax, 4)),
+  };
+}
+
 /** Builds the weights table (4 decimals, masked cells marked) for screen readers and tests; markTableFocus marks its focused row. */
 function weightsTable(table, data, caption) {
   const head = tableHead('query \\ key', data.colLabels);

@@ -12,7 +12,7 @@
 import { colorize } from './paint.js';
 import { settingsOf } from './state.js';
 import { DEFAULT_SENTENCE_B, HEAD_MODES, LABS, MAX_PAD, PRESETS } from './teach-state.js';
-import { dataOf, MatrixPanel } from './teach-panel.js';
+import { analysisData, dataOf, MatrixPanel } from './teach-panel.js';
 import { tableHead } from './heatmap-view.js';
 import { el, num, renderSteps, weight } from './teach-steps.js';
 
@@ -72,14 +72,14 @@ class Slot {
 
 export function createTeach({ root, wasm, explorer, theme, getState, setState }) {
   const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
-  const slots = { plain: new Slot(), unscaled: new Slot(), pad: new Slot(), play: new Slot(), playOff: new Slot(), playOn: new Slot(), heads: new Slot(), head: new Slot(), cross: new Slot() };
+  const slots = { flipped: new Slot(), pad: new Slot(), play: new Slot(), playOff: new Slot(), playOn: new Slot(), heads: new Slot(), head: new Slot(), cross: new Slot() };
   const datas = new Map(); // slot key → panel data, so repaints do not copy again
-  const dataFor = (slot) => {
+  const dataFor = (slot, convert = dataOf) => {
     if (!slot.value) return null;
     const key = slot.key;
     if (!datas.has(key)) {
       if (datas.size > 16) datas.clear();
-      datas.set(key, dataOf(wasm, slot.value));
+      datas.set(key, convert(wasm, slot.value));
     }
     return datas.get(key);
   };
@@ -354,16 +354,16 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   function renderWhatif(state) {
     const teach = state.teach;
     const base = `${state.sentence}\u0000${optionsKey(state)}`;
-    const on = slots.plain.get(`on\u0000${base}`, () => explorer.analyze(state.sentence, sentenceSettings(state, { scale: true })));
-    const off = slots.unscaled.get(`off\u0000${base}`, () => explorer.analyze(state.sentence, sentenceSettings(state, { scale: false })));
-    if (on && off) {
-      const dataOn = asData(slots.plain, on);
-      const dataOff = asData(slots.unscaled, off);
+    // One side is the page's own analysis; only the other is computed here.
+    const other = slots.flipped.get(base, () => explorer.analyze(state.sentence, sentenceSettings(state, { scale: !state.scale })));
+    if (mainView && other) {
+      const dataOther = dataFor(slots.flipped, analysisData);
+      const [dataOn, dataOff] = state.scale ? [mainView.data, dataOther] : [dataOther, mainView.data];
       const focus = state.focus ?? 0;
-      scaledPanel.show(dataOn, { focus, caption: `÷ √${on.dim}: the largest weight of a row is ${meanMax(dataOn).toFixed(2)} on average` });
+      scaledPanel.show(dataOn, { focus, caption: `÷ √${mainView.dim}: the largest weight of a row is ${meanMax(dataOn).toFixed(2)} on average` });
       unscaledPanel.show(dataOff, { focus, caption: `Unscaled: the largest weight of a row is ${meanMax(dataOff).toFixed(2)} on average` });
       compareRows(compareTable, dataOn.colLabels, [
-        [`weight ÷ √${on.dim}`, dataOn.weights.subarray(focus * dataOn.cols, (focus + 1) * dataOn.cols)],
+        [`weight ÷ √${mainView.dim}`, dataOn.weights.subarray(focus * dataOn.cols, (focus + 1) * dataOn.cols)],
         ['weight unscaled', dataOff.weights.subarray(focus * dataOff.cols, (focus + 1) * dataOff.cols)],
       ], `Row of '${dataOn.rowLabels[focus]}'`);
     }
@@ -595,23 +595,6 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     });
   }
 
-  function asData(slot, analysis) {
-    const key = slot.key;
-    if (!datas.has(key)) {
-      const labels = analysis.labels();
-      const n = analysis.size;
-      const cells = document.createElement('canvas');
-      cells.width = n;
-      cells.height = n;
-      analysis.paintCells(cells.getContext('2d'), 'viridis');
-      datas.set(key, {
-        rows: n, cols: n, rowLabels: labels, colLabels: labels, weights: analysis.weights(), masked: analysis.masked(),
-        padding: new Uint8Array(n), fullyMasked: analysis.fullyMasked(), scaleMax: analysis.scaleMax, factor: analysis.factor,
-        cells, table: wasm.colormapTable('viridis'), ticks: Array.from(wasm.ticks(analysis.scaleMax, 4)),
-      });
-    }
-    return datas.get(key);
-  }
 
   function relayout() {
     for (const panel of [scaledPanel, unscaledPanel, padPanel, playPanel, headPanel, crossPanel]) {
