@@ -397,15 +397,20 @@ export async function start({ mode = 'full' } = {}) {
 
   // ---- Layout and painting ---------------------------------------------------
 
+  // The widths of the views' boxes, kept by the ResizeObserver below: reading
+  // clientWidth in a recompute would force a layout of the tokens just rendered.
+  const boxWidths = new Map();
+  const widthOf = (box) => boxWidths.get(box) ?? box.clientWidth;
+
   function relayout({ focusLayer = true } = {}) {
     if (!view || !dom.heatmap) return;
     arrowGeometry?.free();
-    const width = Math.max(200, dom.heatmapBox.clientWidth);
+    const width = Math.max(200, widthOf(dom.heatmapBox));
     const measure = dom.heatmap.getContext('2d');
     const widest = labelWidth(measure, view.labels, theme);
     view.layout = heatmap.setGeometry(new wasm.HeatmapGeometry(view.n, view.n, width, widest, theme.fontSize));
     if (dom.arrows) {
-      const arrowsWidth = Math.max(200, dom.arrowsBox.clientWidth);
+      const arrowsWidth = Math.max(200, widthOf(dom.arrowsBox));
       const widestKey = labelWidth(measure, view.labels, theme, ' 0.00');
       const maxHeight = Math.max(480, view.layout.height);
       arrowGeometry = new wasm.ArrowGeometry(view.n, arrowsWidth, widestKey, theme.fontSize, maxHeight);
@@ -751,14 +756,17 @@ export async function start({ mode = 'full' } = {}) {
   window.addEventListener('hashchange', onUrl);
 
   let resizeFrame = 0;
-  new ResizeObserver(() => {
+  const resized = new ResizeObserver((entries) => {
+    // Layout is up to date while observers run: these reads cost nothing.
+    for (const { target } of entries) boxWidths.set(target, target.clientWidth);
     if (resizeFrame) return;
     resizeFrame = requestAnimationFrame(() => {
       resizeFrame = 0;
       relayout();
       teach?.relayout();
     });
-  }).observe(dom.heatmapBox);
+  });
+  for (const box of [dom.heatmapBox, dom.arrowsBox]) if (box) resized.observe(box);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
     theme = readTheme(document.documentElement);
     relayout();
