@@ -251,11 +251,14 @@ export async function start({ mode = 'full' } = {}) {
   }
 
   // The teaching views sit below the main ones and redraw several heatmaps of
-  // their own: they render after the main views' frame has been painted, at
-  // most once per frame, so a click or a keystroke never waits for them.
+  // their own: their controls follow the state at once, their content renders
+  // after the main views' frame has been painted, at most once per frame, so a
+  // click or a keystroke never waits for it.
   let teachFrame = 0;
   function scheduleTeach() {
-    if (!teach || teachFrame) return;
+    if (!teach) return;
+    teach.syncControls(state);
+    if (teachFrame) return;
     teachFrame = requestAnimationFrame(() => setTimeout(() => {
       teachFrame = 0;
       teach.render(state, view);

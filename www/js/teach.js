@@ -86,7 +86,6 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   const teachOf = () => getState().teach;
   const setTeach = (changes, how = 'push', session = null) => {
     const state = getState();
-    if (changes.lab) selectTab(changes.lab);
     setState({ ...state, teach: { ...state.teach, ...changes } }, how, session);
   };
   const setLabFocus = (row, col = null) => setTeach({ lf: row ?? 0, lc: col });
@@ -130,15 +129,6 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     tabs[next].focus();
   });
   root.append(tablist, ...Object.values(panels));
-  /** Shows the tab `chosen` at once; its content renders after the main frame. */
-  function selectTab(chosen) {
-    for (const lab of LABS) {
-      const selected = lab === chosen;
-      tabs[lab].setAttribute('aria-selected', String(selected));
-      tabs[lab].tabIndex = selected ? 0 : -1;
-      panels[lab].hidden = !selected;
-    }
-  }
 
   // ---- What if -----------------------------------------------------------
   const whatif = panels.whatif;
@@ -237,7 +227,8 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   const headsRow = el('div', null, 'play-row');
   const headCount = el('select');
   headCount.id = 'heads-count';
-  for (const h of wasm.headCounts(explorer.dim)) {
+  const headChoices = Array.from(wasm.headCounts(explorer.dim));
+  for (const h of headChoices) {
     const option = el('option', `${h} × d_k = ${explorer.dim / h}`);
     option.value = String(h);
     headCount.append(option);
@@ -249,12 +240,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   const modeInputs = {};
   for (const mode of HEAD_MODES) {
     const radio = input('radio', `heads-mode-${mode}`, { name: 'heads-mode', value: mode });
-    radio.addEventListener('change', () => {
-      if (!radio.checked) return;
-      // The seed controls answer at once; the heads themselves redraw after the main frame.
-      seedControls(mode);
-      setTeach({ headMode: mode, lf: 0, lc: null });
-    });
+    radio.addEventListener('change', () => radio.checked && setTeach({ headMode: mode, lf: 0, lc: null }));
     modeInputs[mode] = radio;
     const label = el('label');
     label.append(radio, ` ${mode}`);
@@ -270,11 +256,6 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   reseed.type = 'button';
   reseed.addEventListener('click', () => setTeach({ seed: Math.floor(Math.random() * 1e6) }));
   headsRow.append(control('Seed', seedInput), reseed);
-  /** Split heads take slices of the vectors: they have no projections, so no seed. */
-  const seedControls = (mode) => {
-    seedInput.disabled = mode === 'split';
-    reseed.disabled = mode === 'split';
-  };
   heads.append(headsRow);
   const toggles = el('fieldset', null, 'head-toggles');
   toggles.id = 'head-toggles';
@@ -334,17 +315,56 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   let headWeights = { key: null, perHead: [], average: null }; // copied out of slots.heads once per result
   let headsDrawn = null; // what the head toggles and the grid of small heatmaps show
 
+  /**
+   * The tabs and every control of the teaching views, from the state. Cheap, so
+   * it runs on every change, at once; the views' content renders after the main frame.
+   */
+  function syncControls(state) {
+    const teach = state.teach;
+    for (const lab of LABS) {
+      const selected = lab === teach.lab;
+      tabs[lab].setAttribute('aria-selected', String(selected));
+      tabs[lab].tabIndex = selected ? 0 : -1;
+      panels[lab].hidden = !selected;
+    }
+    padInput.value = String(teach.pad);
+    const p = teach.play;
+    for (const key of ['q', 'k', 'v', 'wq', 'wk', 'wv', 'names']) {
+      if (document.activeElement !== fields[key] && fields[key].value !== p[key]) fields[key].value = p[key];
+    }
+    if (document.activeElement !== fields.dk) fields.dk.value = String(p.dk);
+    const match = Object.entries(PRESETS).find(([, v]) => ['q', 'k', 'v', 'wq', 'wk', 'wv', 'names', 'dk'].every((k) => v[k] === p[k]));
+    preset.value = match ? match[0] : '';
+    headCount.value = String(headsOf(teach));
+    for (const mode of HEAD_MODES) modeInputs[mode].checked = mode === teach.headMode;
+    seedInput.value = String(teach.seed);
+    // Split heads take slices of the vectors: they have no projections, so no seed.
+    seedInput.disabled = teach.headMode === 'split';
+    reseed.disabled = teach.headMode === 'split';
+    if (document.activeElement !== crossB && crossB.value !== teach.b) crossB.value = teach.b;
+  }
+
+  /** The head count shown: the one asked for when it divides the dimension, else 5. */
+  const headsOf = (teach) => (headChoices.includes(teach.heads) ? teach.heads : 5);
+
   function render(state, view) {
     mainView = view;
-    const teach = state.teach;
-    selectTab(teach.lab);
-    const draw = { whatif: renderWhatif, play: renderPlay, heads: renderHeads, cross: renderCross, meaning: renderMeaning }[teach.lab];
+    const draw = { whatif: renderWhatif, play: renderPlay, heads: renderHeads, cross: renderCross, meaning: renderMeaning }[state.teach.lab];
     try {
       draw(state);
     } catch (error) {
       // A bug here must not take the main views down with it; say what failed.
       console.warn(error);
     }
+  }
+
+  /** Shows the error of `slot` in `line` and marks `panel` failed, or clears both; true on failure. */
+  function showFailure(panel, line, slot, fallback) {
+    const failed = !slot.value;
+    if (failed) line.textContent = upper(slot.error?.message ?? fallback);
+    line.hidden = !failed;
+    panel.classList.toggle('failed', failed);
+    return failed;
   }
 
   function sentenceSettings(state, changes = {}) {
@@ -367,7 +387,6 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
         ['weight unscaled', dataOff.weights.subarray(focus * dataOff.cols, (focus + 1) * dataOff.cols)],
       ], `Row of '${dataOn.rowLabels[focus]}'`);
     }
-    padInput.value = String(teach.pad);
     const pad = slots.pad.get(`${base}\u0000${teach.pad}`, () => explorer.analyzePadded(state.sentence, settingsOf(state), teach.pad));
     if (!pad) {
       padSteps.replaceChildren(el('p', slots.pad.error?.message ?? '', 'note'));
@@ -383,23 +402,10 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   function renderPlay(state) {
     const teach = state.teach;
     const p = teach.play;
-    for (const key of ['q', 'k', 'v', 'wq', 'wk', 'wv', 'names']) {
-      if (document.activeElement !== fields[key] && fields[key].value !== p[key]) fields[key].value = p[key];
-    }
-    if (document.activeElement !== fields.dk) fields.dk.value = String(p.dk);
-    const match = Object.entries(PRESETS).find(([, v]) => ['q', 'k', 'v', 'wq', 'wk', 'wv', 'names', 'dk'].every((k) => v[k] === p[k]));
-    preset.value = match ? match[0] : '';
     const spec = (settings) => ({ q: p.q, k: p.k, v: p.v, wq: p.wq, wk: p.wk, wv: p.wv, names: p.names, scaleDim: p.dk, settings });
     const key = JSON.stringify(p) + optionsKey(state);
     const view = slots.play.get(key, () => wasm.playground(spec(settingsOf(state))));
-    if (!view) {
-      playError.textContent = upper(slots.play.error?.message ?? 'The playground could not compute.');
-      playError.hidden = false;
-      play.classList.add('failed');
-      return;
-    }
-    playError.hidden = true;
-    play.classList.remove('failed');
+    if (showFailure(play, playError, slots.play, 'The playground could not compute.')) return;
     const data = dataFor(slots.play);
     const focus = Math.min(teach.lf, data.rows - 1);
     playPanel.show(data, { focus, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${data.cols} keys, d_k = ${view.dim}, d_v = ${view.valueDim}` });
@@ -432,12 +438,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
 
   function renderHeads(state) {
     const teach = state.teach;
-    const counts = Array.from(wasm.headCounts(explorer.dim));
-    const h = counts.includes(teach.heads) ? teach.heads : 5;
-    headCount.value = String(h);
-    for (const mode of HEAD_MODES) modeInputs[mode].checked = mode === teach.headMode;
-    seedInput.value = String(teach.seed);
-    seedControls(teach.headMode);
+    const h = headsOf(teach);
     const base = `${state.sentence}\u0000${optionsKey(state)}\u0000${h}\u0000${teach.headMode}\u0000${teach.headMode === 'split' ? 0 : teach.seed}`;
     const mh = slots.heads.get(base, () => explorer.multiHead(state.sentence, settingsOf(state), h, teach.headMode, teach.seed));
     if (!mh) {
@@ -528,16 +529,8 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
 
   function renderCross(state) {
     const teach = state.teach;
-    if (document.activeElement !== crossB && crossB.value !== teach.b) crossB.value = teach.b;
     const view = slots.cross.get(`${state.sentence}\u0000${teach.b}\u0000${optionsKey(state)}`, () => explorer.analyzeCross(state.sentence, teach.b, settingsOf(state)));
-    if (!view) {
-      crossError.textContent = upper(slots.cross.error?.message ?? '');
-      crossError.hidden = false;
-      cross.classList.add('failed');
-      return;
-    }
-    crossError.hidden = true;
-    cross.classList.remove('failed');
+    if (showFailure(cross, crossError, slots.cross, 'Cross-attention could not compute.')) return;
     const data = dataFor(slots.cross);
     const focus = Math.min(teach.lf, data.rows - 1);
     crossPanel.show(data, { focus, caption: `Rows: the ${data.rows} words of A (queries). Columns: the ${data.cols} words of B (keys and values).` });
@@ -602,9 +595,7 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     }
   }
 
-  // The chosen tab shows at once; its content follows with the first render.
-  selectTab(teachOf().lab);
-  return { render, relayout };
+  return { syncControls, render, relayout };
 }
 
 /** Mean over rows of the largest weight: 1 means every row is one-hot (saturated). */
