@@ -323,25 +323,26 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
     const teach = state.teach;
     for (const lab of LABS) {
       const selected = lab === teach.lab;
-      tabs[lab].setAttribute('aria-selected', String(selected));
-      tabs[lab].tabIndex = selected ? 0 : -1;
-      panels[lab].hidden = !selected;
+      if (tabs[lab].getAttribute('aria-selected') !== String(selected)) tabs[lab].setAttribute('aria-selected', String(selected));
+      put(tabs[lab], 'tabIndex', selected ? 0 : -1);
+      put(panels[lab], 'hidden', !selected);
     }
-    padInput.value = String(teach.pad);
+    put(padInput, 'value', String(teach.pad));
     const p = teach.play;
+    // A field being typed in keeps what is typed.
     for (const key of ['q', 'k', 'v', 'wq', 'wk', 'wv', 'names']) {
-      if (document.activeElement !== fields[key] && fields[key].value !== p[key]) fields[key].value = p[key];
+      if (document.activeElement !== fields[key]) put(fields[key], 'value', p[key]);
     }
-    if (document.activeElement !== fields.dk) fields.dk.value = String(p.dk);
+    if (document.activeElement !== fields.dk) put(fields.dk, 'value', String(p.dk));
     const match = Object.entries(PRESETS).find(([, v]) => ['q', 'k', 'v', 'wq', 'wk', 'wv', 'names', 'dk'].every((k) => v[k] === p[k]));
-    preset.value = match ? match[0] : '';
-    headCount.value = String(headsOf(teach));
-    for (const mode of HEAD_MODES) modeInputs[mode].checked = mode === teach.headMode;
-    seedInput.value = String(teach.seed);
+    put(preset, 'value', match ? match[0] : '');
+    put(headCount, 'value', String(headsOf(teach)));
+    for (const mode of HEAD_MODES) put(modeInputs[mode], 'checked', mode === teach.headMode);
+    put(seedInput, 'value', String(teach.seed));
     // Split heads take slices of the vectors: they have no projections, so no seed.
-    seedInput.disabled = teach.headMode === 'split';
-    reseed.disabled = teach.headMode === 'split';
-    if (document.activeElement !== crossB && crossB.value !== teach.b) crossB.value = teach.b;
+    put(seedInput, 'disabled', teach.headMode === 'split');
+    put(reseed, 'disabled', teach.headMode === 'split');
+    if (document.activeElement !== crossB) put(crossB, 'value', teach.b);
   }
 
   /** The head count shown: the one asked for when it divides the dimension, else 5. */
@@ -596,6 +597,11 @@ export function createTeach({ root, wasm, explorer, theme, getState, setState })
   }
 
   return { syncControls, render, relayout };
+}
+
+/** Sets `element[property]` only when it differs: a write of the same value would still invalidate style or layout. */
+function put(element, property, value) {
+  if (element[property] !== value) element[property] = value;
 }
 
 /** Mean over rows of the largest weight: 1 means every row is one-hot (saturated). */
