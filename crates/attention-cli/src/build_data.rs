@@ -1,20 +1,41 @@
-//! `attention build-data`: the N most frequent GloVe words, plus every word of
-//! the project's example sentences, written as a subset file.
+//! `attention build-data`: the word-vector files the page and the CLI read,
+//! from full GloVe vectors.
 //!
-//! The output depends only on the inputs and the flags, so the same inputs
-//! rebuild the same file, byte for byte.
+//! - `--shards DIR`: the whole vocabulary as a shard set (the format is in
+//!   `attention_core::shards`): `DIR/<set id>/0000.aews` … one file per
+//!   shard, `DIR/<set id>/neighbors.aewv` (the most frequent words in q16,
+//!   for the page's nearest-word search) and, written last,
+//!   `DIR/manifest.json`. The folder is named by the set id, so a file's
+//!   URL never changes content: a host may cache the shards forever, and
+//!   only the small manifest must be revalidated.
+//! - `--out FILE`: one subset file (`.aewv`): the most frequent words plus
+//!   every word that the tokenizer finds known in the `--include`d sentences,
+//!   so that those sentences tokenize exactly as with the whole vocabulary.
+//!   The committed fallback is made this way.
+//!
+//! The output depends only on the inputs and the flags: the same inputs
+//! rebuild the same bytes.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use attention_core::shards::{self, ShardSet};
+use attention_core::tokenize::Vocabulary;
 use attention_core::{tokenize, Embeddings, Precision};
 use clap::{Args, ValueEnum};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use crate::{load_embeddings, npy, Failure};
 
+/// Shards of the default set: about 24 GloVe words, 5 KB, each.
+pub const DEFAULT_SHARDS: u32 = 16_384;
+
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("source").required(true).args(["glove", "npy"]))]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["glove", "npy", "subset"]))]
+#[command(group = clap::ArgGroup::new("output").required(true).multiple(true).args(["shards", "out"]))]
 pub struct BuildArgs {
     /// Full vectors in GloVe's text format (e.g. glove.6B.50d.txt).
     #[arg(long, value_name = "PATH")]
@@ -25,38 +46,201 @@ pub struct BuildArgs {
     /// The words of the .npy rows, one per line, in row order.
     #[arg(long, value_name = "PATH", requires = "npy")]
     words: Option<PathBuf>,
-    /// Keep this many of the most frequent words (the first rows).
-    #[arg(long, value_name = "N", default_value_t = 20_000)]
-    top: usize,
-    /// Text files of sentences (one per line, '#' starts a comment line) whose words must all be kept.
-    #[arg(long, value_name = "FILE")]
-    include: Vec<PathBuf>,
-    /// Storage of the vectors: q16 (16-bit integers with a per-word scale; the default, 8–16× more
-    /// precise than f16 for word vectors at the same size), f16, or f32 (exact, twice the size).
-    #[arg(long, value_enum, default_value_t = PrecisionArg::Q16)]
-    precision: PrecisionArg,
-    /// Where to write the subset file.
+    /// Vectors from a subset file (.aewv), e.g. the committed fallback.
     #[arg(long, value_name = "PATH")]
-    out: PathBuf,
+    subset: Option<PathBuf>,
+
+    /// Write the whole vocabulary as a shard set into this folder.
+    #[arg(long, value_name = "DIR")]
+    shards: Option<PathBuf>,
+    /// Number of shard files, a power of two.
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_SHARDS, requires = "shards")]
+    count: u32,
+    /// Words of the nearest-word index (the most frequent ones).
+    #[arg(long, value_name = "N", default_value_t = 30_000, requires = "shards")]
+    neighbors: usize,
+    /// What the manifest names as the source of the vectors.
+    #[arg(long, value_name = "TEXT", default_value = "GloVe 6B 50d", requires = "shards")]
+    source_name: String,
+    /// Mark the set as the small fallback (the page then says which words that costs).
+    #[arg(long, requires = "shards")]
+    fallback: bool,
+
+    /// Write one subset file here.
+    #[arg(long, value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// With --out: keep this many of the most frequent words (the first rows).
+    #[arg(long, value_name = "N", default_value_t = 20_000, requires = "out")]
+    top: usize,
+    /// With --out: text files of sentences (one per line, '#' starts a comment line) whose
+    /// words must tokenize exactly as with the whole vocabulary.
+    #[arg(long, value_name = "FILE", requires = "out")]
+    include: Vec<PathBuf>,
+    /// With --out: storage of the vectors: f32 (exact), q16 (16-bit integers with a per-word
+    /// scale) or f16.
+    #[arg(long, value_enum, default_value_t = PrecisionArg::F32, requires = "out")]
+    precision: PrecisionArg,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum PrecisionArg {
+    F32,
     Q16,
     F16,
-    F32,
 }
 
 pub fn run(args: &BuildArgs) -> Result<(), Failure> {
+    let full = match (&args.glove, &args.npy, &args.words, &args.subset) {
+        (Some(path), ..) | (_, _, _, Some(path)) => load_embeddings(path)?,
+        (None, Some(npy_path), Some(words_path), None) => load_npy(npy_path, words_path)?,
+        _ => return Err(Failure::usage("give --glove PATH, --subset PATH, or --npy PATH with --words PATH")),
+    };
+    if let Some(dir) = &args.shards {
+        write_shard_set(&full, dir, args)?;
+    }
+    if let Some(out) = &args.out {
+        write_subset(&full, out, args)?;
+    }
+    Ok(())
+}
+
+/// What `manifest.json` holds: everything a reader needs before the first shard.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    pub format: &'static str,
+    pub version: u16,
+    pub source: String,
+    pub license: &'static str,
+    pub dim: usize,
+    pub words: usize,
+    pub shards: u32,
+    /// The set id, 16 hex digits (a JSON number cannot hold 64 bits).
+    pub set: String,
+    /// Shard `k` is at this path (relative to the manifest) with `{k}`
+    /// replaced by `k` in 4 lowercase hex digits.
+    pub files: String,
+    pub bytes: u64,
+    pub largest_shard: usize,
+    /// SHA-256 of every shard's bytes in index order, as if concatenated.
+    pub sha256: String,
+    pub fallback: bool,
+    pub neighbors: NeighborsFile,
+}
+
+#[derive(Debug, Serialize)]
+pub struct NeighborsFile {
+    pub file: String,
+    pub words: usize,
+    pub bytes: usize,
+}
+
+/// The folder of a set's files inside `dir`: its id in 16 hex digits.
+fn set_folder(set: &ShardSet) -> String {
+    format!("{:016x}", set.id)
+}
+
+/// Path of shard `k` of `set` inside the folder `dir` that holds its manifest.
+pub fn shard_path(dir: &Path, set: &ShardSet, k: u32) -> PathBuf {
+    dir.join(set_folder(set)).join(format!("{k:04x}.aews"))
+}
+
+fn write_shard_set(full: &Embeddings, dir: &Path, args: &BuildArgs) -> Result<(), Failure> {
+    let (set, shards) = shards::split(full, args.count)?;
+    let cannot = |p: &Path, e: std::io::Error| Failure::usage(format!("cannot write '{}': {e}", p.display()));
+    let manifest_path = dir.join("manifest.json");
+    // The manifest goes last: a folder without one is an unfinished build.
+    if manifest_path.exists() {
+        fs::remove_file(&manifest_path).map_err(|e| cannot(&manifest_path, e))?;
+    }
+    fs::create_dir_all(dir).map_err(|e| cannot(dir, e))?;
+    // Sets of earlier builds (folders named by a set id) go.
+    for entry in fs::read_dir(dir).map_err(|e| cannot(dir, e))?.flatten() {
+        let name = entry.file_name();
+        let is_set =
+            name.len() == 16 && name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
+        if is_set && entry.path().is_dir() {
+            fs::remove_dir_all(entry.path()).map_err(|e| cannot(&entry.path(), e))?;
+        }
+    }
+    let shard_dir = dir.join(set_folder(&set));
+    fs::create_dir_all(&shard_dir).map_err(|e| cannot(&shard_dir, e))?;
+    let mut digest = Sha256::new();
+    let (mut bytes, mut largest) = (0u64, 0usize);
+    for shard in &shards {
+        let data = shard.to_bytes(&set)?;
+        digest.update(&data);
+        bytes += data.len() as u64;
+        largest = largest.max(data.len());
+        let path = shard_path(dir, &set, shard.index);
+        fs::write(&path, &data).map_err(|e| cannot(&path, e))?;
+    }
+    let neighbors_words = args.neighbors.min(full.len());
+    let (top, _) = full.subset(neighbors_words, []);
+    let neighbors = top.to_subset(Precision::Q16)?;
+    let neighbors_path = shard_dir.join("neighbors.aewv");
+    fs::write(&neighbors_path, &neighbors).map_err(|e| cannot(&neighbors_path, e))?;
+    let manifest = Manifest {
+        format: "AEWS",
+        version: shards::SHARD_VERSION,
+        source: args.source_name.clone(),
+        license: "PDDL-1.0",
+        dim: set.dim,
+        words: set.words,
+        shards: set.count,
+        set: format!("{:016x}", set.id),
+        files: format!("{}/{{k}}.aews", set_folder(&set)),
+        bytes,
+        largest_shard: largest,
+        sha256: hex(&digest.finalize()),
+        fallback: args.fallback,
+        neighbors: NeighborsFile {
+            file: format!("{}/neighbors.aewv", set_folder(&set)),
+            words: neighbors_words,
+            bytes: neighbors.len(),
+        },
+    };
+    let json = serde_json::to_string_pretty(&manifest).map_err(|e| Failure::usage(e.to_string()))?;
+    fs::write(&manifest_path, json + "\n").map_err(|e| cannot(&manifest_path, e))?;
+    eprintln!(
+        "wrote {}: {} words in {} shards of {} bytes on average (largest {largest}), {} bytes in all; \
+         nearest-word index of {neighbors_words} words, {} bytes",
+        dir.display(),
+        set.words,
+        set.count,
+        bytes / u64::from(set.count),
+        bytes,
+        neighbors.len()
+    );
+    println!("{}  {}", manifest.sha256, dir.display());
+    Ok(())
+}
+
+/// The set described by a manifest, checked.
+pub fn read_manifest(dir: &Path) -> Result<ShardSet, Failure> {
+    let path = dir.join("manifest.json");
+    let text = fs::read_to_string(&path)
+        .map_err(|e| Failure::usage(format!("cannot read '{}': {e}", path.display())))?;
+    let bad = |what: &str| Failure::usage(format!("{}: {what}", path.display()));
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(&format!("not JSON: {e}")))?;
+    if json["format"] != "AEWS" || json["version"] != shards::SHARD_VERSION {
+        return Err(bad("not a version-1 shard set (format AEWS)"));
+    }
+    let number = |key: &str| json[key].as_u64().ok_or_else(|| bad(&format!("'{key}' is not a number")));
+    let id = json["set"]
+        .as_str()
+        .and_then(|s| u64::from_str_radix(s, 16).ok())
+        .ok_or_else(|| bad("'set' is not 16 hex digits"))?;
+    let count = u32::try_from(number("shards")?).map_err(|_| bad("too many shards"))?;
+    let dim = usize::try_from(number("dim")?).map_err(|_| bad("dimension too large"))?;
+    let words = usize::try_from(number("words")?).map_err(|_| bad("too many words"))?;
+    ShardSet::new(count, id, dim, words).map_err(|e| bad(&e.to_string()))
+}
+
+fn write_subset(full: &Embeddings, out: &Path, args: &BuildArgs) -> Result<(), Failure> {
     if args.top == 0 {
         return Err(Failure::usage("--top must be at least 1"));
     }
-    let full = match (&args.glove, &args.npy, &args.words) {
-        (Some(path), _, _) => load_embeddings(path)?,
-        (None, Some(npy_path), Some(words_path)) => load_npy(npy_path, words_path)?,
-        _ => return Err(Failure::usage("give --glove PATH, or --npy PATH with --words PATH")),
-    };
-
     let mut sentences = Vec::new();
     for path in &args.include {
         let text = fs::read_to_string(path)
@@ -65,18 +249,13 @@ pub fn run(args: &BuildArgs) -> Result<(), Failure> {
             text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned),
         );
     }
-    let mut extra: Vec<String> = Vec::new();
-    let mut seen = HashSet::new();
-    let mut unknown = Vec::new();
+    let recorder = KnownQueries { full, known: RefCell::default() };
+    let mut unknown = BTreeSet::new();
     for sentence in &sentences {
-        for token in tokenize(sentence, &full) {
-            if !token.known {
-                unknown.push(token.text);
-            } else if seen.insert(token.text.clone()) {
-                extra.push(token.text);
-            }
-        }
+        unknown.extend(tokenize(sentence, &recorder).into_iter().filter(|t| !t.known).map(|t| t.text));
     }
+    let mut extra: Vec<String> = recorder.known.into_inner().into_iter().collect();
+    extra.sort_by_key(|w| full.rank(w));
     let (subset, _) = full.subset(args.top, extra.iter().map(String::as_str));
     let precision = match args.precision {
         PrecisionArg::F16 => Precision::F16,
@@ -84,24 +263,44 @@ pub fn run(args: &BuildArgs) -> Result<(), Failure> {
         PrecisionArg::Q16 => Precision::Q16,
     };
     let bytes = subset.to_subset(precision)?;
-    fs::write(&args.out, &bytes)
-        .map_err(|e| Failure::usage(format!("cannot write '{}': {e}", args.out.display())))?;
-
-    let added = subset.len() - args.top.min(full.len());
+    fs::write(out, &bytes).map_err(|e| Failure::usage(format!("cannot write '{}': {e}", out.display())))?;
+    let top = args.top.min(full.len());
     eprintln!(
-        "wrote {}: {} words ({} most frequent + {added} from {} example sentences), dimension {}, {:?}, {} bytes",
-        args.out.display(),
+        "wrote {}: {} words ({top} most frequent + {} for {} sentences), dimension {}, {precision:?}, {} bytes",
+        out.display(),
         subset.len(),
-        args.top.min(full.len()),
+        subset.len() - top,
         sentences.len(),
         subset.dim(),
-        precision,
         bytes.len()
     );
     if !unknown.is_empty() {
-        eprintln!("note: example words missing from the full vocabulary: {}", unknown.join(", "));
+        let list: Vec<String> = unknown.into_iter().collect();
+        eprintln!("note: words of those sentences missing from the full vocabulary: {}", list.join(", "));
     }
+    println!("{}  {}", hex(&Sha256::digest(&bytes)), out.display());
     Ok(())
+}
+
+/// Every word the tokenizer asked about and found: keeping them all makes a
+/// subset tokenize the sentences exactly as the full vocabulary does.
+struct KnownQueries<'a> {
+    full: &'a Embeddings,
+    known: RefCell<BTreeSet<String>>,
+}
+
+impl Vocabulary for KnownQueries<'_> {
+    fn contains_word(&self, word: &str) -> bool {
+        let known = self.full.contains_word(word);
+        if known {
+            self.known.borrow_mut().insert(word.to_owned());
+        }
+        known
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn load_npy(npy_path: &PathBuf, words_path: &PathBuf) -> Result<Embeddings, Failure> {

@@ -6,6 +6,7 @@ mod build_data;
 mod model;
 mod npy;
 mod output;
+mod vectors;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
@@ -16,13 +17,6 @@ use attention_core::embeddings::{self, Format};
 use attention_core::{analyze, Embeddings, Options};
 use clap::{Args, Parser, Subcommand};
 
-/// The default subset (GloVe 6B 50d, f16), built into the binary so that it
-/// works from any directory. `data/README.md` says how it is made.
-#[cfg(default_data)]
-static DEFAULT_EMBEDDINGS: Option<&[u8]> = Some(include_bytes!("../../../data/glove-6b-50d.aewv"));
-#[cfg(not(default_data))]
-static DEFAULT_EMBEDDINGS: Option<&[u8]> = None;
-
 #[derive(Debug, Parser)]
 #[command(
     name = "attention",
@@ -30,12 +24,16 @@ static DEFAULT_EMBEDDINGS: Option<&[u8]> = None;
     about = "Scaled dot-product self-attention, softmax(QKᵀ/√d)·V, over GloVe word vectors.",
     long_about = "Prints where each word of a sentence attends, using the raw GloVe 6B 50d \
                   vectors as queries, keys and values (the tutorial setting), scaled by 1/√50.\n\n\
-                  Unknown words are listed on stderr and left out of the attention.",
+                  Unknown words are listed on stderr and left out of the attention. The vectors are the \
+                  whole GloVe vocabulary that scripts/build-data writes into the checkout this binary \
+                  was built from, else a built-in fallback of the most frequent words; --embeddings or \
+                  ATTENTION_VECTORS name others.\n\n\
+                  At most 1,024 known words: attention grows with the square of the length.",
     after_help = "Examples:\n  attention \"The king and queen ruled the kingdom\"\n  \
                   attention --causal --no-self \"The cat sat on the mat\"\n  \
                   attention --json \"The cat sat\" | jq .weights\n  \
                   attention --model model --layer 5 --head 11 \"The cat sat on the mat because it was tired\"\n  \
-                  attention build-data --glove glove.6B.50d.txt --out my.aewv",
+                  attention build-data --glove glove.6B.50d.txt --shards my-vectors",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -64,7 +62,9 @@ struct RunArgs {
     /// Print one JSON object: tokens, weights (row i = query token i), scores, scaled scores, unknown words.
     #[arg(long)]
     json: bool,
-    /// Word vectors to use instead of the built-in subset: a subset file (.aewv) or a GloVe .txt file.
+    /// Word vectors to use: a shard folder (scripts/build-data), a subset file (.aewv), or a
+    /// GloVe or word2vec text file of any dimension. Default: $ATTENTION_VECTORS, else the whole
+    /// GloVe vocabulary built in this checkout, else the built-in fallback.
     #[arg(long, value_name = "PATH")]
     embeddings: Option<PathBuf>,
     /// Show a trained transformer's attention instead: all-MiniLM-L6-v2 from DIR (built by scripts/build-model).
@@ -87,7 +87,7 @@ struct RunArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Build a word-vector subset file (.aewv) from full GloVe vectors.
+    /// Build the shard set of a whole vocabulary, or a subset file (.aewv), from full GloVe vectors.
     BuildData(build_data::BuildArgs),
 }
 
@@ -156,25 +156,20 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         causal: args.causal,
     };
     options.validate()?;
-    let embeddings = match &args.embeddings {
-        Some(path) => load_embeddings(path)?,
-        None => match DEFAULT_EMBEDDINGS {
-            Some(bytes) => Embeddings::from_subset(bytes)?,
-            None => {
-                return Err(Failure::usage(
-                    "this build has no default word vectors (data/glove-6b-50d.aewv was missing): \
-                     pass --embeddings PATH or run scripts/build-data",
-                ))
-            }
-        },
-    };
-    let analysis = analyze(&sentence, &embeddings, &options)?;
+    let vectors = vectors::load(args.embeddings.as_deref(), &[&sentence])?;
+    let analysis = analyze(&sentence, &vectors.embeddings, &options)?;
 
     let unknown: Vec<String> = analysis.unknown_tokens().map(|t| format!("'{}'", t.text)).collect();
     if !unknown.is_empty() {
+        let size = vectors.embeddings.vocabulary_size();
+        let hint = if vectors.fallback {
+            " (this is the built-in fallback: scripts/build-data builds all 400,000 GloVe words)"
+        } else {
+            ""
+        };
         eprintln!(
-            "attention: not in the vocabulary of {} words, left out: {}",
-            embeddings.len(),
+            "attention: not in the {}vocabulary of {size} words, left out: {}{hint}",
+            if vectors.fallback { "fallback " } else { "" },
             unknown.join(", ")
         );
     }

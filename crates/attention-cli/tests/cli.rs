@@ -140,9 +140,10 @@ fn bad_input_gets_one_line_and_exit_2() {
 fn damaged_data_files_get_one_line_and_exit_2() {
     let dir = std::env::temp_dir().join(format!("attention-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let shipped =
-        std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/glove-6b-50d.aewv"))
-            .unwrap();
+    let shipped = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/glove-6b-50d-fallback.aewv"),
+    )
+    .unwrap();
 
     let truncated = dir.join("truncated.aewv");
     std::fs::write(&truncated, &shipped[..shipped.len() / 2]).unwrap();
@@ -185,14 +186,78 @@ fn build_data_writes_a_subset_the_cli_reads() {
         out_path.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("3 words (2 most frequent + 1 from 1 example sentences)"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("3 words (2 most frequent + 1 for 1 sentences)"), "{}", stderr(&out));
     let run = attention(&["--embeddings", out_path.to_str().unwrap(), "the cat mat"]);
     assert!(stderr(&run).contains("left out: 'cat'"), "{}", stderr(&run));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn build_data_writes_shards_the_cli_reads_one_by_one() {
+    let dir = std::env::temp_dir().join(format!("attention-shards-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let glove = dir.join("glove.txt");
+    std::fs::write(
+        &glove,
+        "the 1 0
+cat 0 1
+sat 1 1
+mat -1 0
+. 0 -1
+",
+    )
+    .unwrap();
+    let set = dir.join("set");
+    let out = attention(&[
+        "build-data",
+        "--glove",
+        glove.to_str().unwrap(),
+        "--shards",
+        set.to_str().unwrap(),
+        "--count",
+        "4",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(set.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!((manifest["words"].as_u64(), manifest["shards"].as_u64()), (Some(5), Some(4)));
+    assert_eq!(manifest["sha256"].as_str().unwrap().len(), 64);
+    // The shards and the nearest-word index, in a folder named by the set id.
+    let folder = set.join(manifest["set"].as_str().unwrap());
+    assert_eq!(
+        manifest["files"].as_str().unwrap(),
+        format!("{}/{{k}}.aews", manifest["set"].as_str().unwrap())
+    );
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 4 + 1);
+
+    let run = attention(&["--embeddings", set.to_str().unwrap(), "--no-scale", "The cat zzz."]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(stderr(&run).contains("not in the vocabulary of 5 words, left out: 'zzz'"), "{}", stderr(&run));
+    // Orthogonal unit vectors: e¹ / (e¹ + e⁰ + e⁰) for 'the' → 'the'.
+    assert_eq!(block(&stdout(&run), "the", 0)[0], ("the".to_owned(), 0.5761));
+
+    // A damaged shard, then a missing one: one line each, exit code 2.
+    let shard_of_cat = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "aews"))
+        .find(|p| std::fs::read(p).unwrap().windows(4).any(|w| w == b"cat\n"))
+        .unwrap();
+    let mut bytes = std::fs::read(&shard_of_cat).unwrap();
+    *bytes.last_mut().unwrap() ^= 0x40;
+    std::fs::write(&shard_of_cat, &bytes).unwrap();
+    assert_clean_failure(&attention(&["--embeddings", set.to_str().unwrap(), "cat"]), "checksum");
+    std::fs::remove_file(&shard_of_cat).unwrap();
+    assert_clean_failure(&attention(&["--embeddings", set.to_str().unwrap(), "cat"]), "incomplete");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_text_over_the_token_limit_is_refused_with_the_limit() {
+    let long = "the ".repeat(1025);
+    let out = attention(&[long.as_str()]);
+    assert_clean_failure(&out, "1025 known words; attention is computed over at most 1024");
+    assert!(attention(&["the ".repeat(1024).as_str(), "--json"]).status.success());
 }
 
 #[test]

@@ -136,13 +136,13 @@ pub fn analyze_multi_head(
     Ok(MultiHeadAnalysis { tokens, used, input, result })
 }
 
-/// The tokens of `sentence`, which of them are known (`used`), and the known
-/// tokens' vectors stacked as a `(used.len(), d)` matrix. Errors as [`analyze`].
 /// Positions `tokens..length` are padding.
 fn padding_flags(tokens: usize, length: usize) -> Vec<bool> {
     (0..length).map(|c| c >= tokens).collect()
 }
 
+/// The tokens of `sentence`, which of them are known (`used`), and the known
+/// tokens' vectors stacked as a `(used.len(), d)` matrix. Errors as [`analyze`].
 fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Vec<usize>, Matrix)> {
     let tokens = tokenize(sentence, embeddings);
     if tokens.is_empty() {
@@ -151,6 +151,9 @@ fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Ve
     let used: Vec<usize> = tokens.iter().enumerate().filter(|(_, t)| t.known).map(|(i, _)| i).collect();
     if used.is_empty() {
         return Err(Error::NoKnownWords { unknown: tokens.into_iter().map(|t| t.text).collect() });
+    }
+    if used.len() > crate::MAX_TOKENS {
+        return Err(Error::TooManyTokens { known: used.len() });
     }
     let rows: Vec<&[f32]> = used.iter().filter_map(|i| embeddings.vector(&tokens[*i].text)).collect();
     let x = Matrix::from_rows(&rows)?;
@@ -222,5 +225,10 @@ mod tests {
         let err = analyze("zzz qqq", &tiny(), &Options::default()).unwrap_err();
         assert_eq!(err, Error::NoKnownWords { unknown: vec!["zzz".into(), "qqq".into()] });
         assert!(analyze_cross("the", "", &tiny(), &Options::default()).is_err());
+        let long = "the ".repeat(crate::MAX_TOKENS + 1);
+        let err = analyze(&long, &tiny(), &Options::default()).unwrap_err();
+        assert_eq!(err, Error::TooManyTokens { known: crate::MAX_TOKENS + 1 });
+        assert!(err.to_string().contains("1025 known words") && err.to_string().contains("at most 1024"));
+        assert!(analyze(&"the ".repeat(crate::MAX_TOKENS), &tiny(), &Options::default()).is_ok());
     }
 }

@@ -50,6 +50,7 @@ use std::io::{BufRead, Read};
 use half::f16;
 
 use crate::error::{Error, Result};
+use crate::shards::{shard_of, Shard, ShardSet};
 use crate::tokenize::Vocabulary;
 
 /// The four bytes every subset file starts with.
@@ -105,17 +106,45 @@ impl Precision {
 }
 
 /// A vocabulary of words with one vector each, in a fixed row order.
+///
+/// A store is either *complete* (read from one file: it knows every word it
+/// will ever know) or *sharded*: it starts empty, grows one shard at a time
+/// ([`add_shard`](Embeddings::add_shard)), and a word whose shard has not
+/// been added yet is [`Lookup::Pending`], neither known nor unknown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Embeddings {
     dim: usize,
     words: Vec<String>,
     index: HashMap<String, u32>,
     vectors: Vec<f32>,
+    /// For a sharded store: its set and which shards are in.
+    shards: Option<Coverage>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Coverage {
+    set: ShardSet,
+    loaded: Vec<bool>,
+}
+
+/// What a store can say about a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// The word is in row `.0`.
+    Known(usize),
+    /// The vocabulary does not have the word.
+    Unknown,
+    /// The word's shard has not been added yet: it may or may not be known.
+    Pending,
 }
 
 impl Vocabulary for Embeddings {
     fn contains_word(&self, word: &str) -> bool {
         self.index.contains_key(word)
+    }
+
+    fn is_pending(&self, word: &str) -> bool {
+        self.lookup(word) == Lookup::Pending
     }
 }
 
@@ -144,7 +173,95 @@ impl Embeddings {
                 return Err(invalid(format!("the word '{word}' appears twice")));
             }
         }
-        Ok(Embeddings { dim, words, index, vectors })
+        Ok(Embeddings { dim, words, index, vectors, shards: None })
+    }
+
+    /// An empty sharded store for the shards of `set` (see [`crate::shards`]).
+    pub fn sharded(set: ShardSet) -> Self {
+        let loaded = vec![false; set.count as usize];
+        Embeddings {
+            dim: set.dim,
+            words: Vec::new(),
+            index: HashMap::new(),
+            vectors: Vec::new(),
+            shards: Some(Coverage { set, loaded }),
+        }
+    }
+
+    /// Reads a shard of this sharded store's set and adds its words; returns
+    /// its index. Adding a shard twice changes nothing. Errors: the store is
+    /// not sharded, or the shard is malformed or of another set (the store is
+    /// then unchanged).
+    pub fn add_shard(&mut self, bytes: &[u8]) -> Result<u32> {
+        let Some(coverage) = &self.shards else {
+            return Err(invalid("this store was read from one file; it takes no shards".into()));
+        };
+        let shard = Shard::parse(bytes, &coverage.set)?;
+        let index = shard.index;
+        if coverage.loaded[index as usize] {
+            return Ok(index);
+        }
+        if let Some(word) = shard.words.iter().find(|w| self.index.contains_key(w.as_str())) {
+            return Err(invalid(format!("the word '{word}' appears twice")));
+        }
+        let first = self.words.len();
+        if first + shard.words.len() > MAX_WORDS as usize {
+            return Err(invalid("too many words".into()));
+        }
+        for (k, word) in shard.words.iter().enumerate() {
+            self.index.insert(word.clone(), (first + k) as u32);
+        }
+        self.words.extend(shard.words);
+        self.vectors.extend_from_slice(&shard.vectors);
+        if let Some(coverage) = &mut self.shards {
+            coverage.loaded[index as usize] = true;
+        }
+        Ok(index)
+    }
+
+    /// The shard set of a sharded store, `None` for a complete one.
+    pub fn shard_set(&self) -> Option<&ShardSet> {
+        self.shards.as_ref().map(|c| &c.set)
+    }
+
+    /// Whether shard `index` has been added (always true for a complete store).
+    pub fn has_shard(&self, index: u32) -> bool {
+        self.shards.as_ref().is_none_or(|c| c.loaded.get(index as usize).copied().unwrap_or(false))
+    }
+
+    /// The shard that holds (or would hold) `word`; 0 for a complete store.
+    pub fn shard_of(&self, word: &str) -> u32 {
+        self.shards.as_ref().map_or(0, |c| shard_of(word, c.set.count))
+    }
+
+    /// What the store can say about `word` (already lowercased).
+    pub fn lookup(&self, word: &str) -> Lookup {
+        if let Some(row) = self.index.get(word) {
+            return Lookup::Known(*row as usize);
+        }
+        match &self.shards {
+            Some(c) if !c.loaded[shard_of(word, c.set.count) as usize] => Lookup::Pending,
+            _ => Lookup::Unknown,
+        }
+    }
+
+    /// The shards that must be added before [`crate::tokenize`] can decide
+    /// `texts` as it would with the whole vocabulary in memory, sorted. Empty
+    /// for a complete store. Adding them may reveal more (a known word can
+    /// change how the rest of its chunk splits): call again until empty.
+    pub fn missing_shards<'a>(&self, texts: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        let Some(coverage) = &self.shards else { return Vec::new() };
+        let probe = Probe { store: self, count: coverage.set.count, missing: Default::default() };
+        for text in texts {
+            crate::tokenize::tokenize(text, &probe);
+        }
+        probe.missing.into_inner().into_iter().collect()
+    }
+
+    /// Words in the whole vocabulary: the set's size for a sharded store
+    /// (however few shards are in), else [`len`](Embeddings::len).
+    pub fn vocabulary_size(&self) -> usize {
+        self.shards.as_ref().map_or(self.words.len(), |c| c.set.words)
     }
 
     /// Reads a subset file or, if it does not start with the subset magic, a
@@ -390,7 +507,7 @@ impl Embeddings {
                 }
             }
         }
-        (Embeddings { dim: self.dim, words, index, vectors }, missing)
+        (Embeddings { dim: self.dim, words, index, vectors, shards: None }, missing)
     }
 
     /// The dimension `d` of every vector.
@@ -403,7 +520,7 @@ impl Embeddings {
         self.words.len()
     }
 
-    /// Always false: a store holds at least one word.
+    /// True for a sharded store before its first word arrives.
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }
@@ -426,6 +543,27 @@ impl Embeddings {
     /// The vector in row `row`. Panics if `row >= len()` (an internal error).
     pub fn row(&self, row: usize) -> &[f32] {
         &self.vectors[row * self.dim..(row + 1) * self.dim]
+    }
+}
+
+/// Answers the tokenizer from a sharded store and records the shards of
+/// every word it could not answer.
+struct Probe<'a> {
+    store: &'a Embeddings,
+    count: u32,
+    missing: std::cell::RefCell<std::collections::BTreeSet<u32>>,
+}
+
+impl Vocabulary for Probe<'_> {
+    fn contains_word(&self, word: &str) -> bool {
+        match self.store.lookup(word) {
+            Lookup::Known(_) => true,
+            Lookup::Unknown => false,
+            Lookup::Pending => {
+                self.missing.borrow_mut().insert(shard_of(word, self.count));
+                false
+            }
+        }
     }
 }
 
@@ -482,7 +620,7 @@ fn invalid(reason: String) -> Error {
     Error::InvalidEmbeddings(reason)
 }
 
-fn check_word(word: &str, row: usize) -> Result<()> {
+pub(crate) fn check_word(word: &str, row: usize) -> Result<()> {
     if word.is_empty() {
         return Err(invalid(format!("word {row} is empty")));
     }
@@ -641,6 +779,80 @@ mod tests {
             let err = Embeddings::from_bytes(text.as_bytes()).unwrap_err().to_string();
             assert!(err.contains(expected), "{err:?} should mention {expected:?}");
         }
+    }
+
+    /// A sharded store of `full`, fed shard by shard until `text` needs no more.
+    fn sharded_for(full: &Embeddings, count: u32, text: &str) -> (Embeddings, usize) {
+        let (set, shards) = crate::shards::split(full, count).unwrap();
+        let mut store = Embeddings::sharded(set);
+        let mut rounds = 0;
+        loop {
+            let missing = store.missing_shards([text]);
+            if missing.is_empty() {
+                return (store, rounds);
+            }
+            rounds += 1;
+            for k in missing {
+                store.add_shard(&shards[k as usize].to_bytes(&set).unwrap()).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_sharded_store_tokenizes_as_the_whole_vocabulary_does() {
+        let words = ["the", "u.s.", "is", "n't", "ca", "well-known", "...", "1,000", ".", "it", "'s", "cat"];
+        let vectors = (0..words.len() * 2).map(|k| k as f32).collect();
+        let full = Embeddings::new(2, words.iter().map(|w| w.to_string()).collect(), vectors).unwrap();
+        for text in ["The U.S. isn't well-known...", "It's 1,000 cats.", "can't", "zzz", "the the"] {
+            for count in [1, 2, 8, 64] {
+                let (store, rounds) = sharded_for(&full, count, text);
+                assert!(rounds <= 3, "{text:?}: {rounds} rounds");
+                assert_eq!(
+                    crate::tokenize(text, &store),
+                    crate::tokenize(text, &full),
+                    "{text:?} with {count} shards"
+                );
+                assert!(store.len() <= full.len());
+                assert_eq!(store.vocabulary_size(), full.len());
+            }
+        }
+    }
+
+    #[test]
+    fn words_of_missing_shards_are_pending_not_unknown() {
+        let full = sample();
+        let (set, shards) = crate::shards::split(&full, 4).unwrap();
+        let mut store = Embeddings::sharded(set);
+        assert!(store.is_empty());
+        assert_eq!(store.lookup("cat"), Lookup::Pending);
+        let tokens = crate::tokenize("cat", &store);
+        assert!(tokens[0].pending && !tokens[0].known);
+        let k = store.shard_of("cat");
+        assert_eq!(store.missing_shards(["cat"]), [k]);
+        assert_eq!(store.add_shard(&shards[k as usize].to_bytes(&set).unwrap()).unwrap(), k);
+        assert!(store.has_shard(k));
+        assert_eq!(store.vector("cat"), full.vector("cat"));
+        // Adding the same shard again changes nothing.
+        store.add_shard(&shards[k as usize].to_bytes(&set).unwrap()).unwrap();
+        assert_eq!(store.len(), shards[k as usize].words.len());
+        // A word of a loaded shard that the set lacks is unknown.
+        let absent = (0..).map(|i| format!("zz{i}")).find(|w| store.shard_of(w) == k).unwrap();
+        assert_eq!(store.lookup(&absent), Lookup::Unknown);
+        // A complete store takes no shards and is never pending.
+        assert!(full.clone().add_shard(&shards[0].to_bytes(&set).unwrap()).is_err());
+        assert!(full.missing_shards(["zzz"]).is_empty());
+        assert_eq!(full.lookup("zzz"), Lookup::Unknown);
+    }
+
+    #[test]
+    fn a_bad_shard_leaves_the_store_unchanged() {
+        let full = sample();
+        let (set, shards) = crate::shards::split(&full, 2).unwrap();
+        let mut store = Embeddings::sharded(set);
+        let mut bytes = shards[0].to_bytes(&set).unwrap();
+        bytes.truncate(bytes.len() - 1);
+        assert!(store.add_shard(&bytes).is_err());
+        assert!(store.is_empty() && !store.has_shard(0));
     }
 
     #[test]

@@ -16,6 +16,11 @@ pub enum Error {
         /// The tokens that were looked up and not found, in sentence order.
         unknown: Vec<String>,
     },
+    /// More known tokens than one analysis takes ([`crate::MAX_TOKENS`]).
+    TooManyTokens {
+        /// The known tokens of the text.
+        known: usize,
+    },
     /// A word-vector file (subset or GloVe text) is malformed or truncated.
     InvalidEmbeddings(String),
     /// An option is out of its range (for example a temperature of 0).
@@ -37,6 +42,11 @@ impl fmt::Display for Error {
                     shown.join(", ")
                 )
             }
+            Error::TooManyTokens { known } => write!(
+                f,
+                "the text has {known} known words; attention is computed over at most {}: shorten it",
+                crate::MAX_TOKENS
+            ),
             Error::InvalidEmbeddings(reason) => write!(f, "invalid word-vector file: {reason}"),
             Error::InvalidOption(reason) => write!(f, "invalid option: {reason}"),
             Error::Shape(reason) => write!(f, "matrix shapes do not fit: {reason}"),

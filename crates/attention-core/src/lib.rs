@@ -32,10 +32,18 @@ pub mod explain;
 pub mod layout;
 pub mod multihead;
 pub mod neighbors;
+pub mod shards;
 pub mod tokenize;
+
+/// The most known tokens one analysis takes. Attention costs `n²`: beyond
+/// this a text pasted by mistake (or sent in a link) would take seconds and
+/// gigabytes, and a `(n, n)` picture could not be read anyway. The page and
+/// the CLI share this limit.
+pub const MAX_TOKENS: usize = 1024;
 
 pub use analysis::{analyze, analyze_cross, analyze_padded, Analysis, CrossAnalysis};
 pub use attention::{attend, attend_with, self_attention, Attention, Extras, Matrix, Options};
-pub use embeddings::{Embeddings, Precision};
+pub use embeddings::{Embeddings, Lookup, Precision};
 pub use error::{Error, Result};
+pub use shards::{Shard, ShardSet};
 pub use tokenize::{tokenize, Token, Vocabulary};

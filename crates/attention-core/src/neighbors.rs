@@ -108,6 +108,33 @@ impl NeighborIndex {
     }
 }
 
+/// A neighbour from an approximate index, checked against exact vectors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    pub word: String,
+    pub similarity: f32,
+    /// The similarity comes from `exact`'s vector; false: from the index's
+    /// (rounded) vector, because `exact` does not hold the word (yet).
+    pub exact: bool,
+}
+
+/// Re-ranks `candidates` (found in an approximate index, such as a q16
+/// subset) by their cosine with `vector` computed from `exact`'s vectors
+/// where it has them, most similar first. Searching the small index for a
+/// few more candidates than needed, then re-ranking exactly, gives the exact
+/// nearest words without holding every exact vector.
+pub fn rerank(candidates: Vec<Neighbor>, exact: &Embeddings, vector: &[f32]) -> Vec<Checked> {
+    let mut checked: Vec<Checked> = candidates
+        .into_iter()
+        .map(|n| match exact.vector(&n.word) {
+            Some(v) => Checked { similarity: cosine(v, vector), word: n.word, exact: true },
+            None => Checked { similarity: n.similarity, word: n.word, exact: false },
+        })
+        .collect();
+    checked.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+    checked
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +175,22 @@ mod tests {
         assert!((found[0].similarity - 1.0).abs() < 1e-6);
         let found = index.nearest(&e, &v, 3, &["w42"]);
         assert!(found.iter().all(|n| n.word != "w42"));
+    }
+
+    #[test]
+    fn a_rounded_index_reranked_with_exact_vectors_finds_the_exact_neighbours() {
+        let exact = random_embeddings(400, 8, 9);
+        let rounded = Embeddings::from_subset(&exact.to_subset(crate::Precision::F16).unwrap()).unwrap();
+        let index = NeighborIndex::new(&rounded);
+        let query = exact.vector("w7").unwrap().to_vec();
+        let truth = NeighborIndex::new(&exact).nearest(&exact, &query, 5, &[]);
+        let checked = rerank(index.nearest(&rounded, &query, 5 + 8, &[]), &exact, &query);
+        for (got, want) in checked.iter().zip(&truth) {
+            assert_eq!((&got.word, got.similarity, got.exact), (&want.word, want.similarity, true));
+        }
+        // Without the exact vectors the index's own values stand, flagged.
+        let (few, _) = exact.subset(1, []);
+        assert!(rerank(index.nearest(&rounded, &query, 3, &[]), &few, &query).iter().any(|c| !c.exact));
     }
 
     #[test]

@@ -28,6 +28,13 @@ use std::ops::Range;
 /// Anything that can say whether it holds a word (already lowercased).
 pub trait Vocabulary {
     fn contains_word(&self, word: &str) -> bool;
+
+    /// True when the vocabulary cannot say yet (a sharded store whose shard
+    /// for `word` has not arrived). The tokenizer then treats the word as
+    /// unknown and marks the token [`Token::pending`].
+    fn is_pending(&self, _word: &str) -> bool {
+        false
+    }
 }
 
 impl Vocabulary for HashSet<String> {
@@ -57,6 +64,9 @@ pub struct Token {
     pub span: Range<usize>,
     /// Whether the vocabulary holds `text`.
     pub known: bool,
+    /// Not known *yet*: the vocabulary is still loading the part that would
+    /// say (see [`Vocabulary::is_pending`]). Always false when `known`.
+    pub pending: bool,
 }
 
 /// Contraction suffixes the GloVe 6B vocabulary holds as tokens, longest first.
@@ -89,7 +99,8 @@ pub fn normalize(piece: &str) -> String {
 fn push(text: &str, span: Range<usize>, vocabulary: &(impl Vocabulary + ?Sized), out: &mut Vec<Token>) {
     let word = normalize(&text[span.clone()]);
     let known = vocabulary.contains_word(&word);
-    out.push(Token { text: word, span, known });
+    let pending = !known && vocabulary.is_pending(&word);
+    out.push(Token { text: word, span, known, pending });
 }
 
 fn is_word_char(c: char) -> bool {

@@ -1,5 +1,5 @@
 //! The golden cases in `tests/golden/` (at the repository root), run against
-//! the shipped subset `data/glove-6b-50d.aewv`:
+//! the shipped subset `data/glove-6b-50d-fallback.aewv`:
 //! - `tokens.json`: sentences and the exact tokens the tokenizer must give;
 //! - `weights.json`: weights computed in float64 over the full-precision
 //!   GloVe vectors (scripts/build-golden); the f16 subset must agree within 0.0005.
@@ -18,7 +18,8 @@ fn root() -> PathBuf {
 }
 
 fn shipped() -> Embeddings {
-    let bytes = std::fs::read(root().join("data/glove-6b-50d.aewv")).expect("data/glove-6b-50d.aewv");
+    let bytes = std::fs::read(root().join("data/glove-6b-50d-fallback.aewv"))
+        .expect("data/glove-6b-50d-fallback.aewv");
     Embeddings::from_subset(&bytes).expect("the shipped subset is valid")
 }
 

@@ -1,8 +1,11 @@
 //! The WebAssembly boundary of Attention Explorer: a thin adapter over
 //! `attention-core` for the page.
 //!
-//! - [`Explorer`] reads the word vectors once (the `AEWV` subset or GloVe
-//!   text) and analyzes sentences with [`Settings`].
+//! - [`Explorer`] holds the word vectors: a sharded store that grows one
+//!   shard at a time as sentences need words ([`Explorer::sharded`],
+//!   [`Explorer::add_shard`], [`Explorer::missing_shards`]), or a complete
+//!   store read from one file (the user's own GloVe or word2vec text); it
+//!   analyzes sentences with [`Settings`].
 //! - [`SentenceAnalysis`] hands the numbers out. Matrices cross as flat
 //!   `Float32Array` *copies* in row-major order, `(size, size)`: entry
 //!   `(i, j)` (query `i`, key `j`) is at `i * size + j`. Copies, not views
@@ -24,7 +27,8 @@
 use attention_core::layout::{
     self, ArrowLayout, ArrowSpec, Colormap, Gradient, HeatmapLayout, HeatmapSpec, Hit,
 };
-use attention_core::neighbors::NeighborIndex;
+use attention_core::neighbors::{rerank, NeighborIndex};
+use attention_core::shards::ShardSet;
 use attention_core::{analyze, Analysis, Embeddings, Options};
 use serde::{Deserialize, Serialize};
 use std::cell::OnceCell;
@@ -86,39 +90,100 @@ impl From<Settings> for Options {
 
 /// One token as the page shows it. `start..end` indexes the sentence in
 /// UTF-16 code units (JavaScript string indices); `row` is its row and
-/// column in the matrices, `null` for an unknown token.
+/// column in the matrices, `null` for a token left out. `pending`: not known
+/// *yet*, its shard has not arrived (see [`Explorer::missing_shards`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenInfo {
     pub text: String,
     pub start: u32,
     pub end: u32,
     pub known: bool,
+    pub pending: bool,
     pub row: Option<u32>,
 }
 
-/// A vocabulary word and its cosine similarity to a vector.
+/// A vocabulary word and its cosine similarity to a vector. `exact`: from
+/// the word's exact vector; false while only the nearest-word index's
+/// rounded copy is at hand (its shard has not arrived).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Neighbour {
     pub word: String,
     pub similarity: f32,
+    pub exact: bool,
 }
 
-/// The word vectors, loaded once.
+/// Candidates searched in the nearest-word index beyond those asked for,
+/// so that re-ranking them with exact vectors finds the exact nearest.
+const RERANK_EXTRA: usize = 8;
+
+/// The word vectors.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct Explorer {
     embeddings: Embeddings,
+    /// The nearest-word index: a separate (rounded) store for a sharded
+    /// vocabulary ([`Explorer::load_neighbors`]), or the store itself.
+    neighbor_store: Option<Embeddings>,
     /// Built on the first `nearest` call: the first heatmap does not need it.
     neighbors: OnceCell<NeighborIndex>,
 }
 
 #[wasm_bindgen]
 impl Explorer {
-    /// Reads a word-vector file: the project's `AEWV` subset or GloVe text.
-    /// Throws an `Error` saying what is wrong with a malformed file.
+    /// Reads a whole word-vector file: the project's `AEWV` subset, or GloVe
+    /// or word2vec text of any dimension. Throws an `Error` saying what is
+    /// wrong with a malformed file.
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<Explorer, JsError> {
-        Ok(Explorer { embeddings: Embeddings::from_bytes(bytes)?, neighbors: OnceCell::new() })
+        Ok(Explorer {
+            embeddings: Embeddings::from_bytes(bytes)?,
+            neighbor_store: None,
+            neighbors: OnceCell::new(),
+        })
+    }
+
+    /// An empty store for a shard set, from its `manifest.json`: the
+    /// dimension, the number of shards, the set id (16 hex digits) and the
+    /// number of words of the whole set.
+    pub fn sharded(dim: usize, shards: u32, set: &str, words: usize) -> Result<Explorer, JsError> {
+        let id = u64::from_str_radix(set, 16)
+            .ok()
+            .filter(|_| set.len() == 16)
+            .ok_or_else(|| JsError::new(&format!("the shard set id '{set}' is not 16 hex digits")))?;
+        let set = ShardSet::new(shards, id, dim, words)?;
+        Ok(Explorer {
+            embeddings: Embeddings::sharded(set),
+            neighbor_store: None,
+            neighbors: OnceCell::new(),
+        })
+    }
+
+    /// Adds a shard's words (the bytes of one `shards/xxxx.aews` file);
+    /// returns its index. Throws, leaving the store as it was, for a
+    /// truncated, corrupt or foreign shard.
+    #[wasm_bindgen(js_name = addShard)]
+    pub fn add_shard(&mut self, bytes: &[u8]) -> Result<u32, JsError> {
+        Ok(self.embeddings.add_shard(bytes)?)
+    }
+
+    /// The shards to add before `text` can be tokenized and analyzed as with
+    /// the whole vocabulary in memory (several texts: join them with a new
+    /// line). Adding them may reveal a few more: call again until empty.
+    #[wasm_bindgen(js_name = missingShards)]
+    pub fn missing_shards(&self, text: &str) -> Vec<u32> {
+        self.embeddings.missing_shards([text])
+    }
+
+    /// The shard that holds `word` (lowercased) in a sharded store.
+    #[wasm_bindgen(js_name = shardOf)]
+    pub fn shard_of(&self, word: &str) -> u32 {
+        self.embeddings.shard_of(word)
+    }
+
+    /// Whether this store grows by shards (else it was read from one file).
+    #[wasm_bindgen(getter, js_name = isSharded)]
+    pub fn is_sharded(&self) -> bool {
+        self.embeddings.shard_set().is_some()
     }
 
     /// Dimension `d` of the vectors.
@@ -127,16 +192,48 @@ impl Explorer {
         self.embeddings.dim()
     }
 
-    /// Number of words in the vocabulary.
+    /// Number of words in the whole vocabulary (of the shard set, however
+    /// few of its shards have arrived).
     #[wasm_bindgen(getter, js_name = vocabularySize)]
     pub fn vocabulary_size(&self) -> usize {
+        self.embeddings.vocabulary_size()
+    }
+
+    /// Number of words whose vectors are in memory.
+    #[wasm_bindgen(getter, js_name = loadedWords)]
+    pub fn loaded_words(&self) -> usize {
         self.embeddings.len()
+    }
+
+    /// Reads the nearest-word index of a sharded store (`neighbors.aewv`:
+    /// the most frequent words, rounded); [`nearest`](Explorer::nearest)
+    /// searches it and re-ranks with exact vectors.
+    #[wasm_bindgen(js_name = loadNeighbors)]
+    pub fn load_neighbors(&mut self, bytes: &[u8]) -> Result<(), JsError> {
+        let store = Embeddings::from_bytes(bytes)?;
+        if store.dim() != self.embeddings.dim() {
+            return Err(JsError::new(&format!(
+                "the nearest-word index has dimension {}, the vectors {}",
+                store.dim(),
+                self.embeddings.dim()
+            )));
+        }
+        self.neighbor_store = Some(store);
+        self.neighbors = OnceCell::new();
+        Ok(())
+    }
+
+    /// Whether [`nearest`](Explorer::nearest) can search: always for a
+    /// store read from one file, after [`load_neighbors`](Explorer::load_neighbors) for a sharded one.
+    #[wasm_bindgen(getter, js_name = hasNeighbors)]
+    pub fn has_neighbors(&self) -> bool {
+        self.neighbor_store.is_some() || !self.is_sharded()
     }
 
     /// Self-attention over the known tokens of `sentence`. `settings` is a
     /// [`Settings`] object (or `undefined` for the defaults). Throws for an
     /// empty sentence, a sentence without a known word, more than
-    /// [`text::MAX_TOKENS`] known words, or a temperature out of range.
+    /// [`attention_core::MAX_TOKENS`] known words, or a temperature out of range.
     pub fn analyze(&self, sentence: &str, settings: JsValue) -> Result<SentenceAnalysis, JsError> {
         let settings: Settings = if settings.is_undefined() || settings.is_null() {
             Settings::default()
@@ -144,8 +241,6 @@ impl Explorer {
             serde_wasm_bindgen::from_value(settings)
                 .map_err(|e| JsError::new(&format!("invalid settings: {e}")))?
         };
-        let known = attention_core::tokenize(sentence, &self.embeddings).iter().filter(|t| t.known).count();
-        text::check_size(known).map_err(|message| JsError::new(&message))?;
         let analysis = analyze(sentence, &self.embeddings, &settings.into())?;
         Ok(SentenceAnalysis::new(sentence, analysis))
     }
@@ -158,17 +253,34 @@ impl Explorer {
         Ok(serde_wasm_bindgen::to_value(&infos)?)
     }
 
-    /// The `count` words of the vocabulary whose vectors are closest (by
-    /// cosine) to `vector`, as `[{ word, similarity }]`: what a context
-    /// vector "means" in word terms.
+    /// The words whose vectors are closest (by cosine) to `vector`, most
+    /// similar first, as `[{ word, similarity, exact }]`: what a context
+    /// vector "means" in word terms. A sharded store searches its
+    /// nearest-word index for `count` + 8 candidates and re-ranks them with
+    /// the exact vectors it holds; candidates whose shards have not arrived
+    /// come back with `exact: false`: add their shards and ask again, then
+    /// keep the first `count`.
     pub fn nearest(&self, vector: &[f32], count: usize) -> Result<JsValue, JsError> {
-        let found: Vec<Neighbour> = self
-            .neighbors
-            .get_or_init(|| NeighborIndex::new(&self.embeddings))
-            .nearest(&self.embeddings, vector, count, &[])
-            .into_iter()
-            .map(|n| Neighbour { word: n.word, similarity: n.similarity })
-            .collect();
+        let found: Vec<Neighbour> = match &self.neighbor_store {
+            Some(store) => {
+                let index = self.neighbors.get_or_init(|| NeighborIndex::new(store));
+                let candidates = index.nearest(store, vector, count + RERANK_EXTRA, &[]);
+                rerank(candidates, &self.embeddings, vector)
+                    .into_iter()
+                    .map(|c| Neighbour { word: c.word, similarity: c.similarity, exact: c.exact })
+                    .collect()
+            }
+            None if self.is_sharded() => {
+                return Err(JsError::new("the nearest-word index is not loaded yet"));
+            }
+            None => self
+                .neighbors
+                .get_or_init(|| NeighborIndex::new(&self.embeddings))
+                .nearest(&self.embeddings, vector, count, &[])
+                .into_iter()
+                .map(|n| Neighbour { word: n.word, similarity: n.similarity, exact: true })
+                .collect(),
+        };
         Ok(serde_wasm_bindgen::to_value(&found)?)
     }
 }

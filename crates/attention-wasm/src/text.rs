@@ -17,6 +17,7 @@ pub fn token_infos(sentence: &str, tokens: &[Token], used: &[usize]) -> Vec<Toke
             start: utf16_index(sentence, t.span.start),
             end: utf16_index(sentence, t.span.end),
             known: t.known,
+            pending: t.pending,
             row: used.iter().position(|u| *u == i).and_then(|r| u32::try_from(r).ok()),
         })
         .collect()
@@ -33,22 +34,6 @@ pub fn utf16_index(text: &str, byte: usize) -> u32 {
         units += c.len_utf16();
     }
     u32::try_from(units).unwrap_or(u32::MAX)
-}
-
-/// The most known tokens one analysis takes: a `(n, n)` matrix beyond this
-/// would make the page slow to draw and to read, and a text pasted by
-/// mistake (or sent in a link) must not freeze the tab.
-pub const MAX_TOKENS: usize = 1024;
-
-/// Refuses a sentence of more than [`MAX_TOKENS`] known tokens, in words
-/// for the person who typed it.
-pub fn check_size(known: usize) -> Result<(), String> {
-    if known > MAX_TOKENS {
-        return Err(format!(
-            "the text has {known} known words; the explorer draws at most {MAX_TOKENS}: shorten it"
-        ));
-    }
-    Ok(())
 }
 
 /// The weights as CSV (RFC 4180): a header `query \ key` and the key
@@ -138,13 +123,6 @@ mod tests {
         let sum: f64 = cells[1..].iter().filter(|c| !c.is_empty()).map(|c| c.parse::<f64>().unwrap()).sum();
         assert!((sum - 1.0).abs() < 1e-5);
         assert_eq!(lines.len(), 5, "3 rows, a header and the final empty piece");
-    }
-
-    #[test]
-    fn size_limit_is_inclusive_and_says_the_count() {
-        assert!(check_size(MAX_TOKENS).is_ok());
-        let message = check_size(MAX_TOKENS + 1).unwrap_err();
-        assert!(message.contains("1025 known words") && message.contains("at most 1024"), "{message}");
     }
 
     #[test]

@@ -83,13 +83,13 @@ fn assert_close(got: &[Vec<f32>], want: &[Vec<f32>], what: &str) {
 
 #[test]
 fn multi_head_weights_match_the_shared_fixture() {
-    let bytes = std::fs::read(root().join("data/glove-6b-50d.aewv")).unwrap();
+    let bytes = std::fs::read(root().join("data/glove-6b-50d-fallback.aewv")).unwrap();
     let embeddings = Embeddings::from_subset(&bytes).unwrap();
     let path = root().join("tests/golden/multihead.json");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         let sentence = "The cat sat on the mat because it was tired";
         let fixture = Fixture {
-            about: "Multi-head attention over data/glove-6b-50d.aewv with the default options (scaled, self \
+            about: "Multi-head attention over data/glove-6b-50d-fallback.aewv with the default options (scaled, self \
                     allowed, not causal, temperature 1). Written by UPDATE_GOLDEN=1 cargo test -p \
                     attention-wasm --test multihead_golden; read by that test and by \
                     tests/e2e/teach-heads.test.mjs."

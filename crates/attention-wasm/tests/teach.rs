@@ -11,7 +11,7 @@ use attention_wasm::{Explorer, PlaygroundSpec, Settings};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
-const GLOVE: &[u8] = include_bytes!("../../../data/glove-6b-50d.aewv");
+const GLOVE: &[u8] = include_bytes!("../../../data/glove-6b-50d-fallback.aewv");
 const KING: &str = "The king and queen ruled the kingdom";
 
 fn explorer() -> Explorer {

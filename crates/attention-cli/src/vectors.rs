@@ -1,0 +1,81 @@
+//! Which word vectors the CLI uses, and loading just what a sentence needs.
+//!
+//! In order: `--embeddings PATH` (a shard folder, a subset file or any
+//! GloVe/word2vec text file), the `ATTENTION_VECTORS` environment variable
+//! (the same), the whole GloVe vocabulary that `scripts/build-data` writes
+//! into the checkout this binary was built from (`data/glove-6b-50d/`), and
+//! last the small fallback built into the binary. From a shard folder only
+//! the shards of the sentence's candidate tokens are read: a few files of
+//! 5 KB, so a call takes milliseconds whatever the vocabulary's size.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use attention_core::Embeddings;
+
+use crate::build_data::{read_manifest, shard_path};
+use crate::{load_embeddings, Failure};
+
+/// The committed fallback (data/README.md): the most frequent words and
+/// every word of the project's sentences, exact f32.
+static FALLBACK: &[u8] = include_bytes!("../../../data/glove-6b-50d-fallback.aewv");
+
+/// Where `scripts/build-data` puts the whole vocabulary in this checkout.
+const BUILT_SET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/glove-6b-50d");
+
+/// The environment variable that names the vectors when `--embeddings` does not.
+pub const ENV_VAR: &str = "ATTENTION_VECTORS";
+
+/// Word vectors with what the user should know about them.
+#[derive(Debug)]
+pub struct Vectors {
+    pub embeddings: Embeddings,
+    /// Set for the built-in fallback: unknown words may be known to the
+    /// whole vocabulary.
+    pub fallback: bool,
+}
+
+/// The vectors to use, holding at least every word `texts` need.
+pub fn load(explicit: Option<&Path>, texts: &[&str]) -> Result<Vectors, Failure> {
+    let from_env = std::env::var_os(ENV_VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(path) = explicit.map(Path::to_path_buf).or(from_env) {
+        return Ok(Vectors { embeddings: open(&path, texts)?, fallback: false });
+    }
+    let built = Path::new(BUILT_SET);
+    if built.join("manifest.json").is_file() {
+        return Ok(Vectors { embeddings: sharded(built, texts)?, fallback: false });
+    }
+    Ok(Vectors { embeddings: Embeddings::from_subset(FALLBACK)?, fallback: true })
+}
+
+/// A shard folder, or one file of vectors.
+fn open(path: &Path, texts: &[&str]) -> Result<Embeddings, Failure> {
+    if path.is_dir() {
+        sharded(path, texts)
+    } else {
+        load_embeddings(path)
+    }
+}
+
+/// Reads the shards of `dir` that `texts` need, round after round until the
+/// tokenizer can decide every text as with the whole vocabulary.
+pub fn sharded(dir: &Path, texts: &[&str]) -> Result<Embeddings, Failure> {
+    let set = read_manifest(dir)?;
+    let mut store = Embeddings::sharded(set);
+    loop {
+        let missing = store.missing_shards(texts.iter().copied());
+        if missing.is_empty() {
+            return Ok(store);
+        }
+        for k in missing {
+            let path = shard_path(dir, &set, k);
+            let bytes = fs::read(&path).map_err(|e| {
+                Failure::usage(format!(
+                    "cannot read '{}': {e} (the shard set is incomplete: run scripts/build-data again)",
+                    path.display()
+                ))
+            })?;
+            store.add_shard(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+        }
+    }
+}
