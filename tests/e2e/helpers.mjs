@@ -23,6 +23,8 @@ const TYPES = {
   '.svg': 'image/svg+xml',
   '.txt': 'text/plain; charset=utf-8',
   '.aewv': 'application/octet-stream',
+  '.aews': 'application/octet-stream',
+  '.json': 'application/json',
 };
 
 /** Serves dist/ on 127.0.0.1 at a free port; resolves to { url, close }. */
@@ -151,7 +153,7 @@ export async function ready(page) {
 export async function readTable(page, scope = page) {
   return scope.locator('#weights').evaluate((table) => ({
     header: [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent),
-    rows: [...table.querySelectorAll('tbody tr')].map((tr) => ({
+    rows: [...table.querySelectorAll('tbody tr:not(.spacer)')].map((tr) => ({
       query: tr.querySelector('th').textContent,
       cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
       focused: tr.classList.contains('focused'),
@@ -167,8 +169,8 @@ export async function rowOf(page, query, scope = page) {
   return row.cells.map(Number);
 }
 
-/** Asserts numbers equal within `tolerance` (the subset stores 2 bytes a component). */
-export function assertClose(actual, expected, tolerance = 1.5e-4) {
+/** Asserts numbers equal within `tolerance` (default: printed with 4 decimals, equal to the reference rounded). */
+export function assertClose(actual, expected, tolerance = 5.1e-5) {
   assert.equal(actual.length, expected.length, `${actual} vs ${expected}`);
   actual.forEach((value, k) => {
     assert.ok(Math.abs(value - expected[k]) <= tolerance, `entry ${k}: ${value} vs ${expected[k]} (all: ${actual})`);

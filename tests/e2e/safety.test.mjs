@@ -33,12 +33,12 @@ for (const path of ['', 'embed.html']) {
 test('a 404 on the word vectors shows a message in the page', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('The king'), {
     allow: [/Failed to load resource.*404/],
-    routes: [['**/glove-6b-50d.aewv', (route) => route.fulfill({ status: 404, body: 'not found' })]],
+    routes: [['**/glove-6b-50d/manifest.json', (route) => route.fulfill({ status: 404, body: 'not found' })]],
   });
   await page.waitForSelector('html[data-failed="1"]');
   const error = page.locator('#error');
   assert.ok(await error.isVisible());
-  assert.match(await error.textContent(), /word vectors \(glove-6b-50d\.aewv\) could not be loaded.*HTTP 404/);
+  assert.match(await error.textContent(), /word vectors could not be loaded: \/data\/glove-6b-50d\/manifest\.json answered HTTP 404/);
   assert.match(await page.getAttribute('#views', 'data-message'), /could not load/);
   assert.equal(await page.textContent('#status'), '');
   await finish();
@@ -54,12 +54,12 @@ test('a missing WebAssembly module shows a message in the page', async () => {
   await finish();
 });
 
-test('a damaged word-vector file is reported, not a blank page', async () => {
+test('a manifest that does not describe a shard set is reported, not a blank page', async () => {
   const { page, finish } = await openPage(site.browser, site.url, {
-    routes: [['**/glove-6b-50d.aewv', (route) => route.fulfill({ status: 200, body: Buffer.from('AEWV\x01\x00\x02\x00') })]],
+    routes: [['**/glove-6b-50d/manifest.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"format":"AEWS","version":1,"dim":50,"words":400000,"shards":16384,"set":"zz","files":"https://evil.example/{k}"}' })]],
   });
   await page.waitForSelector('html[data-failed="1"]');
-  assert.match(await page.textContent('#error'), /word-vector file could not be read: invalid word-vector file/);
+  assert.match(await page.textContent('#error'), /word vectors could not be read: its manifest\.json does not describe a shard set/);
   await finish();
 });
 

@@ -45,7 +45,7 @@ test('a clicked cell shows its dot product term by term, and the steps add up', 
 });
 
 test('scaling on beside off shows the saturation of the same row', async () => {
-  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=whatif'));
   await ready(page);
   const compare = await tableOf(page, '#whatif-compare');
   assertClose(rowNamed(compare, 'weight ÷ √50').map(Number), KING_ROW);
@@ -64,7 +64,7 @@ test('scaling on beside off shows the saturation of the same row', async () => {
 });
 
 test('the padding demo masks the pad keys and leaves the words alone', async () => {
-  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif'));
   await ready(page);
   await page.fill('#pad-length', '10');
   await page.press('#pad-length', 'Enter');
@@ -126,6 +126,7 @@ test('the nearest words of a known vector, and of each context vector', async ()
   assert.equal(mixed[0], 'king', "the context of 'king' stays closest to 'king'");
   // The step panel shows the raw cosine beside each weight: 1 for the word itself.
   await page.click('#tokens button.token >> nth=1');
+  await page.click('#tab-steps');
   const steps = await tableOf(page, '#explain .steps-table');
   assert.equal(rowNamed(steps, 'king')[5], '1.000');
   await finish();
@@ -143,8 +144,11 @@ test('every new state survives a round trip through a link', async () => {
     hm: 'split', seed: '99', head: '3', hide: '0,5', b: 'The queen ruled', pq: '1 2', pk: '3 4; 5 6', pv: '', pwq: '', pwk: '',
     pwv: '', pn: 'a b', pdk: '9',
   });
-  assert.ok(await page.isVisible('#explain .cell-steps'));
   assert.equal(await page.getAttribute('#lab-cross .teach-weights tbody tr:nth-child(3)', 'class'), 'focused');
+  // The page's own focus and cell: the Steps tab shows that dot product term by term.
+  await page.click('#tab-steps');
+  await page.waitForSelector('#explain .cell-steps');
+  assert.equal((await hashOf(page)).lab, undefined, 'Steps is the default tab');
   await finish();
 });
 
@@ -156,6 +160,7 @@ test('the teaching views are keyboard-reachable and every control has a name', a
       .map((n) => n.outerHTML.slice(0, 80)));
   assert.deepEqual(unnamed, []);
   // Tabs follow the ARIA pattern: arrows move between them.
+  await page.click('#tab-whatif');
   await page.focus('#tab-whatif');
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => document.activeElement?.id === 'tab-play');

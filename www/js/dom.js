@@ -1,5 +1,5 @@
-// The one DOM helper every view shares. Text reaches the page only as
-// `textContent`, never as HTML.
+// The DOM helpers every view shares. Text reaches the page only as
+// `textContent` or form values, never as HTML.
 
 /** Creates an element with text content (never HTML) and optional classes. */
 export function el(tag, text, className) {
@@ -7,4 +7,78 @@ export function el(tag, text, className) {
   if (text !== undefined && text !== null) node.textContent = text;
   if (className) node.className = className;
   return node;
+}
+
+/** Sets `element[property]` only when it differs: writing the same value would still invalidate style or layout. */
+export function put(element, property, value) {
+  if (element && element[property] !== value) element[property] = value;
+}
+
+/** Sets or removes an attribute only when it differs. */
+export function attr(element, name, value) {
+  if (!element) return;
+  if (value === null || value === false) {
+    if (element.hasAttribute(name)) element.removeAttribute(name);
+  } else if (element.getAttribute(name) !== String(value)) {
+    element.setAttribute(name, String(value));
+  }
+}
+
+/** A labelled form control: `<label><span>text</span> input <small>hint</small></label>`. */
+export function control(labelText, input, hint) {
+  const label = el('label', null, 'teach-control');
+  label.append(el('span', labelText), input);
+  if (hint) label.append(el('small', hint, 'muted'));
+  return label;
+}
+
+/** An `<input>` (or `<textarea>`) with an id and attributes. */
+export function input(type, id, attrs = {}) {
+  const node = el(type === 'textarea' ? 'textarea' : 'input');
+  if (type !== 'textarea') node.type = type;
+  node.id = id;
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+/** Wraps a wide table so that it scrolls sideways instead of widening the page. */
+export function scrolling(table, className = 'steps-scroll') {
+  const box = el('div', null, className);
+  box.append(table);
+  return box;
+}
+
+/** Copies text, with a fallback where the async clipboard is unavailable. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = el('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.className = 'offscreen';
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand('copy');
+    } catch {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
+
+/** Offers `blob` as a download named `name`. */
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = el('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }

@@ -116,14 +116,17 @@ export function wireArrowClicks(canvas, geometry, onFocus) {
   });
 }
 
-/** What a HeatmapGeometry finds under a pointer event on `canvas`: { kind, row, col }. */
-export function hitAt(geometry, canvas, event) {
+/**
+ * What a HeatmapGeometry finds under a pointer event on `canvas`: { kind, row, col },
+ * in matrix rows and columns (a zoomed view's `window` offsets added).
+ */
+export function hitAt(geometry, canvas, event, window = null) {
   const rect = canvas.getBoundingClientRect();
   const [kind, row, col] = geometry.hit(event.clientX - rect.left, event.clientY - rect.top);
-  return { kind, row, col };
+  return { kind, row: row < 0 ? row : row + (window?.row0 ?? 0), col: col < 0 ? col : col + (window?.col0 ?? 0) };
 }
 
-/** Shows `lines` (the second one stressed) in `tooltip` beside cell (row, col) of `layout`. */
+/** Shows `lines` (the second one stressed) in `tooltip` beside cell (row, col) of `layout` (rows and columns of the layout, not of the matrix). */
 export function placeTooltip(tooltip, layout, row, col, lines) {
   tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
   tooltip.hidden = false;
@@ -149,7 +152,10 @@ export function placeTooltip(tooltip, layout, row, col, lines) {
  * - onClear(): Escape;
  * - onEnter(row, col), optional: Enter on the cell under the keyboard cursor;
  * - tooltipLines(row, col): the tooltip of a cell, or null for none;
- * - paint(): repaints the overlay with the focus and `hover`.
+ * - paint(): repaints the overlay with the focus and `hover`;
+ * - window(), optional: the zoomed part shown, { row0, col0, rows, cols }, or
+ *   null for the whole matrix; `hover` and every callback use matrix rows
+ *   and columns whatever the zoom.
  */
 export class HeatmapView {
   hover = null; // { row, col } under the pointer or keyboard cursor
@@ -184,13 +190,18 @@ export class HeatmapView {
 
   showTooltip(row, col) {
     const lines = this.options.tooltip ? this.options.tooltipLines(row, col) : null;
-    if (!lines) return;
-    placeTooltip(this.options.tooltip, this.layout, row, col, lines);
+    const w = this.options.window?.() ?? null;
+    const inside = !w || (row >= w.row0 && row < w.row0 + w.rows && col >= w.col0 && col < w.col0 + w.cols);
+    if (!lines || !inside) {
+      this.hideTooltip();
+      return;
+    }
+    placeTooltip(this.options.tooltip, this.layout, row - (w?.row0 ?? 0), col - (w?.col0 ?? 0), lines);
     this.#tooltipAt = { row, col };
   }
 
   #hit(event) {
-    return this.geometry ? hitAt(this.geometry, this.options.overlay, event) : null;
+    return this.geometry ? hitAt(this.geometry, this.options.overlay, event, this.options.window?.()) : null;
   }
 
   /** Hovers (row, col) or nothing, repainting once per frame however fast the pointer. */

@@ -73,18 +73,30 @@ export function formatTick(value, step) {
 }
 
 /**
+ * The part of the matrix a view shows: rows row0 … row0 + rows − 1 and
+ * columns col0 … col0 + cols − 1 of a (allRows, allCols) matrix. Without a
+ * `window` (zoom), the whole matrix.
+ */
+export function windowOf(view) {
+  const allRows = view.rows ?? view.n;
+  const allCols = view.cols ?? view.n;
+  const w = view.window;
+  return w ? { ...w, allRows, allCols } : { row0: 0, col0: 0, rows: allRows, cols: allCols, allRows, allCols };
+}
+
+/**
  * The base layer of the heatmap.
  * view: { layout, labels, n, weights, masked, cells (n × n canvas), hatch
  *         (pattern or colour), scaleMax, ticks, table (colormap rgb bytes), theme }
  *       and, for a matrix that is not square (cross-attention), rows, cols and
- *       colLabels (key labels; `labels` then names the rows).
+ *       colLabels (key labels; `labels` then names the rows); `window` (see
+ *       windowOf) when zoomed in: the layout then fits the window, not the matrix.
  * layout: { cell, matrix: [x, y, w, h], colorbar: [x, y, w, h], labelsShown,
  *           valuesShown, width, height }
  */
 export function paintHeatmap(ctx, view) {
-  const { layout, labels, n, theme } = view;
-  const rows = view.rows ?? n;
-  const cols = view.cols ?? n;
+  const { layout, labels, theme } = view;
+  const { row0, col0, rows, cols, allCols } = windowOf(view);
   const colLabels = view.colLabels ?? labels;
   const [mx, my, mw, mh] = layout.matrix;
   const cell = layout.cell;
@@ -94,7 +106,8 @@ export function paintHeatmap(ctx, view) {
   ctx.fillStyle = view.hatch;
   ctx.fillRect(mx, my, mw, mh);
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(view.cells, mx, my, mw, mh);
+  if (view.window) ctx.drawImage(view.cells, col0, row0, cols, rows, mx, my, mw, mh);
+  else ctx.drawImage(view.cells, mx, my, mw, mh);
 
   if (layout.valuesShown) {
     ctx.font = font(theme, { size: Math.min(13, Math.floor(cell / 3.6)) });
@@ -102,7 +115,7 @@ export function paintHeatmap(ctx, view) {
     ctx.textBaseline = 'middle';
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
-        const k = i * cols + j;
+        const k = (row0 + i) * allCols + col0 + j;
         if (view.masked[k]) continue;
         const w = view.weights[k];
         ctx.fillStyle = isLight(view.table, w / view.scaleMax) ? '#000000' : '#ffffff';
@@ -116,14 +129,14 @@ export function paintHeatmap(ctx, view) {
     ctx.font = font(theme);
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    for (let i = 0; i < rows; i++) ctx.fillText(labels[i], mx - 6, my + (i + 0.5) * cell);
+    for (let i = 0; i < rows; i++) ctx.fillText(labels[row0 + i], mx - 6, my + (i + 0.5) * cell);
     // Key labels read upwards, their ends against the matrix.
     ctx.textAlign = 'left';
     for (let j = 0; j < cols; j++) {
       ctx.save();
       ctx.translate(mx + (j + 0.5) * cell, my - 6);
       ctx.rotate(-Math.PI / 2);
-      ctx.fillText(colLabels[j], 0, 0);
+      ctx.fillText(colLabels[col0 + j], 0, 0);
       ctx.restore();
     }
   }
@@ -167,23 +180,27 @@ export function paintOverlay(ctx, view, focus, hover) {
   const { layout, labels, theme } = view;
   const [mx, my, mw] = layout.matrix;
   const cell = layout.cell;
+  const { row0, col0, rows, cols } = windowOf(view);
+  // Rows and columns in the window, or -1.
+  const r = (i) => (i !== null && i >= row0 && i < row0 + rows ? i - row0 : -1);
+  const c = (j) => (j !== null && j >= col0 && j < col0 + cols ? j - col0 : -1);
   ctx.clearRect(0, 0, layout.width, layout.height);
   if (hover) {
     ctx.fillStyle = theme.focusBand;
-    if (hover.col >= 0) ctx.fillRect(mx + hover.col * cell, 0, cell, my);
-    if (hover.row >= 0) ctx.fillRect(0, my + hover.row * cell, mx, cell);
+    if (c(hover.col) >= 0) ctx.fillRect(mx + c(hover.col) * cell, 0, cell, my);
+    if (r(hover.row) >= 0) ctx.fillRect(0, my + r(hover.row) * cell, mx, cell);
   }
-  if (focus !== null && focus >= 0) {
+  if (focus !== null && r(focus) >= 0) {
     ctx.fillStyle = theme.focusBand;
-    ctx.fillRect(0, my + focus * cell, mx, cell);
+    ctx.fillRect(0, my + r(focus) * cell, mx, cell);
     ctx.strokeStyle = theme.accent;
     ctx.lineWidth = Math.max(1.5, Math.min(3, cell / 8));
-    ctx.strokeRect(mx - 1, my + focus * cell - 1, mw + 2, cell + 2);
+    ctx.strokeRect(mx - 1, my + r(focus) * cell - 1, mw + 2, cell + 2);
   }
-  if (hover && hover.row >= 0 && hover.col >= 0) {
+  if (hover && r(hover.row) >= 0 && c(hover.col) >= 0) {
     ctx.strokeStyle = theme.fg;
     ctx.lineWidth = 2;
-    ctx.strokeRect(mx + hover.col * cell, my + hover.row * cell, cell, cell);
+    ctx.strokeRect(mx + c(hover.col) * cell, my + r(hover.row) * cell, cell, cell);
   }
   if (!layout.labelsShown) {
     ctx.font = font(theme, { weight: 'bold' });

@@ -1,4 +1,5 @@
-// The page state and its URL form, the share format of DESIGN.md.
+// The page state and its URL form, the share format of DESIGN.md. The state
+// is exactly what a link holds; pure functions, no DOM here.
 //
 //   #s=<sentence>&self=1&causal=0&scale=1&t=1&focus=2
 //
@@ -6,35 +7,41 @@
 // - self: 1 = a token may attend to itself (default 1).
 // - causal: 1 = a token sees only itself and earlier tokens (default 0).
 // - scale: 1 = scores are divided by √d_k (default 1).
-// - t: temperature, a number in [0.001, 1000] (default 1; written only when not 1).
+// - t: temperature, a decimal number in [0.001, 1000] (default 1; written only
+//   when not 1, exactly as it was given).
 // - focus: 0-based index of the focused *row of the attention matrix*, that is
 //   of the known tokens only: unknown words have no row and do not count.
 //   Absent = nothing focused.
-//
 // - cell: key column of the clicked cell in the focused row (needs focus);
 //   the step-by-step panel then lists that dot product term by term.
+// - th: the arrows view hides links weaker than this share of the strongest,
+//   0–0.9 in steps of 0.01 (default 0.1).
 // - The keys of the teaching views (lab, lf, lc, pad, h, hm, seed, head, hide,
 //   b, pq, pk, pv, pwq, pwk, pwv, pn, pdk) are read and written by
 //   teach-state.js, which documents each; docs/share-links.md lists them all.
-//
 // - model, mlayer, mhead, units, special, mfocus: the trained-model view, read
-//   and written by model-state.js, which documents each; `state.model` is
-//   absent while that view is closed.
+//   and written by model-state.js; `state.model` is absent while it is closed.
 //
 // Keys are never renamed once links are shared; unknown keys are ignored and
-// a bad value falls back to its default. Pure functions: no DOM here.
+// a bad value falls back to its default. Text that cannot be encoded (a lone
+// UTF-16 surrogate, from a cut emoji) is repaired to U+FFFD, never thrown.
 
 import { formatModel, parseModel, sameModel } from './model-state.js';
 import { defaultTeach, formatTeach, parseTeach, sameTeach } from './teach-state.js';
+import { cut, encode, wellFormed } from './text.js';
 
 export const DEFAULT_SENTENCE = 'The king and queen ruled the kingdom';
 export const TEMPERATURE_MIN = 0.001;
 export const TEMPERATURE_MAX = 1000;
+export const DEFAULT_THRESHOLD = 0.1;
 /** Longest sentence accepted from a link or the box, in UTF-16 units. */
 export const MAX_SENTENCE_LENGTH = 20000;
 
 export function defaultState() {
-  return { sentence: DEFAULT_SENTENCE, scale: true, self: true, causal: false, temperature: 1, focus: null, cell: null, teach: defaultTeach() };
+  return {
+    sentence: DEFAULT_SENTENCE, scale: true, self: true, causal: false, temperature: 1, focus: null, cell: null,
+    threshold: DEFAULT_THRESHOLD, teach: defaultTeach(),
+  };
 }
 
 function flag(params, key, fallback) {
@@ -44,36 +51,47 @@ function flag(params, key, fallback) {
   return fallback;
 }
 
+/** A temperature written as a plain decimal number in range, exactly; else null. */
+export function parseTemperature(text) {
+  if (text === null || !/^\d{1,4}(\.\d{1,6})?$/.test(text)) return null;
+  const t = Number(text);
+  return t >= TEMPERATURE_MIN && t <= TEMPERATURE_MAX ? t : null;
+}
+
+/** A 0-based index of at most six digits, else null. */
+export function parseIndex(text, max = 999999) {
+  return text !== null && /^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null;
+}
+
 /** Reads a state from `location.hash` (with or without the leading '#'). */
 export function parseHash(hash) {
   const state = defaultState();
   let params;
   try {
-    params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+    params = new URLSearchParams(wellFormed(hash).replace(/^#/, ''));
   } catch {
     return state;
   }
   const sentence = params.get('s');
-  if (sentence !== null) state.sentence = sentence.slice(0, MAX_SENTENCE_LENGTH);
+  if (sentence !== null) state.sentence = cut(sentence, MAX_SENTENCE_LENGTH);
   state.self = flag(params, 'self', state.self);
   state.causal = flag(params, 'causal', state.causal);
   state.scale = flag(params, 'scale', state.scale);
-  const t = params.has('t') ? Number(params.get('t')) : NaN;
-  if (Number.isFinite(t) && t >= TEMPERATURE_MIN && t <= TEMPERATURE_MAX) state.temperature = t;
-  const focus = params.get('focus');
-  if (focus !== null && /^\d{1,6}$/.test(focus)) state.focus = Number(focus);
-  const cell = params.get('cell');
-  if (state.focus !== null && cell !== null && /^\d{1,6}$/.test(cell)) state.cell = Number(cell);
+  state.temperature = parseTemperature(params.get('t')) ?? state.temperature;
+  state.focus = parseIndex(params.get('focus'));
+  if (state.focus !== null) state.cell = parseIndex(params.get('cell'));
+  const th = params.get('th');
+  if (th !== null && /^0(\.\d{1,2})?$/.test(th) && Number(th) <= 0.9) state.threshold = Number(th);
   state.teach = parseTeach(params);
   const model = parseModel(params);
   if (model) state.model = model;
   return state;
 }
 
-/** Writes a state as a hash, '#s=…&self=…&causal=…&scale=…[&t=…][&focus=…]'. */
+/** Writes a state as a hash, '#s=…&self=…&causal=…&scale=…[&t=…][&focus=…]…'. Never throws. */
 export function formatHash(state) {
   const parts = [
-    `s=${encodeURIComponent(state.sentence)}`,
+    `s=${encode(state.sentence)}`,
     `self=${state.self ? 1 : 0}`,
     `causal=${state.causal ? 1 : 0}`,
     `scale=${state.scale ? 1 : 0}`,
@@ -83,14 +101,21 @@ export function formatHash(state) {
     parts.push(`focus=${state.focus}`);
     if (Number.isInteger(state.cell) && state.cell >= 0) parts.push(`cell=${state.cell}`);
   }
+  if (state.threshold !== undefined && state.threshold !== DEFAULT_THRESHOLD) parts.push(`th=${state.threshold}`);
   if (state.teach) parts.push(...formatTeach(state.teach));
   if (state.model) parts.push(...formatModel(state.model));
   return '#' + parts.join('&');
 }
 
-/** Temperature with at most 3 significant decimals, no trailing zeros. */
+/** A temperature as it is written in links and shown: the shortest exact decimal, at most 6 places. */
 export function formatTemperature(t) {
-  return String(Number(t.toPrecision(3)));
+  return String(Number(t.toFixed(6)));
+}
+
+/** A temperature from the logarithmic slider's position (−3 … 3): 3 significant digits. */
+export function temperatureAt(position) {
+  const t = Number((10 ** position).toPrecision(3));
+  return Math.min(TEMPERATURE_MAX, Math.max(TEMPERATURE_MIN, t));
 }
 
 /** Settings object for the wasm `Explorer.analyze`. */
@@ -98,8 +123,13 @@ export function settingsOf(state) {
   return { scale: state.scale, selfAttention: state.self, causal: state.causal, temperature: state.temperature };
 }
 
-export function sameState(a, b) {
+/** Whether two states compute the same attention (the sentence and the options). */
+export function sameAnalysis(a, b) {
   return a.sentence === b.sentence && a.scale === b.scale && a.self === b.self && a.causal === b.causal &&
-    a.temperature === b.temperature && a.focus === b.focus && sameModel(a.model, b.model) &&
-    (a.cell ?? null) === (b.cell ?? null) && sameTeach(a.teach, b.teach);
+    a.temperature === b.temperature;
+}
+
+export function sameState(a, b) {
+  return sameAnalysis(a, b) && a.focus === b.focus && (a.cell ?? null) === (b.cell ?? null) &&
+    a.threshold === b.threshold && sameModel(a.model, b.model) && sameTeach(a.teach, b.teach);
 }

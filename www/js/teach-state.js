@@ -3,7 +3,9 @@
 // functions, no DOM. A key at its default is left out of the link.
 //
 //   cell  key column of the clicked cell in the focused row (needs focus)
-//   lab   open teaching panel: whatif | play | heads | cross | meaning (default whatif)
+//   lab   open teaching panel: steps | whatif | play | heads | cross | meaning
+//         (default steps, the step-by-step panel of the focused word; links made
+//         before it existed opened with the what-if panel below the others)
 //   lf    focused query row inside the open panel (default 0)
 //   lc    clicked key column inside the open panel (absent = none)
 //   pad   padding demo: pad the sentence to this many positions, 1–128 (absent = 12)
@@ -20,7 +22,9 @@
 //
 // Text from a link is only ever shown as text (form values, textContent).
 
-export const LABS = ['whatif', 'play', 'heads', 'cross', 'meaning'];
+import { cut, encode } from './text.js';
+
+export const LABS = ['steps', 'whatif', 'play', 'heads', 'cross', 'meaning'];
 export const HEAD_MODES = ['projected', 'split'];
 export const DEFAULT_SENTENCE_B = 'The Eiffel Tower is located in Paris, France.';
 export const MAX_PAD = 128;
@@ -53,7 +57,7 @@ export function defaultPlay() {
 
 export function defaultTeach() {
   return {
-    lab: 'whatif', lf: 0, lc: null, pad: DEFAULT_PAD, heads: 5, headMode: 'projected', seed: 42, head: null,
+    lab: 'steps', lf: 0, lc: null, pad: DEFAULT_PAD, heads: 5, headMode: 'projected', seed: 42, head: null,
     hide: [], b: DEFAULT_SENTENCE_B, play: defaultPlay(),
   };
 }
@@ -79,13 +83,13 @@ export function parseTeach(params) {
   const hide = params.get('hide');
   if (hide !== null && /^\d{1,4}(,\d{1,4})*$/.test(hide)) teach.hide = [...new Set(hide.split(',').map(Number))].sort((a, b) => a - b);
   const b = params.get('b');
-  if (b !== null) teach.b = b.slice(0, 2000);
+  if (b !== null) teach.b = cut(b, 2000);
   const keys = ['pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv'];
   if (keys.some((key) => params.has(key)) || params.has('pn')) {
     // A link with any playground key describes the whole playground.
     teach.play = { q: '', k: '', v: '', wq: '', wk: '', wv: '', names: '', dk: 0 };
-    for (const key of keys) teach.play[key.slice(1)] = (params.get(key) ?? '').slice(0, MAX_MATRIX_TEXT);
-    teach.play.names = (params.get('pn') ?? '').slice(0, 400);
+    for (const key of keys) teach.play[key.slice(1)] = cut(params.get(key) ?? '', MAX_MATRIX_TEXT);
+    teach.play.names = cut(params.get('pn') ?? '', 400);
   }
   teach.play.dk = index(params.get('pdk')) ?? teach.play.dk;
   return teach;
@@ -95,7 +99,7 @@ export function parseTeach(params) {
 export function formatTeach(teach) {
   const d = defaultTeach();
   const parts = [];
-  const put = (key, value) => parts.push(`${key}=${encodeURIComponent(value)}`);
+  const put = (key, value) => parts.push(`${key}=${encode(value)}`);
   if (teach.lab !== d.lab) put('lab', teach.lab);
   if (teach.lf !== 0) put('lf', teach.lf);
   if (teach.lc !== null) put('lc', teach.lc);

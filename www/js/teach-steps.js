@@ -48,7 +48,6 @@ function factorText(settings, scaleDim, factor) {
  */
 export function renderSteps(target, opts) {
   const { word, keyLabels, steps, cell, settings, scaleDim } = opts;
-  const n = keyLabels.length;
   const head = el('div', null, 'explain-head');
   const title = el('h2');
   title.append(opts.title ?? 'How ', el('q', word), ' attends');
@@ -80,7 +79,20 @@ export function renderSteps(target, opts) {
     return;
   }
 
-  // Step 1–3 table: one row per key.
+  nodes.push(stepsTable(opts));
+  if (steps.sumOfExps === null) {
+    nodes.push(el('p', `exp(s) of the largest scores is beyond what a computer number holds, which is why the softmax is computed as exp(s − max) ÷ Σ exp(s − max) (max = ${num(steps.max)}): the same weights, no overflow.`, 'note'));
+  }
+
+  if (cell) nodes.push(cellSection(word, keyLabels[cell.key], cell));
+  if (opts.values && opts.valueDim) nodes.push(contextSection(word, keyLabels, steps, opts.values, opts.valueDim));
+  target.replaceChildren(...nodes, ...(opts.extra ?? []));
+}
+
+/** Steps 1–3 as a table: one row per key (the strongest ones for a long row), the sums below. */
+function stepsTable(opts) {
+  const { keyLabels, steps, cell } = opts;
+  const n = keyLabels.length;
   const table = el('table', null, 'steps-table');
   const order = [...Array(n).keys()];
   const strongest = [...order].sort((a, b) => steps.weights[b] - steps.weights[a]);
@@ -147,14 +159,7 @@ export function renderSteps(target, opts) {
   table.append(thead, tbody, tfoot);
   const scroll = el('div', null, 'steps-scroll');
   scroll.append(table);
-  nodes.push(scroll);
-  if (steps.sumOfExps === null) {
-    nodes.push(el('p', `exp(s) of the largest scores is beyond what a computer number holds, which is why the softmax is computed as exp(s − max) ÷ Σ exp(s − max) (max = ${num(steps.max)}): the same weights, no overflow.`, 'note'));
-  }
-
-  if (cell) nodes.push(cellSection(word, keyLabels[cell.key], cell));
-  if (opts.values && opts.valueDim) nodes.push(contextSection(word, keyLabels, steps, opts.values, opts.valueDim));
-  target.replaceChildren(...nodes, ...(opts.extra ?? []));
+  return scroll;
 }
 
 /** Step 1 of one cell: the terms of the dot product, largest first, the rest collapsed. */

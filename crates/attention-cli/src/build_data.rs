@@ -57,7 +57,7 @@ pub struct BuildArgs {
     #[arg(long, value_name = "K", default_value_t = DEFAULT_SHARDS, requires = "shards")]
     count: u32,
     /// Words of the nearest-word index (the most frequent ones).
-    #[arg(long, value_name = "N", default_value_t = 30_000, requires = "shards")]
+    #[arg(long, value_name = "N", default_value_t = 20_000, requires = "shards")]
     neighbors: usize,
     /// What the manifest names as the source of the vectors.
     #[arg(long, value_name = "TEXT", default_value = "GloVe 6B 50d", requires = "shards")]

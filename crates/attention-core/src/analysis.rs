@@ -45,7 +45,8 @@ impl Analysis {
 /// self-attention with `options`.
 ///
 /// Errors: [`Error::EmptySentence`] for blank input, [`Error::NoKnownWords`]
-/// when no token is in the vocabulary, [`Error::InvalidOption`] for a
+/// when no token is in the vocabulary ([`Error::NotLoaded`] when some could
+/// not be looked up yet, in a sharded store), [`Error::InvalidOption`] for a
 /// temperature out of range.
 pub fn analyze(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Analysis> {
     options.validate()?;
@@ -150,6 +151,9 @@ fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Ve
     }
     let used: Vec<usize> = tokens.iter().enumerate().filter(|(_, t)| t.known).map(|(i, _)| i).collect();
     if used.is_empty() {
+        if tokens.iter().any(|t| t.pending) {
+            return Err(Error::NotLoaded { pending: tokens.into_iter().filter(|t| t.pending).map(|t| t.text).collect() });
+        }
         return Err(Error::NoKnownWords { unknown: tokens.into_iter().map(|t| t.text).collect() });
     }
     if used.len() > crate::MAX_TOKENS {

@@ -827,6 +827,9 @@ mod tests {
         assert_eq!(store.lookup("cat"), Lookup::Pending);
         let tokens = crate::tokenize("cat", &store);
         assert!(tokens[0].pending && !tokens[0].known);
+        // An analysis says what is missing, not that the word is unknown.
+        let err = crate::analyze("cat", &store, &crate::Options::default()).unwrap_err();
+        assert_eq!(err.to_string(), "the vectors of 'cat' have not arrived");
         let k = store.shard_of("cat");
         assert_eq!(store.missing_shards(["cat"]), [k]);
         assert_eq!(store.add_shard(&shards[k as usize].to_bytes(&set).unwrap()).unwrap(), k);

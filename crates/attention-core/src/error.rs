@@ -16,6 +16,12 @@ pub enum Error {
         /// The tokens that were looked up and not found, in sentence order.
         unknown: Vec<String>,
     },
+    /// No token is known yet, and some could not be looked up: their shards
+    /// have not arrived (a sharded vocabulary still loading, or failing).
+    NotLoaded {
+        /// The tokens whose vectors are missing, in sentence order.
+        pending: Vec<String>,
+    },
     /// More known tokens than one analysis takes ([`crate::MAX_TOKENS`]).
     TooManyTokens {
         /// The known tokens of the text.
@@ -41,6 +47,11 @@ impl fmt::Display for Error {
                     "none of the words is in the vocabulary ({}{more}): try common English words",
                     shown.join(", ")
                 )
+            }
+            Error::NotLoaded { pending } => {
+                let shown: Vec<String> = pending.iter().take(8).map(|w| format!("'{w}'")).collect();
+                let more = if pending.len() > 8 { ", …" } else { "" };
+                write!(f, "the vectors of {}{more} have not arrived", shown.join(", "))
             }
             Error::TooManyTokens { known } => write!(
                 f,

@@ -1,6 +1,7 @@
 // A heatmap, an arrows view and a weights table for any attention matrix
 // of the teaching views (cross-attention has rows ≠ cols, the padding demo
-// hatched pad keys, multi-head one colour per head). It paints with the
+// hatched pad keys, multi-head one colour per head), from the plain data of
+// analysis.js's panelData. It paints with the
 // page's painters (paint.js) and the wasm geometry, so it looks and
 // hit-tests like the main views; it owns no state: a click or a key calls
 // `onFocus(row)` or `onCell(row, col)` and the owner re-renders.
@@ -9,61 +10,7 @@ import { arrowLayout, heatmapLayout, hitAt, labelWidth, markTableFocus, paintBas
 import { paintArrows, paintOverlay } from './paint.js';
 import { el, weight } from './teach-steps.js';
 
-const GRADIENT = 'viridis';
 const MAX_LINKS = 2000;
-
-/** Plain data for a panel from a wasm AttentionView (copies; the view may be freed after). */
-export function dataOf(wasm, view) {
-  const rows = view.rows;
-  const cols = view.cols;
-  const cells = document.createElement('canvas');
-  cells.width = cols;
-  cells.height = rows;
-  view.paintCells(cells.getContext('2d'), GRADIENT);
-  return {
-    rows,
-    cols,
-    rowLabels: view.rowLabels(),
-    colLabels: view.colLabels(),
-    weights: view.weights(),
-    masked: view.masked(),
-    padding: view.padding(),
-    fullyMasked: view.fullyMasked(),
-    scaleMax: view.scaleMax,
-    factor: view.factor,
-    cells,
-    table: wasm.colormapTable(GRADIENT),
-    ticks: Array.from(wasm.ticks(view.scaleMax, 4)),
-  };
-}
-
-/**
- * Plain data for a panel from a wasm SentenceAnalysis (self-attention: the rows
- * and the columns are the same tokens, none of them padding). Copies, like dataOf.
- */
-export function analysisData(wasm, analysis) {
-  const n = analysis.size;
-  const labels = analysis.labels();
-  const cells = document.createElement('canvas');
-  cells.width = n;
-  cells.height = n;
-  analysis.paintCells(cells.getContext('2d'), GRADIENT);
-  return {
-    rows: n,
-    cols: n,
-    rowLabels: labels,
-    colLabels: labels,
-    weights: analysis.weights(),
-    masked: analysis.masked(),
-    padding: new Uint8Array(n),
-    fullyMasked: analysis.fullyMasked(),
-    scaleMax: analysis.scaleMax,
-    factor: analysis.factor,
-    cells,
-    table: wasm.colormapTable(GRADIENT),
-    ticks: Array.from(wasm.ticks(analysis.scaleMax, 4)),
-  };
-}
 
 /** Builds the weights table (4 decimals, masked cells marked) for screen readers and tests; markTableFocus marks its focused row. */
 function weightsTable(table, data, caption) {
@@ -94,13 +41,13 @@ export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
   #tooltipAt = null; // { row, col } whose tooltip was placed, for the current layout
   /**
-   * root: an element to fill. options: { wasm, theme: () => theme, name
-   * (for labels), onFocus(row), onCell(row, col), arrows (default true),
-   * table (default true), tableId }
+   * root: an element to fill. options: { ctx (the page's view context: wasm,
+   * theme, widths), name (for labels), onFocus(row), onCell(row, col), arrows
+   * (default true), table (default true), tableId }
    */
   constructor(root, options) {
-    this.options = options;
-    this.wasm = options.wasm;
+    this.options = { ...options, theme: () => options.ctx.theme };
+    this.ctx = options.ctx;
     this.root = root;
     this.data = null;
     this.focus = null;
@@ -145,6 +92,9 @@ export class MatrixPanel {
       root.append(scroll);
     }
     this.#wire();
+    // Widths come from the page's ResizeObserver: reading them here would force a layout.
+    this.ctx.observe(this.stack, () => this.data && this.layout());
+    if (this.arrowsBox) this.ctx.observe(this.arrowsBox, () => this.data && this.layout());
   }
 
   /** Shows `data` (from dataOf) with `focus` (row or null); `links` overrides the arrows (multi-head). */
@@ -166,9 +116,9 @@ export class MatrixPanel {
     else this.paintFocus();
   }
 
-  /** The heatmap's width in CSS pixels (320 while the panel is hidden). */
+  /** The heatmap's width in CSS pixels, as last observed (320 before that). */
   #width() {
-    return Math.max(200, this.stack.clientWidth || 320);
+    return Math.max(200, this.ctx.widthOf(this.stack) || 320);
   }
 
   layout() {
@@ -181,7 +131,7 @@ export class MatrixPanel {
     const width = this.#width();
     this.#laidOut = { theme, width };
     this.#tooltipAt = null;
-    this.heat = new this.wasm.HeatmapGeometry(data.rows, data.cols, width, Math.max(widest(data.rowLabels), widest(data.colLabels)), theme.fontSize);
+    this.heat = new this.ctx.wasm.HeatmapGeometry(data.rows, data.cols, width, Math.max(widest(data.rowLabels), widest(data.colLabels)), theme.fontSize);
     this.view = {
       ...data,
       n: data.rows,
@@ -192,9 +142,9 @@ export class MatrixPanel {
     paintBase(this.base, this.overlay, this.view, theme);
     if (this.arrows) {
       this.arrowGeometry?.free();
-      const arrowsWidth = Math.max(200, this.arrowsBox.clientWidth || 320);
+      const arrowsWidth = Math.max(200, this.ctx.widthOf(this.arrowsBox) || 320);
       const keyWidth = Math.max(widest(data.rowLabels), widest(data.colLabels, ' 0.00'));
-      this.arrowGeometry = this.wasm.ArrowGeometry.cross(data.rows, data.cols, arrowsWidth, keyWidth, theme.fontSize, Math.max(360, this.view.layout.height));
+      this.arrowGeometry = this.ctx.wasm.ArrowGeometry.cross(data.rows, data.cols, arrowsWidth, keyWidth, theme.fontSize, Math.max(360, this.view.layout.height));
       this.arrowLayout = arrowLayout(this.arrowGeometry);
       sizeCanvas(this.arrows, this.arrowLayout.width, this.arrowLayout.height);
     }

@@ -1,0 +1,200 @@
+// One analysis per change of the sentence or the options, computed once in
+// wasm and shared by every view: the heatmap, the arrows, the table, the
+// step panel, the teaching views, the trained-model comparison and export.
+// What only some views need (the scores, the context vectors, a row's steps,
+// the unscaled twin of the what-if view, the padded, multi-head and
+// cross-attention variants) is computed on first use and kept with the
+// analysis, so no view ever computes the same numbers twice.
+//
+// Matrices are flat Float32Array copies out of wasm, `(rows, cols)` row-major:
+// entry (i, j), query i and key j, is at i * cols + j.
+
+import { settingsOf } from './state.js';
+
+export const GRADIENT = 'viridis';
+
+/** The plain data of any matrix view (the shape MatrixPanel and the painters take), copied out of wasm. */
+export function panelData(wasm, view, { rowLabels, colLabels, padding } = {}) {
+  const rows = view.rows ?? view.size;
+  const cols = view.cols ?? view.size;
+  const cells = document.createElement('canvas');
+  cells.width = cols;
+  cells.height = rows;
+  view.paintCells(cells.getContext('2d'), GRADIENT);
+  const labels = rowLabels ?? (view.rowLabels ? view.rowLabels() : view.labels());
+  return {
+    rows,
+    cols,
+    rowLabels: labels,
+    colLabels: colLabels ?? (view.colLabels ? view.colLabels() : labels),
+    weights: view.weights(),
+    masked: view.masked(),
+    padding: padding ?? (view.padding ? view.padding() : new Uint8Array(cols)),
+    fullyMasked: view.fullyMasked(),
+    scaleMax: view.scaleMax,
+    factor: view.factor,
+    cells,
+    table: wasm.colormapTable(GRADIENT),
+    ticks: Array.from(wasm.ticks(view.scaleMax, 4)),
+  };
+}
+
+/** Keeps one value per key, freeing (wasm) the one it replaces. */
+class Memo {
+  #key = undefined;
+  #value = null;
+
+  get(key, make) {
+    if (key !== this.#key) {
+      this.free();
+      this.#key = key;
+      try {
+        this.#value = { value: make() };
+      } catch (error) {
+        this.#value = { error };
+      }
+    }
+    if (this.#value.error) throw this.#value.error;
+    return this.#value.value;
+  }
+
+  free() {
+    const value = this.#value?.value;
+    value?.free?.();
+    value?.raw?.free?.();
+    this.#value = null;
+    this.#key = undefined;
+  }
+}
+
+export class Analysis {
+  /**
+   * The analysis of `state`'s sentence and options. Never throws: a sentence
+   * that cannot be analyzed (empty, no known word, too long) gives an
+   * analysis with `error` set, `n` 0 and its tokens.
+   */
+  static of(engine, state) {
+    const { explorer, wasm } = engine;
+    try {
+      return new Analysis(engine, state, explorer.analyze(state.sentence, settingsOf(state)));
+    } catch (error) {
+      let tokens = [];
+      try {
+        tokens = explorer.tokenize(state.sentence);
+      } catch {
+        // The error above says enough.
+      }
+      return Object.assign(Object.create(Analysis.prototype), {
+        engine, wasm, state: pick(state), tokens, error: sentenceCase(error.message), n: 0, memos: {},
+      });
+    }
+  }
+
+  constructor(engine, state, raw) {
+    this.engine = engine;
+    this.wasm = engine.wasm;
+    this.state = pick(state);
+    this.raw = raw;
+    this.error = null;
+    this.tokens = raw.tokens();
+    this.data = panelData(engine.wasm, raw);
+    this.n = this.data.rows;
+    this.dim = raw.dim;
+    this.labels = this.data.rowLabels;
+    this.weights = this.data.weights;
+    this.masked = this.data.masked;
+    this.fullyMasked = this.data.fullyMasked;
+    this.scaleMax = this.data.scaleMax;
+    this.factor = this.data.factor;
+    this.memos = {};
+    this.rows = new Map(); // row → its steps
+  }
+
+  #memo(name) {
+    this.memos[name] ??= new Memo();
+    return this.memos[name];
+  }
+
+  /** Raw dot products q·k, `(n, n)`. */
+  get scores() {
+    return this.#memo('scores').get(0, () => this.raw.scores());
+  }
+
+  /** The scores times the factor, `(n, n)`; −∞ where masked. */
+  get scaled() {
+    return this.#memo('scaled').get(0, () => this.raw.scaled());
+  }
+
+  /** Context vectors, `(n, dim)`. */
+  get context() {
+    return this.#memo('context').get(0, () => this.raw.context());
+  }
+
+  /** The input vectors of the known tokens (Q = K = V), `(n, dim)`. */
+  get vectors() {
+    return this.#memo('vectors').get(0, () => this.engine.explorer.inputVectors(this.raw));
+  }
+
+  /** Steps 1–4 of query row `row` (a RowSteps object of the wasm boundary). */
+  steps(row) {
+    if (!this.rows.has(row)) this.rows.set(row, this.engine.explorer.explainRow(this.raw, row));
+    return this.rows.get(row);
+  }
+
+  /** The dot product of cell (row, col) term by term (CellSteps). */
+  cell(row, col) {
+    return this.#memo('cell').get(`${row},${col}`, () => this.engine.explorer.explainCell(this.raw, row, col));
+  }
+
+  /** The same sentence with scaling switched the other way (the what-if view), as panel data. */
+  flipped() {
+    return this.#memo('flipped').get(0, () => {
+      const raw = this.engine.explorer.analyze(this.state.sentence, { ...settingsOf(this.state), scale: !this.state.scale });
+      return { raw, data: panelData(this.wasm, raw) };
+    }).data;
+  }
+
+  /** The sentence padded with zero vectors to `length` positions, pad keys masked: { raw (AttentionView), data }. */
+  padded(length) {
+    return this.#memo('padded').get(length, () => {
+      const raw = this.engine.explorer.analyzePadded(this.state.sentence, settingsOf(this.state), length);
+      return { raw, data: panelData(this.wasm, raw) };
+    });
+  }
+
+  /** Multi-head attention over the sentence (a wasm MultiHeadView, kept with this analysis). */
+  multiHead(heads, mode, seed) {
+    return this.#memo('heads').get(`${heads}/${mode}/${seed}`, () =>
+      this.engine.explorer.multiHead(this.state.sentence, settingsOf(this.state), heads, mode, seed));
+  }
+
+  /** Cross-attention of this sentence's words over sentence `b`'s: { raw (AttentionView), data }. */
+  cross(b) {
+    return this.#memo('cross').get(b, () => {
+      const raw = this.engine.explorer.analyzeCross(this.state.sentence, b, settingsOf(this.state));
+      return { raw, data: panelData(this.wasm, raw) };
+    });
+  }
+
+  /** The weights as CSV (the wasm boundary writes it). */
+  csv() {
+    return this.raw.csv();
+  }
+
+  /** Frees the wasm objects of this analysis and of everything computed from it. */
+  free() {
+    for (const memo of Object.values(this.memos)) memo.free();
+    this.raw?.free();
+    this.raw = null;
+  }
+}
+
+/** The part of the state an analysis depends on. */
+function pick(state) {
+  return { sentence: state.sentence, scale: state.scale, self: state.self, causal: state.causal, temperature: state.temperature };
+}
+
+export function sentenceCase(text) {
+  if (!text) return '';
+  return text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
+}

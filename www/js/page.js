@@ -1,0 +1,187 @@
+// The page controller: one store, one analysis per change, views that only
+// draw. Data flows one way (DESIGN.md):
+//
+//   store (state = the link) → shards the sentence needs (vectors.js)
+//     → one Analysis (analysis.js, wasm) → every visible view's update()
+//   a click, a key, a control → store.update() → (the same, again)
+//
+// A view is an object made by a mount function: { update(state, analysis),
+// visible?(state), relayout?(), wasmReady?(wasm), failed?(message),
+// shardsChanged?() }. It reads the state and the analysis and writes the
+// DOM; it never computes attention, reads the URL or reaches into another
+// view. Views that are not on screen (a closed tab, the closed model view)
+// get no work until they are. Widths come from a ResizeObserver, so an
+// update never forces a layout.
+
+import { Analysis } from './analysis.js';
+import { loadEngine, loadWasm, warmUp } from './engine.js';
+import { readTheme } from './paint.js';
+import { parseHash, sameAnalysis } from './state.js';
+import { createStore } from './store.js';
+import { syncUrl } from './url.js';
+
+/** How long typing must pause before the words being typed are fetched. */
+const TYPING_PAUSE_MS = 150;
+
+/** The shared services every view's mount function receives. */
+function createContext(store, { embed }) {
+  const sizes = new Map(); // element → { width, height } as last observed
+  const relayouts = new Map(); // element → [view.relayout]
+  let frame = 0;
+  const resized = new ResizeObserver((entries) => {
+    // Layout is up to date while observers run: these reads cost nothing.
+    for (const { target } of entries) sizes.set(target, { width: target.clientWidth, height: target.clientHeight });
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      for (const { target } of entries) for (const relayout of relayouts.get(target) ?? []) relayout();
+    });
+  });
+  return {
+    store,
+    embed,
+    engine: null,
+    wasm: null,
+    theme: readTheme(document.documentElement),
+    /** The last observed width of `element` (0 before the first observation). */
+    widthOf: (element) => sizes.get(element)?.width ?? 0,
+    /** The last observed height of `element` (0 before the first observation). */
+    heightOf: (element) => sizes.get(element)?.height ?? 0,
+    /** Calls `relayout()` whenever `element` changes size. */
+    observe(element, relayout) {
+      if (!relayouts.has(element)) {
+        relayouts.set(element, []);
+        resized.observe(element);
+      }
+      relayouts.get(element).push(relayout);
+    },
+    /** Runs `task` after the next frame is painted: work that a click must not wait for. */
+    afterPaint(task) {
+      requestAnimationFrame(() => setTimeout(task, 0));
+    },
+    /** Renders again in the next frame (a view's own trigger: a retry, say). */
+    refresh: () => {},
+  };
+}
+
+class Page {
+  constructor(mounts, { embed, onHash }) {
+    this.store = createStore(parseHash(location.hash));
+    syncUrl(this.store, { embed, onHash });
+    this.ctx = createContext(this.store, { embed });
+    this.complete = null; // the last analysis computed, freed when the next one replaces it
+    this.typing = false;
+    this.fetchTimer = 0;
+    let frame = 0;
+    this.ctx.refresh = () => {
+      frame ||= requestAnimationFrame(() => {
+        frame = 0;
+        this.render();
+      });
+    };
+    this.views = mounts.map((mount) => mount(this.ctx));
+    this.store.subscribe((state, previous, how, gesture) => {
+      this.typing = gesture === 'typing' || gesture === 'cross';
+      this.render();
+    });
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      this.ctx.theme = readTheme(document.documentElement);
+      for (const view of this.views) view.relayout?.();
+      this.render();
+    });
+  }
+
+  /** Loads the wasm (the playground can start), then the vectors; a failure is told to every view. */
+  async load() {
+    const { ctx } = this;
+    try {
+      ctx.wasm = await loadWasm();
+      for (const view of this.views) view.wasmReady?.(ctx.wasm);
+      ctx.engine = await loadEngine({ onShard: () => this.views.forEach((view) => view.shardsChanged?.()) });
+    } catch (error) {
+      for (const view of this.views) view.failed?.(error.message);
+      document.documentElement.dataset.failed = '1';
+      return;
+    }
+    this.render();
+    warmUp(ctx.wasm);
+  }
+
+  render() {
+    const state = this.store.get();
+    const analysis = this.analysisFor(state);
+    for (const view of this.views) {
+      if (view.visible && !view.visible(state)) continue;
+      try {
+        view.update(state, analysis);
+      } catch (error) {
+        // One view's bug must not take the others down: say it where developers look.
+        console.warn(error);
+      }
+    }
+  }
+
+  /** The analysis of `state`: kept while the sentence and options stay, a pending one while shards load. */
+  analysisFor(state) {
+    const { engine } = this.ctx;
+    if (!engine) return { pending: true, tokens: [], n: 0, loading: true };
+    const text = textsOf(state);
+    if (!engine.vectors.ready(text)) return this.fetch(state, text);
+    if (!this.complete || !sameAnalysis(this.complete.state, state)) {
+      this.complete?.free();
+      performance.mark('analyze-start');
+      this.complete = Analysis.of(engine, state);
+      performance.measure('analyze', 'analyze-start');
+    }
+    return this.normalize(this.complete, state);
+  }
+
+  /**
+   * Fetches what the text needs and renders again when it is in. Typing
+   * never waits, and a word being typed costs one request once typing
+   * pauses, not one for every prefix of it.
+   */
+  fetch(state, text) {
+    const { vectors, explorer } = this.ctx.engine;
+    clearTimeout(this.fetchTimer);
+    const fetch = () => vectors.ensure(text).then(() => {
+      if (textsOf(this.store.get()) === text) this.render();
+    });
+    if (this.typing) this.fetchTimer = setTimeout(fetch, TYPING_PAUSE_MS);
+    else fetch();
+    let tokens = [];
+    try {
+      tokens = explorer.tokenize(state.sentence);
+    } catch {
+      // The analysis will say what is wrong with the sentence.
+    }
+    return { pending: true, tokens, n: 0, state };
+  }
+
+  /** A focus or cell beyond the new matrix is dropped, in the link too. */
+  normalize(analysis, state) {
+    const n = analysis.n;
+    if ((state.focus !== null && state.focus >= n) || (state.cell !== null && (state.focus === null || state.cell >= n))) {
+      const focus = state.focus !== null && state.focus < n ? state.focus : null;
+      queueMicrotask(() => this.store.update({ focus, cell: null }, 'replace'));
+    }
+    return analysis;
+  }
+}
+
+/**
+ * Starts a page. `views` is a list of mount functions `(ctx) => view`;
+ * `embed` for the embed page (no history entries); `onHash(hash)` hears
+ * every hash the page writes.
+ */
+export async function startPage({ views, embed = false, onHash = () => {} }) {
+  const page = new Page(views, { embed, onHash });
+  page.render();
+  await page.load();
+  return page;
+}
+
+/** Every text whose words the open views need: the sentence, and sentence B while cross-attention is open. */
+export function textsOf(state) {
+  return state.teach?.lab === 'cross' ? `${state.sentence}\n${state.teach.b}` : state.sentence;
+}

@@ -1,0 +1,22 @@
+// Text from links, attributes and the user, made safe to encode and show.
+// Pure functions, no DOM.
+
+/** `text` with every lone surrogate replaced by U+FFFD: safe for encodeURIComponent and the DOM. */
+export function wellFormed(text) {
+  const s = String(text ?? '');
+  if (typeof s.toWellFormed === 'function') return s.toWellFormed();
+  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/** At most `max` UTF-16 units of `text`, never cutting a character in two. */
+export function cut(text, max) {
+  const s = wellFormed(text);
+  if (s.length <= max) return s;
+  const end = /[\uD800-\uDBFF]/.test(s[max - 1]) ? max - 1 : max;
+  return s.slice(0, end);
+}
+
+/** A URI component of any string (lone surrogates repaired first): never throws. */
+export function encode(text) {
+  return encodeURIComponent(wellFormed(text));
+}

@@ -1,0 +1,30 @@
+// The only module that reads or writes the address: the store's state goes
+// into the URL hash (the share link), and a hash the user edits or steps to
+// with Back/Forward comes back into the store.
+
+import { formatHash, parseHash, sameState } from './state.js';
+
+/**
+ * Keeps `location.hash` and `store` in step. Inside an iframe (`embed`) a
+ * pushed entry would hijack the host page's Back button, so every change
+ * replaces. `onHash(hash)` hears every hash written (the embed's "open in
+ * full" link follows it).
+ */
+export function syncUrl(store, { embed = false, onHash = () => {} } = {}) {
+  const write = (state, how) => {
+    const hash = formatHash(state);
+    onHash(hash);
+    if (how === 'none' || location.hash === hash) return;
+    if (how === 'push' && !embed) history.pushState(null, '', hash);
+    else history.replaceState(null, '', hash);
+  };
+  store.subscribe((state, previous, how) => write(state, how));
+  const read = () => {
+    const next = parseHash(location.hash);
+    if (!sameState(next, store.get())) store.set(next, 'none');
+  };
+  window.addEventListener('popstate', read);
+  window.addEventListener('hashchange', read);
+  // A link's hash is rewritten in its canonical form (defaults written, bad values dropped).
+  write(store.get(), location.hash ? 'replace' : 'none');
+}

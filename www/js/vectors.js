@@ -1,0 +1,152 @@
+// The word vectors, fetched a shard at a time: the whole GloVe vocabulary is
+// split into static shard files (data/glove-6b-50d/, see data/README.md and
+// attention_core::shards), and a sentence costs only the few shards of its
+// candidate tokens. The wasm store says which shards a text needs
+// (`explorer.missingShards`); this module fetches them, once each, and keeps
+// the state of every shard for the page: loading, or failed with a reason.
+//
+// A failed shard (HTTP error, timeout, a truncated, corrupt or foreign file)
+// stays failed until `retry()`: its words are marked with the reason and the
+// rest of the sentence is drawn. Nothing here touches the DOM.
+
+const TIMEOUT_MS = 15000;
+/** Rounds of "fetch what is missing": a known word can reveal one more round. */
+const MAX_ROUNDS = 8;
+
+/** The manifest of a shard set, checked: what every later request relies on. */
+export function checkManifest(json) {
+  const ok = json && json.format === 'AEWS' && json.version === 1 &&
+    Number.isInteger(json.dim) && json.dim >= 1 && json.dim <= 4096 &&
+    Number.isInteger(json.words) && json.words >= 0 && json.words <= 4e6 &&
+    Number.isInteger(json.shards) && json.shards >= 1 && json.shards <= 65536 && (json.shards & (json.shards - 1)) === 0 &&
+    typeof json.set === 'string' && /^[0-9a-f]{16}$/.test(json.set) &&
+    typeof json.files === 'string' && json.files.includes('{k}') && !/^[a-z]+:|^\/|\.\./i.test(json.files);
+  if (!ok) throw new Error('its manifest.json does not describe a shard set this page can read');
+  return json;
+}
+
+export class VectorStore {
+  /**
+   * explorer: the wasm Explorer (sharded); manifest: its checked manifest;
+   * base: the URL of the manifest's folder; fetch: the fetch function;
+   * onChange(): a shard arrived or failed.
+   */
+  constructor({ explorer, manifest, base, fetch = globalThis.fetch.bind(globalThis), onChange = () => {} }) {
+    this.explorer = explorer;
+    this.manifest = manifest;
+    this.base = base;
+    this.fetch = fetch;
+    this.onChange = onChange;
+    this.loading = new Map(); // shard → Promise
+    this.failed = new Map(); // shard → reason
+    this.bytes = 0; // shard bytes received
+    this.requests = 0;
+    this.reloads = new Set(); // shards to fetch past the HTTP cache (retried after a bad file)
+  }
+
+  /** Whether the set is the small committed fallback, not the whole vocabulary. */
+  get fallback() {
+    return this.manifest.fallback === true;
+  }
+
+  shardUrl(k) {
+    return new URL(this.manifest.files.replace('{k}', k.toString(16).padStart(4, '0')), this.base);
+  }
+
+  /** The shards `text` still needs that are neither loading nor failed. */
+  missing(text) {
+    return Array.from(this.explorer.missingShards(text)).filter((k) => !this.failed.has(k));
+  }
+
+  /** Whether every shard `text` needs is in (or failed). */
+  ready(text) {
+    return this.missing(text).length === 0;
+  }
+
+  /**
+   * Fetches, round after round, every shard `text` needs to be tokenized as
+   * with the whole vocabulary in memory. Resolves when nothing more can be
+   * done (failed shards are left failed); never rejects.
+   */
+  async ensure(text) {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const missing = this.missing(text);
+      if (missing.length === 0) return;
+      await Promise.all(missing.map((k) => this.load(k)));
+    }
+  }
+
+  /** Loads shard `k` once; concurrent callers share one request. */
+  load(k) {
+    if (!this.loading.has(k)) {
+      const done = this.#fetch(k).finally(() => {
+        this.loading.delete(k);
+        this.onChange();
+      });
+      this.loading.set(k, done);
+    }
+    return this.loading.get(k);
+  }
+
+  async #fetch(k) {
+    const url = this.shardUrl(k);
+    const name = url.pathname.split('/').slice(-2).join('/');
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), TIMEOUT_MS);
+    this.requests += 1;
+    try {
+      const response = await this.fetch(url, { signal: abort.signal, ...(this.reloads.has(k) ? { cache: 'reload' } : {}) });
+      if (!response.ok) throw new Error(`the server answered HTTP ${response.status} for ${name}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      this.bytes += bytes.length;
+      try {
+        this.explorer.addShard(bytes);
+      } catch (error) {
+        this.reloads.add(k);
+        throw new Error(`${name} is damaged: ${error.message}`);
+      }
+    } catch (error) {
+      const reason = abort.signal.aborted ? `${name} did not arrive within ${TIMEOUT_MS / 1000} s` :
+        error instanceof TypeError ? `${name} could not be downloaded (offline?)` : error.message;
+      this.failed.set(k, reason);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** What is left to know about `word` (lowercased): null when nothing, else 'loading' or the failure's reason. */
+  statusOf(word) {
+    const k = this.explorer.shardOf(word);
+    if (this.failed.has(k)) return this.failed.get(k);
+    return this.loading.has(k) ? 'loading' : null;
+  }
+
+  /** Whether any shard failed. */
+  get anyFailed() {
+    return this.failed.size > 0;
+  }
+
+  /** Forgets every failure, so that the next `ensure` fetches those shards again. */
+  retry() {
+    this.failed.clear();
+    this.onChange();
+  }
+}
+
+/** Fetches and checks the manifest at `url`; errors say what failed, for the page. */
+export async function fetchManifest(url, fetch = globalThis.fetch.bind(globalThis)) {
+  let response;
+  try {
+    response = await fetch(url, { cache: 'no-cache' });
+  } catch (error) {
+    throw new Error(`The word vectors could not be downloaded (${url.pathname}: ${error.message}). Check the connection and reload.`);
+  }
+  if (!response.ok) {
+    throw new Error(`The word vectors could not be loaded: ${url.pathname} answered HTTP ${response.status}${response.statusText ? ' ' + response.statusText : ''}.`);
+  }
+  try {
+    return checkManifest(await response.json());
+  } catch (error) {
+    throw new Error(`The word vectors could not be read: ${error instanceof SyntaxError ? 'manifest.json is not JSON' : error.message}.`);
+  }
+}

@@ -1,0 +1,60 @@
+// The arrows view: query tokens on the left, keys on the right, a curve from
+// the focused query to every key (from every query when nothing is focused),
+// thicker for larger weights; links weaker than a share of the strongest
+// (state.threshold, in the link) are hidden.
+
+import { put } from '../dom.js';
+import { arrowLayout, labelWidth, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../heatmap-view.js';
+
+export function mountArrows(ctx) {
+  const { store } = ctx;
+  const box = document.getElementById('arrows-box');
+  const canvas = document.getElementById('arrows');
+  const slider = document.getElementById('threshold');
+  const shown = document.getElementById('threshold-value');
+  if (!box || !canvas) return { update() {} };
+  let analysis = null;
+  let geometry = null;
+  let layout = null;
+  let laidOut = null; // { analysis, width, theme }
+  let state = null;
+
+  wireArrowClicks(canvas, () => geometry, (row) => store.update({ focus: row, cell: null }, 'push'));
+  slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
+  ctx.observe(box, () => draw());
+
+  function draw() {
+    if (!analysis || !state) return;
+    const width = Math.max(200, ctx.widthOf(box) || box.clientWidth);
+    if (!laidOut || laidOut.analysis !== analysis || laidOut.width !== width || laidOut.theme !== ctx.theme) {
+      laidOut = { analysis, width, theme: ctx.theme };
+      geometry?.free();
+      const measure = canvas.getContext('2d');
+      const widest = labelWidth(measure, analysis.labels, ctx.theme, ' 0.00');
+      // As tall as the heatmap beside it, at least 480 px.
+      const maxHeight = Math.max(480, Math.min(width * 1.2, 900));
+      geometry = new ctx.wasm.ArrowGeometry(analysis.n, width, widest, ctx.theme.fontSize, maxHeight);
+      layout = arrowLayout(geometry);
+      sizeCanvas(canvas, layout.width, layout.height);
+    }
+    const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout };
+    paintFocusArrows(canvas, geometry, view, state.focus, state.threshold, ctx.theme, shown);
+  }
+
+  return {
+    update(next, nextAnalysis) {
+      if (nextAnalysis.pending) return;
+      state = next;
+      if (slider && Math.abs(Number(slider.value) - next.threshold) > 1e-9) slider.value = String(next.threshold);
+      if (nextAnalysis.error) {
+        analysis = null;
+        Object.assign(canvas, { width: 0, height: 0 }).style.height = '0px';
+        put(shown, 'textContent', `${Math.round(next.threshold * 100)} %`);
+        return;
+      }
+      analysis = nextAnalysis;
+      draw();
+    },
+    relayout: () => draw(),
+  };
+}

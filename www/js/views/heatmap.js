@@ -1,0 +1,187 @@
+// The main heatmap: query rows × key columns, one cell bitmap built in wasm
+// and scaled up unsmoothed, labels and colorbar on the base canvas, focus and
+// hover on an overlay. Pointer and keyboard (heatmap-view.js) move the focus
+// through the store; zoom and pan (zoom.js) pick the part on screen.
+
+import { el, put } from '../dom.js';
+import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
+import { paintOverlay } from '../paint.js';
+import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
+
+export function mountHeatmap(ctx) {
+  const box = document.getElementById('heatmap-box');
+  return box && document.getElementById('heatmap') ? new MainHeatmap(ctx, box) : { update() {} };
+}
+
+class MainHeatmap {
+  constructor(ctx, box) {
+    this.ctx = ctx;
+    this.store = ctx.store;
+    this.box = box;
+    this.base = document.getElementById('heatmap');
+    this.overlay = document.getElementById('heatmap-overlay');
+    this.announcer = document.getElementById('announce');
+    this.zoom = new ZoomWindow(0);
+    this.controls = zoomControls(box, this.zoom, () => this.redraw());
+    this.analysis = null; // the analysis drawn
+    this.view = null; // what the painters read: analysis data + layout + window
+    this.drawn = null; // { analysis, width, theme, window } of the base layer
+    this.focus = null;
+    const store = this.store;
+    this.heatmap = new HeatmapView({
+      overlay: this.overlay,
+      tooltip: document.getElementById('tooltip'),
+      size: () => (this.view ? this.analysis.n : null),
+      focus: () => this.focus,
+      window: () => this.zoom.window,
+      onFocus: (row, how, cell) => store.update({ focus: row, cell }, how),
+      onEnter: (row, col) => store.update({ focus: row, cell: col }, 'push'),
+      onClear: () => store.update({ focus: null, cell: null }, 'push'),
+      tooltipLines: (row, col) => this.tooltipLines(row, col),
+      paint: () => this.paintFocus(),
+    });
+    wireZoom(this.overlay, this.zoom, {
+      at: (event) => this.cellAt(event),
+      cellSize: () => this.view?.layout.cell ?? 1,
+      changed: () => this.redraw(),
+    });
+    ctx.observe(box, () => this.redraw());
+  }
+
+  /** The matrix row and column (fractional) under a pointer event. */
+  cellAt(event) {
+    if (!this.view) return null;
+    const rect = this.overlay.getBoundingClientRect();
+    const [mx, my] = this.view.layout.matrix;
+    const cell = this.view.layout.cell;
+    return { row: this.zoom.row0 + (event.clientY - rect.top - my) / cell, col: this.zoom.col0 + (event.clientX - rect.left - mx) / cell };
+  }
+
+  tooltipLines(row, col) {
+    const { analysis } = this;
+    if (!analysis || analysis.pending) return null;
+    const { n, labels, weights, masked } = analysis;
+    const k = row * n + col;
+    const lines = [`'${labels[row]}' → '${labels[col]}'`];
+    const score = analysis.scores[k];
+    if (masked[k]) {
+      const why = this.store.get().causal && col > row ? `'${labels[col]}' comes later (causal)` : 'a token may not attend to itself';
+      lines.push(`masked: ${why}`, `score q·k ${score.toFixed(3)}`);
+    } else {
+      lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${score.toFixed(3)} → scaled ${analysis.scaled[k].toFixed(3)}`);
+    }
+    return lines;
+  }
+
+  /** Lays out and paints the base layer when the analysis, the width, the theme or the zoom changed. */
+  redraw() {
+    const { analysis, ctx, zoom } = this;
+    if (!analysis) return;
+    zoom.show(this.focus);
+    const width = Math.max(200, ctx.widthOf(this.box) || this.box.clientWidth);
+    const key = { analysis, width, theme: ctx.theme, window: JSON.stringify(zoom.window) };
+    if (!this.drawn || Object.keys(key).some((k) => key[k] !== this.drawn[k])) {
+      this.drawn = key;
+      this.layout(width);
+    }
+    this.paintFocus();
+  }
+
+  layout(width) {
+    const { analysis, ctx } = this;
+    const win = this.zoom.window;
+    const span = win ? win.rows : analysis.n;
+    const shownLabels = win ? analysis.labels.slice(win.row0, win.row0 + span) : analysis.labels;
+    const widest = labelWidth(this.base.getContext('2d'), shownLabels, ctx.theme);
+    const layout = this.heatmap.setGeometry(new ctx.wasm.HeatmapGeometry(span, span, width, widest, ctx.theme.fontSize));
+    this.view = { ...analysis.data, n: analysis.n, labels: analysis.labels, layout, window: win, theme: ctx.theme };
+    paintBase(this.base, this.overlay, this.view, ctx.theme);
+    this.overlay.setAttribute('aria-label', `Attention heatmap of ${analysis.n} tokens${win ? `, zoomed to rows and columns ${win.row0 + 1}–${win.row0 + span}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
+    this.controls.sync(analysis.n);
+    if (!document.documentElement.dataset.ready) {
+      performance.mark('first-heatmap');
+      document.documentElement.dataset.ready = '1';
+    }
+  }
+
+  paintFocus() {
+    if (this.view) paintOverlay(this.overlay.getContext('2d'), this.view, this.focus, this.heatmap.hover);
+  }
+
+  /** Says the focus and its strongest keys to screen readers. */
+  announce(state) {
+    const { analysis, announcer } = this;
+    if (!announcer || !analysis) return;
+    const i = state.focus;
+    if (i === null) {
+      put(announcer, 'textContent', '');
+      return;
+    }
+    const { n, labels, weights, masked } = analysis;
+    if (analysis.fullyMasked[i]) {
+      put(announcer, 'textContent', `${labels[i]}: every key is masked.`);
+      return;
+    }
+    const top = [...Array(n).keys()].filter((j) => !masked[i * n + j]).sort((a, b) => weights[i * n + b] - weights[i * n + a])
+      .slice(0, 3).map((j) => `${labels[j]} ${weights[i * n + j].toFixed(4)}`);
+    put(announcer, 'textContent', `Focus on ${labels[i]}, row ${i}. Strongest keys: ${top.join(', ')}.`);
+  }
+
+  update(state, next) {
+    if (next.pending) return;
+    if (next.error) {
+      this.analysis = null;
+      this.view = null;
+      this.heatmap.hideTooltip();
+      for (const canvas of [this.base, this.overlay]) Object.assign(canvas, { width: 0, height: 0 }).style.height = '0px';
+      return;
+    }
+    const focusChanged = state.focus !== this.focus;
+    this.focus = state.focus;
+    if (next !== this.analysis) {
+      if (next.n !== this.zoom.n) this.zoom.reset(next.n);
+      this.heatmap.fit(next.n);
+      this.analysis = next;
+    }
+    this.redraw();
+    if (focusChanged) this.announce(state);
+  }
+
+  relayout() {
+    this.redraw();
+  }
+}
+
+/** The − / + / whole-matrix buttons of the zoom, shown for matrices larger than the smallest zoom. */
+function zoomControls(box, zoom, changed) {
+  const bar = el('div', null, 'zoom-bar');
+  bar.setAttribute('role', 'group');
+  bar.setAttribute('aria-label', 'Zoom the heatmap');
+  const make = (text, label, id, act) => {
+    const button = el('button', text, 'small');
+    button.type = 'button';
+    button.id = id;
+    button.setAttribute('aria-label', label);
+    button.title = label;
+    button.addEventListener('click', () => {
+      if (act()) changed();
+    });
+    bar.append(button);
+    return button;
+  };
+  const out = make('−', 'Zoom out', 'zoom-out', () => zoom.zoomAt(1 / 1.5));
+  const into = make('+', 'Zoom in (or Ctrl + wheel, pinch, the + key)', 'zoom-in', () => zoom.zoomAt(1.5));
+  const all = make('Whole matrix', 'Show the whole matrix', 'zoom-reset', () => {
+    zoom.reset();
+    return true;
+  });
+  box.parentElement.insertBefore(bar, box);
+  return {
+    sync(n) {
+      bar.hidden = n <= MIN_SPAN;
+      put(out, 'disabled', !zoom.zoomed);
+      put(all, 'disabled', !zoom.zoomed);
+      put(into, 'disabled', zoom.span <= MIN_SPAN);
+    },
+  };
+}

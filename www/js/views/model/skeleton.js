@@ -1,0 +1,128 @@
+// The DOM of the trained-model view, built once when it first opens: the
+// head and loading lines, the controls, the grid of heads beside the
+// comparison, the open head's heatmap and arrows, its weights table. Every
+// element that the other modules of this view use is returned by name.
+
+import { el } from '../../dom.js';
+
+export const MODEL_NAME = 'all-MiniLM-L6-v2';
+
+export function buildSkeleton(root) {
+  const dom = {};
+  const head = el('div', null, 'model-head');
+  dom.close = el('button', 'Close', 'small');
+  dom.close.type = 'button';
+  head.append(el('h2', `A trained transformer: ${MODEL_NAME}`), dom.close);
+  dom.intro = el('p', 'The same sentence through MiniLM (6 layers × 12 heads, trained on a billion sentence pairs), computed on this page. Each head has learned its own query and key projections, so it can look at words for other reasons than similarity.', 'model-intro');
+  loading(dom);
+  const body = el('div', null, 'model-body');
+  body.append(controls(dom), top(dom), views(dom), tableSection(dom));
+  const footer = el('p', null, 'model-footer');
+  footer.append('Model: all-MiniLM-L6-v2 (Apache-2.0; ', Object.assign(el('a', 'model card'), { href: new URL('../../../model/MODEL-CARD.md', import.meta.url).href }), '), weights stored as 16-bit floats, kept by your browser after the first visit. Nothing is sent anywhere.');
+  dom.body = body;
+  root.replaceChildren(head, dom.intro, dom.loading, dom.error, dom.retry, body, footer);
+  return dom;
+}
+
+function loading(dom) {
+  dom.loading = el('div', null, 'model-loading');
+  dom.progress = el('progress');
+  dom.progress.max = 1;
+  dom.progress.value = 0;
+  dom.progress.setAttribute('aria-label', 'Model download');
+  dom.status = el('span', 'Starting…', 'model-status');
+  dom.status.setAttribute('role', 'status');
+  dom.loading.append(dom.progress, dom.status);
+  dom.error = el('p', null, 'error model-error');
+  dom.error.setAttribute('role', 'alert');
+  dom.error.hidden = true;
+  dom.retry = el('button', 'Try again', 'small');
+  dom.retry.type = 'button';
+  dom.retry.hidden = true;
+}
+
+function controls(dom) {
+  const bar = el('div', null, 'controls compact model-controls');
+  const units = el('fieldset', null, 'model-units');
+  units.append(el('legend', 'Tokens'));
+  dom.units = {};
+  for (const [value, text] of [['pieces', 'Word pieces'], ['words', 'Whole words']]) {
+    const label = el('label');
+    const input = el('input');
+    input.type = 'radio';
+    input.name = 'model-units';
+    input.value = value;
+    dom.units[value] = input;
+    label.append(input, ` ${text}`);
+    units.append(label);
+  }
+  const special = el('label');
+  dom.special = el('input');
+  dom.special.type = 'checkbox';
+  dom.special.id = 'model-special';
+  special.append(dom.special, ' Show [CLS] and [SEP]');
+  dom.headName = el('span', '', 'model-head-name');
+  bar.append(units, special, dom.headName);
+  return bar;
+}
+
+function top(dom) {
+  const box = el('div', null, 'model-top');
+  const gridFigure = el('figure', null, 'view model-grid-figure');
+  gridFigure.append(el('figcaption', 'Every head: a row per layer (0 is the first), a column per head. Each thumbnail is that head’s heatmap; click one to open it below.'));
+  dom.grid = el('div', null, 'model-grid');
+  dom.grid.id = 'model-grid';
+  dom.grid.setAttribute('role', 'group');
+  dom.grid.setAttribute('aria-label', 'Attention heads by layer and head');
+  gridFigure.append(dom.grid);
+  const compareFigure = el('figure', null, 'view model-compare-figure');
+  compareFigure.append(el('figcaption', 'The focused word, side by side: where it looks with raw GloVe vectors, and in the open head of the trained model.'));
+  dom.compare = el('div', null, 'model-compare');
+  dom.compare.id = 'model-compare';
+  compareFigure.append(dom.compare);
+  box.append(gridFigure, compareFigure);
+  return box;
+}
+
+function views(dom) {
+  const box = el('div', null, 'views model-views');
+  const heat = el('figure', null, 'view');
+  dom.heatCaption = el('figcaption', 'Heatmap of the open head: each row is a query token, each column a key token. Click a row or a cell to focus that query.');
+  dom.heatBox = el('div', null, 'canvas-stack');
+  dom.heatmap = Object.assign(el('canvas'), { id: 'model-heatmap' });
+  dom.heatmap.setAttribute('aria-hidden', 'true');
+  dom.overlay = Object.assign(el('canvas', null, 'overlay'), { id: 'model-heatmap-overlay', tabIndex: 0 });
+  dom.overlay.setAttribute('role', 'img');
+  dom.overlay.setAttribute('aria-label', 'Heatmap of the open head');
+  dom.tooltip = Object.assign(el('div', null, 'tooltip'), { id: 'model-tooltip', hidden: true });
+  dom.tooltip.setAttribute('role', 'tooltip');
+  dom.heatBox.append(dom.heatmap, dom.overlay, dom.tooltip);
+  heat.append(dom.heatCaption, dom.heatBox);
+  const arrows = el('figure', null, 'view');
+  arrows.append(el('figcaption', 'Arrows of the open head: curves from the focused query to every key, thicker and darker for larger weights.'));
+  const threshold = el('label', null, 'threshold');
+  dom.threshold = Object.assign(el('input'), { type: 'range', id: 'model-threshold', min: '0', max: '0.9', step: '0.01', value: '0.1' });
+  dom.thresholdValue = el('output', '10 %');
+  threshold.append('Hide links weaker than ', dom.threshold, ' ', dom.thresholdValue, ' of the strongest');
+  dom.arrowsBox = el('div', null, 'canvas-box');
+  dom.arrows = Object.assign(el('canvas'), { id: 'model-arrows' });
+  dom.arrows.setAttribute('aria-hidden', 'true');
+  dom.arrowsBox.append(dom.arrows);
+  arrows.append(threshold, dom.arrowsBox);
+  box.append(heat, arrows);
+  return box;
+}
+
+function tableSection(dom) {
+  const section = el('section', null, 'weights-section model-weights-section');
+  dom.tableTitle = el('h3', 'Weights of the open head');
+  dom.tableNote = el('p', null, 'note');
+  const scroll = el('div', null, 'table-scroll');
+  scroll.tabIndex = 0;
+  scroll.setAttribute('aria-label', 'Weights of the open head, scrollable');
+  dom.table = el('table', null, 'weights-table');
+  dom.table.id = 'model-weights';
+  scroll.append(dom.table);
+  section.append(dom.tableTitle, dom.tableNote, scroll);
+  return section;
+}

@@ -1,0 +1,29 @@
+// The options of the attention: scaling, the self mask, the causal mask and
+// the temperature (a logarithmic slider from 0.001 to 1000).
+
+import { put } from '../dom.js';
+import { formatTemperature, temperatureAt } from '../state.js';
+
+export function mountOptions({ store }) {
+  const boxes = { scale: 'opt-scale', self: 'opt-self', causal: 'opt-causal' };
+  const slider = document.getElementById('opt-temperature');
+  const shown = document.getElementById('temperature-value');
+  for (const [key, id] of Object.entries(boxes)) {
+    const box = document.getElementById(id);
+    boxes[key] = box;
+    box?.addEventListener('change', () => store.update({ [key]: box.checked }, 'push'));
+  }
+  slider?.addEventListener('input', () => {
+    store.update({ temperature: temperatureAt(Number(slider.value)) }, 'push', 'temperature');
+  });
+  return {
+    update(state) {
+      for (const key of ['scale', 'self', 'causal']) put(boxes[key], 'checked', state[key]);
+      if (slider) {
+        const position = Math.log10(state.temperature);
+        if (Math.abs(Number(slider.value) - position) > 0.005) slider.value = String(position);
+      }
+      put(shown, 'textContent', formatTemperature(state.temperature));
+    },
+  };
+}

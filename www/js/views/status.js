@@ -1,0 +1,45 @@
+// The status line under the options, the error box, and the message the
+// views show when there is nothing to draw.
+
+import { put } from '../dom.js';
+import { formatTemperature } from '../state.js';
+
+export function mountStatus(ctx) {
+  const status = document.getElementById('status');
+  const error = document.getElementById('error');
+  const views = document.getElementById('views');
+  const show = (text) => {
+    put(error, 'textContent', text || '');
+    put(error, 'hidden', !text);
+  };
+  const empty = (message) => {
+    views?.classList.toggle('empty', Boolean(message));
+    if (views && message) views.dataset.message = message;
+  };
+  put(status, 'textContent', 'Loading…');
+  return {
+    update(state, analysis) {
+      if (!ctx.engine) return;
+      if (analysis.pending) {
+        const words = new Set(analysis.tokens.filter((t) => t.pending).map((t) => t.text)).size;
+        put(status, 'textContent', `Loading the vectors of ${words} word${words === 1 ? '' : 's'}…`);
+        return;
+      }
+      show(analysis.error ?? '');
+      if (analysis.error) {
+        put(status, 'textContent', '');
+        empty(`Nothing to draw: ${analysis.error}`);
+        return;
+      }
+      empty(null);
+      const left = analysis.tokens.filter((t) => !t.known).length;
+      const { n, dim } = analysis;
+      put(status, 'textContent', `${n} token${n === 1 ? '' : 's'} in the attention${left ? `, ${left} left out` : ''} · d = ${dim} · ${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`);
+    },
+    failed(message) {
+      put(status, 'textContent', '');
+      show(message);
+      empty('Nothing to draw: the page could not load what it needs (see the message above).');
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// What the teaching labs share: the step panel of a lab's focused row, the
+// small comparison tables, and the error line of a lab that could not compute.
+
+import { el } from '../../dom.js';
+import { tableHead } from '../../heatmap-view.js';
+import { renderSteps, weight } from '../../teach-steps.js';
+import { sentenceCase } from '../../analysis.js';
+
+/** The lab's focus: row `lf` and clicked column `lc` of its own matrix (teach-state.js). */
+export function setLabFocus(store, row, col = null) {
+  const state = store.get();
+  store.update({ teach: { ...state.teach, lf: row ?? 0, lc: col } }, 'push');
+}
+
+/** Changes the teaching part of the state. */
+export function setTeach(store, changes, how = 'push', session = null) {
+  const state = store.get();
+  store.update({ teach: { ...state.teach, ...changes } }, how, session);
+}
+
+/** The MatrixPanel options of a lab whose focus is its own (lf, lc). */
+export function panelOptions(ctx, name, tableId, extra = {}) {
+  return {
+    ctx,
+    name,
+    tableId,
+    onFocus: (row) => setLabFocus(ctx.store, row),
+    onCell: (row, col) => setLabFocus(ctx.store, row, col),
+    ...extra,
+  };
+}
+
+/** Steps of row `focus` of a lab's wasm AttentionView `view` (and of cell `col` when set). */
+export function labSteps(target, ctx, view, data, focus, col, state, { scaleDim } = {}) {
+  if (!view.hasSteps) return;
+  const steps = view.explainRow(focus);
+  const cell = col !== null && col < data.cols ? view.explainCell(focus, col) : null;
+  renderSteps(target, {
+    word: data.rowLabels[focus],
+    rowLabels: data.rowLabels,
+    keyLabels: data.colLabels,
+    steps,
+    cell,
+    settings: { scale: state.scale, temperature: state.temperature },
+    scaleDim: scaleDim ?? view.dim,
+    values: view.input('v'),
+    valueDim: view.valueDim,
+    fullyMasked: data.fullyMasked[focus] === 1,
+    onCell: (j) => setLabFocus(ctx.store, focus, j),
+  });
+}
+
+/** A table of a few named rows over the keys. */
+export function compareRows(table, keys, rows, caption) {
+  const head = tableHead('', keys);
+  const body = el('tbody');
+  for (const [label, values, format] of rows) {
+    const tr = el('tr');
+    const th = el('th', label);
+    th.scope = 'row';
+    tr.append(th);
+    for (const value of values) tr.append(el('td', value === null ? 'masked' : (format ?? weight)(value)));
+    body.append(tr);
+  }
+  table.replaceChildren(el('caption', caption), head, body);
+}
+
+/** Shows `error` (or clears it) in a lab's error line and marks the lab failed; returns whether it failed. */
+export function showFailure(lab, line, error) {
+  const failed = Boolean(error);
+  line.textContent = failed ? sentenceCase(error.message ?? String(error)) : '';
+  line.hidden = !failed;
+  lab.classList.toggle('failed', failed);
+  return failed;
+}
+
+/** An error line, hidden until needed. */
+export function errorLine(id) {
+  const line = el('p', null, 'error');
+  if (id) line.id = id;
+  line.setAttribute('role', 'alert');
+  line.hidden = true;
+  return line;
+}
+
+/** Runs `compute` and returns { value } or { error }: a lab shows the error instead of breaking. */
+export function attempt(compute) {
+  try {
+    return { value: compute() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** Mean over rows of the largest weight: 1 means every row is one-hot (saturated). */
+export function meanMax(data) {
+  let total = 0;
+  let rows = 0;
+  for (let i = 0; i < data.rows; i++) {
+    if (data.fullyMasked[i]) continue;
+    let max = 0;
+    for (let j = 0; j < data.cols; j++) max = Math.max(max, data.weights[i * data.cols + j]);
+    total += max;
+    rows++;
+  }
+  return rows ? total / rows : 0;
+}

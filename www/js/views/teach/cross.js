@@ -1,0 +1,56 @@
+// The Cross-attention tab: the sentence's words (queries) over another
+// sentence's (keys and values), as a translation model's decoder looks at
+// its source. Sentence B's words are fetched like the sentence's (page.js
+// asks for both while this tab is open).
+
+import { control, el, input, put } from '../../dom.js';
+import { MatrixPanel } from '../../matrix-panel.js';
+import { DEFAULT_SENTENCE_B } from '../../teach-state.js';
+import { attempt, errorLine, labSteps, panelOptions, setTeach, showFailure } from './common.js';
+
+const EXAMPLE = { a: 'Where is the Eiffel Tower?', b: DEFAULT_SENTENCE_B };
+
+export function mountCross(lab, ctx) {
+  const { store } = ctx;
+  lab.append(el('p', 'In cross-attention the queries come from one sentence (A, the sentence above) and the keys and values from another (B): a translation model’s decoder looks at the source sentence this way. Rows are A’s words, columns B’s. Self and causal masks do not apply across sentences.', 'note'));
+  const b = input('textarea', 'cross-b', { rows: '2', maxlength: '2000', spellcheck: 'false' });
+  let frame = 0;
+  b.addEventListener('input', () => {
+    frame ||= requestAnimationFrame(() => {
+      frame = 0;
+      setTeach(store, { b: b.value, lf: 0, lc: null }, 'push', 'cross');
+    });
+  });
+  const example = el('button', `Example: "${EXAMPLE.a}" over "${EXAMPLE.b}"`, 'small');
+  example.type = 'button';
+  example.id = 'cross-example';
+  example.addEventListener('click', () => {
+    const state = store.get();
+    store.set({ ...state, sentence: EXAMPLE.a, focus: null, cell: null, teach: { ...state.teach, b: EXAMPLE.b, lf: 0, lc: null } }, 'push');
+  });
+  const error = errorLine();
+  lab.append(control('Sentence B (keys and values)', b), example, error);
+  const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Cross-attention', 'cross-weights'));
+  const steps = el('div', null, 'explain lab-steps');
+  lab.append(panel.root, steps);
+
+  return {
+    controls(state) {
+      if (document.activeElement !== b) put(b, 'value', state.teach.b);
+    },
+    render(state, analysis) {
+      if (analysis.pending) return;
+      if (analysis.error || !analysis.n) {
+        showFailure(lab, error, analysis.error ? new Error(analysis.error) : null);
+        return;
+      }
+      const teach = state.teach;
+      const result = attempt(() => analysis.cross(teach.b));
+      if (showFailure(lab, error, result.error)) return;
+      const { raw, data } = result.value;
+      const focus = Math.min(teach.lf, data.rows - 1);
+      panel.show(data, { focus, caption: `Rows: the ${data.rows} words of A (queries). Columns: the ${data.cols} words of B (keys and values).` });
+      labSteps(steps, ctx, raw, data, focus, teach.lc, state);
+    },
+  };
+}

@@ -1,0 +1,202 @@
+// The Multi-head tab: 1 to 50 heads over the sentence, each in its own
+// d_k = d / h dimensions (projected by seeded W_q, W_k, W_v, or split), a
+// grid of every head and their average, per-head colours in the arrows.
+
+import { control, el, input, put } from '../../dom.js';
+import { MatrixPanel } from '../../matrix-panel.js';
+import { colorize } from '../../paint.js';
+import { HEAD_MODES } from '../../teach-state.js';
+import { panelData, sentenceCase, GRADIENT } from '../../analysis.js';
+import { attempt, labSteps, panelOptions, setTeach } from './common.js';
+
+/** A distinct colour per head: hues a golden angle apart, readable on light and dark. */
+export function headColor(h, dark = false) {
+  const hue = Math.round((h * 137.508 + 25) % 360);
+  return `hsl(${hue} 75% ${dark ? 62 : 42}%)`;
+}
+
+const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
+
+export function mountHeads(lab, ctx) {
+  return new HeadsLab(lab, ctx);
+}
+
+class HeadsLab {
+  constructor(lab, ctx) {
+    this.ctx = ctx;
+    this.store = ctx.store;
+    this.note = el('p', '', 'note');
+    lab.append(this.note, this.controlsRow());
+    this.toggles = el('fieldset', null, 'head-toggles');
+    this.toggles.id = 'head-toggles';
+    this.grid = el('div', null, 'head-grid');
+    this.grid.id = 'head-grid';
+    this.grid.setAttribute('role', 'group');
+    this.grid.setAttribute('aria-label', 'Heads: choose one to enlarge');
+    this.title = el('h3');
+    this.title.id = 'heads-title';
+    this.panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Multi-head', 'heads-weights', { arrowsCaption: 'Arrows: one colour per head (untick a head to hide it); the enlarged head alone when one is chosen.' }));
+    this.steps = el('div', null, 'explain lab-steps');
+    lab.append(this.toggles, this.grid, this.title, this.panel.root, this.steps);
+    this.choices = [];
+    this.choicesDim = 0;
+    this.copied = { mh: null, perHead: [], average: null }; // weights copied out of wasm once per result
+    this.drawn = null; // what the toggles and the grid show
+    this.headView = { mh: null, shown: null, view: null, data: null };
+  }
+
+  set(changes) {
+    setTeach(this.store, changes);
+  }
+
+  /** The head count, the mode and the seed. */
+  controlsRow() {
+    const row = el('div', null, 'play-row');
+    this.count = el('select');
+    this.count.id = 'heads-count';
+    this.count.addEventListener('change', () => this.set({ heads: Number(this.count.value), head: null, hide: [], lf: 0, lc: null }));
+    row.append(control('Heads', this.count));
+    const modes = el('fieldset', null, 'radio-group');
+    modes.append(el('legend', 'Mode'));
+    this.modeInputs = {};
+    for (const mode of HEAD_MODES) {
+      const radio = input('radio', `heads-mode-${mode}`, { name: 'heads-mode', value: mode });
+      radio.addEventListener('change', () => radio.checked && this.set({ headMode: mode, lf: 0, lc: null }));
+      this.modeInputs[mode] = radio;
+      const label = el('label');
+      label.append(radio, ` ${mode}`);
+      modes.append(label);
+    }
+    row.append(modes);
+    this.seed = input('number', 'heads-seed', { min: '0', max: '4294967295', step: '1' });
+    this.seed.addEventListener('change', () => {
+      const value = Number(this.seed.value);
+      if (Number.isInteger(value) && value >= 0 && value <= 4294967295) this.set({ seed: value });
+    });
+    this.reseed = el('button', 'New seed', 'small');
+    this.reseed.type = 'button';
+    this.reseed.addEventListener('click', () => this.set({ seed: Math.floor(Math.random() * 1e6) }));
+    row.append(control('Seed', this.seed), this.reseed);
+    return row;
+  }
+
+  /** The head count shown: the one asked for when it divides the dimension, else 5. */
+  headsOf(teach) {
+    return this.choices.includes(teach.heads) ? teach.heads : 5;
+  }
+
+  setChoices(dim) {
+    if (dim === this.choicesDim) return;
+    this.choicesDim = dim;
+    this.choices = Array.from(this.ctx.wasm.headCounts(dim));
+    this.count.replaceChildren(...this.choices.map((h) => Object.assign(el('option', `${h} × d_k = ${dim / h}`), { value: String(h) })));
+    this.note.textContent = `Each of h heads attends in its own d_k = ${dim} / h dimensions. "Projected": every head multiplies the vectors by its own W_q, W_k, W_v (random here, drawn from the seed, as at the start of training). "Split": head k reads only its slice of the dimensions, with no weights. Heads are averaged for the overview; click a small heatmap to enlarge it.`;
+  }
+
+  controls(state) {
+    if (!this.ctx.engine) return;
+    this.setChoices(this.ctx.engine.explorer.dim);
+    const teach = state.teach;
+    put(this.count, 'value', String(this.headsOf(teach)));
+    for (const mode of HEAD_MODES) put(this.modeInputs[mode], 'checked', mode === teach.headMode);
+    put(this.seed, 'value', String(teach.seed));
+    // Split heads take slices of the vectors: they have no projections, so no seed.
+    put(this.seed, 'disabled', teach.headMode === 'split');
+    put(this.reseed, 'disabled', teach.headMode === 'split');
+  }
+
+  render(state, analysis) {
+    if (analysis.pending || analysis.error || !analysis.n) return;
+    const teach = state.teach;
+    const h = this.headsOf(teach);
+    const result = attempt(() => analysis.multiHead(h, teach.headMode, teach.headMode === 'split' ? 0 : teach.seed));
+    if (result.error) {
+      this.steps.replaceChildren(el('p', sentenceCase(result.error.message), 'note'));
+      this.grid.replaceChildren();
+      this.drawn = null;
+      return;
+    }
+    const mh = result.value;
+    if (this.copied.mh !== mh) {
+      this.copied = { mh, perHead: [...Array(h).keys()].map((k) => mh.weights(k)), average: mh.weights(-1) };
+    }
+    const shown = teach.head !== null && teach.head < h ? teach.head : null;
+    const hidden = new Set(teach.hide.filter((x) => x < h));
+    // A focus change leaves the toggles and the small heatmaps as they are.
+    const key = `${h}/${shown}/${[...hidden]}/${dark()}`;
+    if (this.drawn?.mh !== mh || this.drawn.key !== key) {
+      this.drawn = { mh, key };
+      this.drawToggles(h, hidden);
+      this.drawGrid(mh.size, shown);
+    }
+    this.showHead(state, mh, h, shown, hidden);
+  }
+
+  /** The enlarged head (or the average) in the panel, with its steps. */
+  showHead(state, mh, h, shown, hidden) {
+    const teach = state.teach;
+    if (this.headView.mh !== mh || this.headView.shown !== shown) {
+      this.headView.view?.free();
+      const view = mh.head(shown ?? -1);
+      this.headView = { mh, shown, view, data: panelData(this.ctx.wasm, view) };
+    }
+    const { view, data } = this.headView;
+    const focus = Math.min(teach.lf, data.rows - 1);
+    const sets = shown === null
+      ? [...Array(h).keys()].filter((k) => !hidden.has(k)).map((k) => ({ weights: this.copied.perHead[k], color: headColor(k, dark()) }))
+      : [{ weights: data.weights, color: headColor(shown, dark()) }];
+    this.title.textContent = shown === null ? `The average of ${h} heads` : `Head ${shown + 1} of ${h}`;
+    const dims = teach.headMode === 'split' ? `dimensions ${(shown ?? 0) * mh.headDim}–${((shown ?? 0) + 1) * mh.headDim - 1}` : `projections from seed ${teach.seed}`;
+    this.panel.show(data, { focus, arrowSets: sets, caption: `${shown === null ? 'Average of the heads' : `Head ${shown + 1}`}: ${mh.size} tokens, d_k = ${mh.headDim}, ${dims}` });
+    if (shown === null) {
+      this.steps.replaceChildren(el('p', 'The average has no single query and key: enlarge one head to see its steps. Each head has its own queries and keys, so each finds its own pattern.', 'hint'));
+    } else {
+      labSteps(this.steps, this.ctx, view, data, focus, teach.lc, state, { scaleDim: mh.headDim });
+    }
+  }
+
+  /** The head toggles: which heads the arrows draw. */
+  drawToggles(h, hidden) {
+    this.toggles.replaceChildren(el('legend', 'Heads in the arrows view'));
+    for (let k = 0; k < h; k++) {
+      const box = input('checkbox', `head-toggle-${k}`);
+      box.checked = !hidden.has(k);
+      box.setAttribute('aria-label', `Show head ${k + 1} in the arrows`);
+      box.addEventListener('change', () => {
+        const next = new Set(this.store.get().teach.hide);
+        if (box.checked) next.delete(k);
+        else next.add(k);
+        this.set({ hide: [...next].sort((a, b) => a - b) });
+      });
+      const label = el('label', null, 'head-toggle');
+      const swatch = el('span', null, 'swatch');
+      swatch.style.background = headColor(k, dark());
+      label.append(box, swatch, ` ${k + 1}`);
+      label.title = `Head ${k + 1}`;
+      this.toggles.append(label);
+    }
+  }
+
+  /** The grid of small heatmaps, the average first: which head is enlarged. */
+  drawGrid(n, shown) {
+    const table = this.ctx.wasm.colormapTable(GRADIENT);
+    const tile = (index, name, weights) => {
+      const button = el('button', null, 'head-tile');
+      button.type = 'button';
+      button.dataset.head = String(index);
+      button.setAttribute('aria-pressed', String(index === (shown ?? -1)));
+      button.setAttribute('aria-label', `Enlarge ${name}`);
+      const canvas = Object.assign(el('canvas'), { width: n, height: n });
+      canvas.setAttribute('aria-hidden', 'true');
+      let max = 0;
+      for (const w of weights) max = Math.max(max, w);
+      canvas.getContext('2d').putImageData(new ImageData(colorize(weights, n, n, max, table), n, n), 0, 0);
+      const caption = el('span', name);
+      if (index >= 0) caption.style.borderBottomColor = headColor(index, dark());
+      button.append(canvas, caption);
+      button.addEventListener('click', () => this.set({ head: index < 0 ? null : index, lf: 0, lc: null }));
+      return button;
+    };
+    this.grid.replaceChildren(tile(-1, 'Average', this.copied.average), ...this.copied.perHead.map((w, k) => tile(k, `Head ${k + 1}`, w)));
+  }
+}

@@ -1,0 +1,159 @@
+// The matrix playground: Q, K, V (and W_q, W_k, W_v) typed by hand, with the
+// tutorials' worked examples as presets. It needs the wasm module only, not
+// the word vectors, so it works even when they fail to load.
+
+import { control, el, input, put, scrolling } from '../../dom.js';
+import { MatrixPanel } from '../../matrix-panel.js';
+import { settingsOf } from '../../state.js';
+import { PRESETS } from '../../teach-state.js';
+import { num } from '../../teach-steps.js';
+import { attempt, compareRows, errorLine, labSteps, panelOptions, setTeach, showFailure } from './common.js';
+import { panelData } from '../../analysis.js';
+
+const FIELDS = [
+  ['q', 'Q', 'one row per query'], ['k', 'K', 'empty: same as Q'], ['v', 'V', 'empty: same as K'],
+  ['wq', 'W_q', 'optional'], ['wk', 'W_k', 'optional'], ['wv', 'W_v', 'optional'],
+];
+const TEXT_KEYS = ['q', 'k', 'v', 'wq', 'wk', 'wv', 'names'];
+
+export function mountPlay(lab, ctx) {
+  const { store } = ctx;
+  lab.append(el('p', 'Type small matrices, rows separated by ";" or new lines, numbers by spaces or commas. Queries are Q·W_q, keys K·W_k, values V·W_v; leave K empty to use Q, V empty to use K, and any W empty for no projection. The options above (scaling, temperature, masks) apply here too.', 'note'));
+  const preset = presetMenu(store);
+  lab.append(control('Load', preset));
+  const fields = {};
+  const grid = el('div', null, 'play-grid');
+  for (const [key, name, hint] of FIELDS) {
+    fields[key] = input('textarea', `play-${key}`, { rows: '3', spellcheck: 'false', autocomplete: 'off', maxlength: '4000' });
+    grid.append(control(name, fields[key], hint));
+  }
+  lab.append(grid);
+  fields.names = input('text', 'play-names', { maxlength: '400', autocomplete: 'off', spellcheck: 'false' });
+  fields.dk = input('number', 'play-dk', { min: '0', max: '100000', step: '1' });
+  const row2 = el('div', null, 'play-row');
+  row2.append(control('Token names', fields.names, 'space-separated'), control('Scale by 1/√', fields.dk, 'd_k; 0 = the number of columns of Q·W_q'));
+  lab.append(row2);
+  let frame = 0;
+  const read = () => {
+    frame = 0;
+    const next = {};
+    for (const key of TEXT_KEYS) next[key] = fields[key].value;
+    const dk = Math.round(Number(fields.dk.value));
+    next.dk = Number.isFinite(dk) && dk >= 0 && dk <= 100000 ? dk : 0;
+    setTeach(store, { play: next }, 'push', 'playground');
+  };
+  for (const field of Object.values(fields)) field.addEventListener('input', () => { frame ||= requestAnimationFrame(read); });
+  const error = errorLine('play-error');
+  lab.append(error);
+  const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Playground', 'play-weights'));
+  const compare = el('table', null, 'steps-table compare-table');
+  compare.id = 'play-compare';
+  const inputs = el('div', null, 'play-inputs');
+  const steps = el('div', null, 'explain lab-steps');
+  steps.id = 'play-steps';
+  lab.append(panel.root, el('h3', 'Scaling off beside scaling on, for the focused query'), scrolling(compare), inputs, steps);
+
+  // Results are kept for the inputs they came from: a render that changes only the focus computes nothing.
+  const cache = { key: null, views: null };
+  function compute(state) {
+    const p = state.teach.play;
+    const key = JSON.stringify([p, settingsOf(state)]);
+    if (key === cache.key) return cache.views;
+    for (const view of Object.values(cache.views ?? {})) view?.free?.();
+    const spec = (settings) => ({ q: p.q, k: p.k, v: p.v, wq: p.wq, wk: p.wk, wv: p.wv, names: p.names, scaleDim: p.dk, settings });
+    const main = attempt(() => ctx.wasm.playground(spec(settingsOf(state))));
+    const views = { main: main.value ?? null, error: main.error ?? null };
+    if (views.main) {
+      views.data = panelData(ctx.wasm, views.main);
+      views.off = attempt(() => ctx.wasm.playground(spec({ ...settingsOf(state), scale: false }))).value ?? null;
+      views.on = attempt(() => ctx.wasm.playground(spec({ ...settingsOf(state), scale: true }))).value ?? null;
+    }
+    cache.key = key;
+    cache.views = views;
+    return views;
+  }
+
+  return {
+    controls(state) {
+      const p = state.teach.play;
+      // A field being typed in keeps what is typed.
+      for (const key of TEXT_KEYS) if (document.activeElement !== fields[key]) put(fields[key], 'value', p[key]);
+      if (document.activeElement !== fields.dk) put(fields.dk, 'value', String(p.dk));
+      const match = Object.entries(PRESETS).find(([, v]) => [...TEXT_KEYS, 'dk'].every((k) => v[k] === p[k]));
+      put(preset, 'value', match ? match[0] : '');
+    },
+    render(state) {
+      if (!ctx.wasm) return;
+      const views = compute(state);
+      if (showFailure(lab, error, views.error)) return;
+      const { main: view, data } = views;
+      const teach = state.teach;
+      const focus = Math.min(teach.lf, data.rows - 1);
+      panel.show(data, { focus, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${data.cols} keys, d_k = ${view.dim}, d_v = ${view.valueDim}` });
+      if (views.off && views.on) compareScaling(compare, views, data, focus, teach.play.dk || view.dim);
+      showProjected(inputs, teach.play, view, data);
+      labSteps(steps, ctx, view, data, focus, teach.lc, state, { scaleDim: teach.play.dk || view.dim });
+    },
+  };
+}
+
+function presetMenu(store) {
+  const preset = el('select');
+  preset.id = 'play-preset';
+  preset.append(el('option', 'Worked examples…'));
+  preset.options[0].value = '';
+  for (const [key, p] of Object.entries(PRESETS)) {
+    const option = el('option', p.label);
+    option.value = key;
+    preset.append(option);
+  }
+  preset.addEventListener('change', () => {
+    const p = PRESETS[preset.value];
+    if (!p) return;
+    const { label, ...values } = p;
+    setTeach(store, { play: values, lf: 0, lc: null });
+  });
+  return preset;
+}
+
+function compareScaling(table, views, data, focus, dk) {
+  const n = data.cols;
+  const offSteps = views.off.explainRow(focus);
+  const onSteps = views.on.explainRow(focus);
+  compareRows(table, data.colLabels, [
+    ['q·k', offSteps.dots, (x) => num(x)],
+    ['weight, scaling off', offSteps.weights],
+    [`s = q·k ÷ √${dk}`, onSteps.scaled, (x) => num(x)],
+    ['weight, scaling on', onSteps.weights],
+  ].map(([label, values, format]) => [label, Array.from(values).slice(0, n), format]), `Query '${data.rowLabels[focus]}'`);
+}
+
+/** The matrices actually used, after the projections. */
+function showProjected(box, play, view, data) {
+  box.replaceChildren();
+  if (!(play.wq.trim() || play.wk.trim() || play.wv.trim())) return;
+  box.append(el('h3', 'After the projections'));
+  const row = el('div', null, 'matrices');
+  for (const [which, name, labels] of [['q', 'Q·W_q', data.rowLabels], ['k', 'K·W_k', data.colLabels], ['v', 'V·W_v', data.colLabels]]) {
+    row.append(matrixTable(name, view.input(which), view.shape(which), labels, `play-${which}-used`));
+  }
+  box.append(row);
+}
+
+function matrixTable(name, flat, shape, labels, id) {
+  const [rows, cols] = shape;
+  const table = el('table', null, 'steps-table matrix');
+  table.id = id;
+  table.append(el('caption', `${name} (${rows} × ${cols})`));
+  const body = el('tbody');
+  for (let i = 0; i < rows; i++) {
+    const tr = el('tr');
+    const th = el('th', labels[i] ?? String(i + 1));
+    th.scope = 'row';
+    tr.append(th);
+    for (let c = 0; c < cols; c++) tr.append(el('td', num(flat[i * cols + c], 3)));
+    body.append(tr);
+  }
+  table.append(body);
+  return table;
+}

@@ -1,0 +1,101 @@
+// The Steps tab: how the focused word's row of the heatmap is computed, with
+// the analysis's own numbers (q·k, ÷√d, exp, the sum, the weights, Σ w·v),
+// and, for a clicked cell, its dot product term by term. Below: the words
+// nearest to the word's context vector and to its own vector, exact, loaded
+// after the panel is painted.
+
+import { el } from '../../dom.js';
+import { num, renderSteps, weight } from '../../teach-steps.js';
+
+const NEAREST = 6;
+
+export function mountSteps(panel, ctx) {
+  const { store } = ctx;
+  const target = el('div', null, 'explain');
+  target.id = 'explain';
+  target.setAttribute('aria-label', 'Step by step');
+  panel.append(target);
+  let shown = null; // `${analysis key} ${focus} ${cell}` last rendered
+
+  function hint(text) {
+    target.replaceChildren(el('p', text, 'hint'));
+  }
+
+  return {
+    immediate: true,
+    render(state, analysis) {
+      if (analysis.pending) return;
+      if (analysis.error || !analysis.n) {
+        shown = null;
+        hint(analysis.error ? 'Type a sentence with a few English words.' : 'Loading…');
+        return;
+      }
+      const i = state.focus;
+      const key = [analysis.n, analysis.state?.sentence, i, state.cell];
+      if (shown && shown.analysis === analysis && shown.key.join() === key.join()) return;
+      shown = { analysis, key };
+      if (i === null || i >= analysis.n) {
+        hint('Click a row, a label, a curve end or a word above (or Tab to the heatmap and use the arrow keys) to see how that word’s attention is computed, step by step.');
+        return;
+      }
+      const steps = analysis.steps(i);
+      const cell = state.cell !== null && state.cell < analysis.n ? analysis.cell(i, state.cell) : null;
+      const word = analysis.labels[i];
+      const masked = analysis.fullyMasked[i] === 1;
+      const nearest = nearestLines(word);
+      renderSteps(target, {
+        word,
+        rowLabels: analysis.labels,
+        keyLabels: analysis.labels,
+        steps,
+        cell,
+        settings: { scale: state.scale, temperature: state.temperature },
+        scaleDim: analysis.dim,
+        values: null,
+        fullyMasked: masked,
+        onClear: () => store.update({ focus: null, cell: null }, 'push'),
+        onCell: (j) => store.update({ cell: j === state.cell ? null : j }, 'push'),
+        extra: masked ? [] : [contextSummary(word, analysis.labels, steps), ...nearest.nodes],
+      });
+      if (!masked) fillNearest(analysis, i, nearest);
+    },
+  };
+
+  /** The nearest words of a row, filled in after the paint: the index is loaded on first use. */
+  function fillNearest(analysis, i, { context, own, nodes }) {
+    const d = analysis.dim;
+    ctx.afterPaint(async () => {
+      if (!context.isConnected || !ctx.engine) return;
+      try {
+        const show = (list) => list.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
+        const [mixed, self] = await Promise.all([
+          ctx.engine.nearest(analysis.context.subarray(i * d, (i + 1) * d), NEAREST),
+          ctx.engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
+        ]);
+        context.textContent = show(mixed);
+        own.textContent = show(self);
+      } catch {
+        for (const node of nodes) node.remove();
+      }
+    });
+  }
+}
+
+function nearestLines(word) {
+  const nearest = el('p', null, 'nearest');
+  const context = el('span', '…', 'nearest-words');
+  nearest.append(`Words nearest to the context vector of '${word}' (cosine): `, context);
+  const ownLine = el('p', null, 'nearest');
+  const own = el('span', '…', 'nearest-words own');
+  ownLine.append('…and to its own vector: ', own);
+  return { context, own, nodes: [nearest, ownLine] };
+}
+
+/** Step 4 for a sentence: the heaviest terms of Σ weight × v, in words, and the first dimensions of the result. */
+function contextSummary(word, labels, steps) {
+  const order = [...labels.keys()].filter((j) => steps.weights[j] > 0).sort((a, b) => steps.weights[b] - steps.weights[a]);
+  const terms = order.slice(0, 4).map((j) => `${weight(steps.weights[j])} × v(${labels[j]})`);
+  const p = el('p', null, 'context-sum');
+  p.append(`Step 4: context of '${word}' = ${terms.join(' + ')}${order.length > 4 ? ` + … (${order.length - 4} more)` : ''} = [${steps.context.slice(0, 4).map((c) => num(c, 4)).join(', ')}, … ${steps.context.length} numbers].`);
+  return p;
+}

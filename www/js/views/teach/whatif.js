@@ -1,0 +1,78 @@
+// The What-if tab: scaling on beside scaling off (one side is the page's own
+// analysis, the other its flipped twin, computed once per analysis), and the
+// padding mask on the sentence padded with zero vectors.
+
+import { control, el, input, put, scrolling } from '../../dom.js';
+import { MatrixPanel } from '../../matrix-panel.js';
+import { MAX_PAD } from '../../teach-state.js';
+import { attempt, compareRows, labSteps, meanMax, panelOptions, setTeach } from './common.js';
+
+export function mountWhatif(lab, ctx) {
+  const { store } = ctx;
+  lab.append(
+    el('h3', 'Scaling on beside scaling off'),
+    el('p', 'Dot products of 50-dimensional vectors are large. Without the division by √d the softmax saturates: each row puts almost all its weight on one key (here, mostly the word itself). The focused row of the sentence is compared below the two heatmaps.', 'note'),
+  );
+  const focusPage = (row, col = null) => store.update({ focus: row, cell: col }, 'push');
+  const sideOptions = (name) => ({ ctx, name, arrows: false, table: false, onFocus: (row) => focusPage(row), onCell: focusPage });
+  const compareBox = el('div', null, 'compare');
+  const scaled = new MatrixPanel(el('div'), sideOptions('Scaled'));
+  const unscaled = new MatrixPanel(el('div'), sideOptions('Unscaled'));
+  compareBox.append(scaled.root, unscaled.root);
+  const compareTable = el('table', null, 'steps-table compare-table');
+  compareTable.id = 'whatif-compare';
+  lab.append(compareBox, scrolling(compareTable));
+  lab.append(
+    el('h3', 'Temperature and the causal mask'),
+    el('p', 'The temperature slider and the causal switch above change every view on the page: a temperature below 1 sharpens the softmax, above 1 flattens it; the causal mask hides later words, as in a decoder that writes one word at a time.', 'note'),
+    el('h3', 'Padding mask'),
+    el('p', 'Batches of sentences are padded to one length. The pad positions get zero vectors, and a padding mask hides them as keys, so that no word attends to them (their columns are hatched). The rows of the pads themselves still get computed and are simply ignored later.', 'note'),
+  );
+  const padInput = input('number', 'pad-length', { min: '1', max: String(MAX_PAD), step: '1' });
+  padInput.addEventListener('change', () => {
+    const value = Math.round(Number(padInput.value));
+    if (Number.isFinite(value) && value >= 1 && value <= MAX_PAD) setTeach(store, { pad: value });
+  });
+  lab.append(control('Pad the sentence to', padInput, 'positions'));
+  const padPanel = new MatrixPanel(el('div'), panelOptions(ctx, 'Padded', 'pad-weights'));
+  const padSteps = el('div', null, 'explain lab-steps');
+  lab.append(padPanel.root, padSteps);
+
+  function renderCompare(state, analysis) {
+    const other = attempt(() => analysis.flipped());
+    if (other.error) return;
+    const [on, off] = state.scale ? [analysis.data, other.value] : [other.value, analysis.data];
+    const focus = state.focus ?? 0;
+    scaled.show(on, { focus, caption: `÷ √${analysis.dim}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
+    unscaled.show(off, { focus, caption: `Unscaled: the largest weight of a row is ${meanMax(off).toFixed(2)} on average` });
+    compareRows(compareTable, on.colLabels, [
+      [`weight ÷ √${analysis.dim}`, on.weights.subarray(focus * on.cols, (focus + 1) * on.cols)],
+      ['weight unscaled', off.weights.subarray(focus * off.cols, (focus + 1) * off.cols)],
+    ], `Row of '${on.rowLabels[focus]}'`);
+  }
+
+  function renderPadding(state, analysis) {
+    const teach = state.teach;
+    const padded = attempt(() => analysis.padded(teach.pad));
+    if (padded.error) {
+      padSteps.replaceChildren(el('p', padded.error.message, 'note'));
+      return;
+    }
+    const { raw, data } = padded.value;
+    const focus = Math.min(teach.lf, data.rows - 1);
+    const real = data.padding.filter((p) => !p).length;
+    padPanel.show(data, { focus, caption: `${real} words padded to ${data.cols} positions: the hatched pad columns are masked (weight 0).` });
+    labSteps(padSteps, ctx, raw, data, focus, teach.lc, state);
+  }
+
+  return {
+    controls(state) {
+      put(padInput, 'value', String(state.teach.pad));
+    },
+    render(state, analysis) {
+      if (analysis.pending || analysis.error || !analysis.n) return;
+      renderCompare(state, analysis);
+      renderPadding(state, analysis);
+    },
+  };
+}

@@ -1,0 +1,191 @@
+// The token strip: one chip per token of the sentence, as the user typed it.
+// Known tokens are buttons that focus their row; unknown ones are struck
+// through and explained; tokens whose vectors are still loading (or could
+// not be loaded) say so. One Tab stop for the whole strip, arrow keys inside
+// it. Long texts collapse to the first chips and the focused one, with a
+// find box that focuses a word.
+
+import { attr, el, put } from '../dom.js';
+
+/** Chips shown while the strip is collapsed. */
+const COLLAPSED = 80;
+
+export function mountTokens(ctx) {
+  const strip = document.getElementById('tokens');
+  return strip ? new TokenStrip(ctx, strip) : { update() {} };
+}
+
+class TokenStrip {
+  constructor(ctx, strip) {
+    this.ctx = ctx;
+    this.store = ctx.store;
+    this.strip = strip;
+    this.note = document.getElementById('unknown-note');
+    this.find = document.getElementById('token-find');
+    this.findStatus = document.getElementById('token-find-status');
+    this.expanded = false;
+    this.state = null;
+    this.analysis = null;
+    strip.setAttribute('role', 'toolbar');
+    strip.setAttribute('aria-label', 'Tokens: the arrow keys move between them, Enter or a click focuses one');
+    this.more = el('button', '', 'small token-more');
+    this.more.type = 'button';
+    this.more.addEventListener('click', () => {
+      this.expanded = !this.expanded;
+      this.draw();
+    });
+    strip.addEventListener('click', (event) => {
+      const chip = event.target.closest('button.token');
+      if (chip) this.store.update({ focus: Number(chip.dataset.row), cell: null }, 'push');
+    });
+    strip.addEventListener('keydown', (event) => this.onKey(event));
+    this.find?.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      this.findNext(event.shiftKey ? -1 : 1);
+    });
+    this.find?.addEventListener('input', () => this.findNext(0));
+  }
+
+  update(state, analysis) {
+    this.state = state;
+    this.analysis = analysis;
+    this.draw();
+    this.writeNote();
+  }
+
+  shardsChanged() {
+    if (this.analysis) this.writeNote();
+  }
+
+  writeNote() {
+    if (this.note) writeNote(this.note, this.analysis, this.ctx.engine?.vectors, () => this.ctx.refresh());
+  }
+
+  /** Arrow keys, Home and End move between the known chips, focusing each one's row. */
+  onKey(event) {
+    const chips = [...this.strip.querySelectorAll('button.token')];
+    const at = chips.indexOf(document.activeElement);
+    if (at < 0) return;
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    let next = null;
+    if (step) next = chips[Math.min(chips.length - 1, Math.max(0, at + step))];
+    else if (event.key === 'Home') next = chips[0];
+    else if (event.key === 'End') next = chips[chips.length - 1];
+    if (!next) return;
+    event.preventDefault();
+    this.store.update({ focus: Number(next.dataset.row), cell: null }, 'replace');
+    this.strip.querySelector(`button.token[data-row="${next.dataset.row}"]`)?.focus();
+  }
+
+  /** Focuses the next known token whose text contains the query (direction 0: the first from the current focus). */
+  findNext(direction) {
+    const query = this.find.value.trim().toLowerCase();
+    if (!this.analysis?.tokens || !query) {
+      put(this.findStatus, 'textContent', '');
+      return;
+    }
+    const rows = this.analysis.tokens.filter((t) => t.row != null && t.text.includes(query)).map((t) => t.row);
+    if (rows.length === 0) {
+      put(this.findStatus, 'textContent', `No token contains '${this.find.value.trim()}'.`);
+      return;
+    }
+    const focus = this.store.get().focus ?? -1;
+    const after = direction < 0 ? [...rows].reverse().find((r) => r < focus) : rows.find((r) => (direction === 0 ? r >= focus : r > focus));
+    const row = after ?? (direction < 0 ? rows[rows.length - 1] : rows[0]);
+    put(this.findStatus, 'textContent', `${rows.indexOf(row) + 1} of ${rows.length}`);
+    if (row !== this.store.get().focus) this.store.update({ focus: row, cell: null }, 'push');
+  }
+
+  draw() {
+    const { state, analysis, strip } = this;
+    if (!state || !analysis) return;
+    const tokens = analysis.tokens ?? [];
+    const focusIndex = tokens.findIndex((t) => t.row != null && t.row === state.focus);
+    const limit = this.expanded || tokens.length <= COLLAPSED ? tokens.length : COLLAPSED;
+    const indices = [...Array(limit).keys()];
+    if (focusIndex >= limit) indices.push(focusIndex);
+    const chips = indices.map((i, k) => this.chipFor(strip.children[k], tokens[i], i));
+    // The chip that takes the Tab stop: the focused one, else the first button.
+    const tabStop = chips.find((c) => c.classList.contains('focused')) ?? chips.find((c) => c.tagName === 'BUTTON');
+    for (const chip of chips) if (chip.tagName === 'BUTTON') put(chip, 'tabIndex', chip === tabStop ? 0 : -1);
+    if (tokens.length > COLLAPSED) {
+      put(this.more, 'textContent', this.expanded ? 'Show fewer' : `Show all ${tokens.length} tokens`);
+      attr(this.more, 'aria-expanded', String(this.expanded));
+      chips.push(this.more);
+    }
+    if (chips.length !== strip.children.length || chips.some((c, k) => strip.children[k] !== c)) strip.replaceChildren(...chips);
+    attr(strip, 'data-count', tokens.length);
+  }
+
+  /** The chip of token `t`, reusing `old` when it shows the same token. */
+  chipFor(old, t, index) {
+    const { state } = this;
+    // Known tokens of a sentence whose analysis is still to come have no row yet: plain chips.
+    const kind = t.known ? (t.row != null ? 'known' : 'waiting') : t.pending ? 'pending' : 'unknown';
+    const text = visible(state.sentence.slice(t.start, t.end));
+    const key = `${kind}\u0000${text}\u0000${t.text}\u0000${t.row}`;
+    let chip = old;
+    if (!chip || chip.dataset.key !== key) {
+      chip = el(kind === 'known' ? 'button' : 'span', text, `token ${kind}`);
+      chip.dataset.key = key;
+      if (kind === 'known') {
+        chip.type = 'button';
+        chip.dataset.row = String(t.row);
+        chip.title = `Focus '${t.text}' (row ${t.row})`;
+      } else if (kind === 'unknown') {
+        chip.title = `'${t.text}' is not in the vocabulary, so it has no vector and is left out of the attention.`;
+      }
+    }
+    if (kind === 'pending') {
+      const status = this.ctx.engine?.vectors.statusOf(t.text);
+      const failed = Boolean(status && status !== 'loading');
+      chip.title = failed ? `'${t.text}': its vector could not be loaded (${status})` : `'${t.text}': loading its vector…`;
+      chip.classList.toggle('failed', failed);
+    }
+    chip.dataset.index = String(index);
+    chip.classList.toggle('focused', kind === 'known' && t.row === state.focus);
+    attr(chip, 'aria-pressed', kind === 'known' ? String(t.row === state.focus) : null);
+    return chip;
+  }
+}
+
+/** What a chip shows: the text as typed, or its code point when it has no visible glyph (a lone variation selector). */
+function visible(original) {
+  if (/\S/u.test(original.replace(/[\uFE00-\uFE0F\u200B-\u200D\u2060]/g, ''))) return original;
+  return `U+${(original.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** The note under the strip: unknown words explained, loading words, failed ones with a retry. */
+function writeNote(note, analysis, vectors, refresh) {
+  const tokens = analysis.tokens ?? [];
+  const unique = (list) => [...new Set(list)];
+  const quote = (words) => words.slice(0, 8).map((w) => `'${w}'`).join(', ') + (words.length > 8 ? ', …' : '');
+  const unknown = unique(tokens.filter((t) => !t.known && !t.pending).map((t) => t.text));
+  const pending = unique(tokens.filter((t) => t.pending).map((t) => t.text));
+  const failed = vectors ? pending.filter((w) => (vectors.statusOf(w) ?? 'loading') !== 'loading') : [];
+  const loading = pending.filter((w) => !failed.includes(w));
+  const parts = [];
+  if (unknown.length) {
+    const size = vectors ? vectors.manifest.words.toLocaleString('en-US') : '';
+    parts.push(vectors?.fallback
+      ? `Not in the fallback vocabulary of ${size} words: ${quote(unknown)}. This site runs on the small fallback, so rarer words are missing; the whole GloVe vocabulary (400,000 words) is built by scripts/build-data.`
+      : `Not in the ${size}-word vocabulary: ${quote(unknown)}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`);
+  }
+  if (loading.length) parts.push(`Loading the vectors of ${quote(loading)}…`);
+  const nodes = [parts.join(' ')];
+  if (failed.length) {
+    nodes.push(` The vectors of ${quote(failed)} could not be loaded (${vectors.statusOf(failed[0])}); they are left out. `);
+    const retry = el('button', 'Try again', 'small');
+    retry.type = 'button';
+    retry.id = 'vectors-retry';
+    retry.addEventListener('click', () => {
+      vectors.retry();
+      refresh();
+    });
+    nodes.push(retry);
+  }
+  note.replaceChildren(...nodes);
+  note.hidden = !unknown.length && !pending.length;
+  note.classList.toggle('loading', loading.length > 0 && !unknown.length && !failed.length);
+}

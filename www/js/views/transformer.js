@@ -1,0 +1,52 @@
+// The trained-model view's place in the page (the transformer beside GloVe): its open button, and the view
+// itself (views/model/view.js), whose code is fetched only when it first
+// opens (the button, or a link with model=1). It gets the page's state and
+// GloVe analysis like every view, and nothing while it is closed.
+
+import { defaultModel } from '../model-state.js';
+
+export function mountModelSlot(ctx) {
+  const { store } = ctx;
+  const button = document.getElementById('model-open');
+  const root = document.getElementById('model-view');
+  if (!root) return { update() {} };
+  let view = null;
+  let loading = null;
+  let last = null; // [state, analysis] while the code loads
+
+  button?.addEventListener('click', () => {
+    const state = store.get();
+    store.update({ model: state.model ? undefined : defaultModel() }, 'push');
+  });
+
+  function load() {
+    loading ??= import('./model/view.js')
+      .then(({ mountModel }) => {
+        view = mountModel(root, ctx);
+        if (last) view.update(...last);
+      })
+      .catch((error) => {
+        loading = null;
+        const message = document.getElementById('error');
+        if (message) {
+          message.textContent = `The trained-model view could not be loaded: ${error.message}. Reload the page.`;
+          message.hidden = false;
+        }
+      });
+  }
+
+  return {
+    update(state, analysis) {
+      button?.setAttribute('aria-expanded', state.model ? 'true' : 'false');
+      if (!state.model) {
+        view?.hide();
+        root.hidden = true;
+        return;
+      }
+      last = [state, analysis];
+      if (view) view.update(state, analysis);
+      else load();
+    },
+    relayout: () => view?.relayout(),
+  };
+}

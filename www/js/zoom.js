@@ -1,0 +1,134 @@
+// Zoom and pan of a square heatmap: which rows and columns are on screen.
+// At 1,024 tokens a cell is half a pixel; zoomed to 24 tokens a side the
+// labels are legible again. The window is plain numbers (`ZoomWindow`); the
+// gestures (Ctrl/⌘ + wheel and trackpad pinch, two-finger pinch, drag,
+// + and − keys, buttons) only call its methods.
+
+/** The fewest tokens a side the heatmap zooms in to. */
+export const MIN_SPAN = 8;
+
+export class ZoomWindow {
+  constructor(n = 0) {
+    this.reset(n);
+  }
+
+  /** The whole matrix of `n` tokens a side. */
+  reset(n = this.n) {
+    this.n = n;
+    this.span = n;
+    this.row0 = 0;
+    this.col0 = 0;
+  }
+
+  get zoomed() {
+    return this.span < this.n;
+  }
+
+  /** For the painters and the hit-testing: { row0, col0, rows, cols }, or null when the whole matrix shows. */
+  get window() {
+    return this.zoomed ? { row0: this.row0, col0: this.col0, rows: this.span, cols: this.span } : null;
+  }
+
+  #clamp() {
+    this.span = Math.max(Math.min(MIN_SPAN, this.n), Math.min(this.n, Math.round(this.span)));
+    this.row0 = Math.max(0, Math.min(this.n - this.span, Math.round(this.row0)));
+    this.col0 = Math.max(0, Math.min(this.n - this.span, Math.round(this.col0)));
+  }
+
+  /** Zooms by `factor` (> 1 in), keeping matrix point (row, col) where it is on screen. Returns whether anything changed. */
+  zoomAt(factor, row = this.row0 + this.span / 2, col = this.col0 + this.span / 2) {
+    const before = [this.span, this.row0, this.col0].join();
+    const span = this.span / factor;
+    this.row0 = row - ((row - this.row0) * span) / this.span;
+    this.col0 = col - ((col - this.col0) * span) / this.span;
+    this.span = span;
+    this.#clamp();
+    return before !== [this.span, this.row0, this.col0].join();
+  }
+
+  /** Moves the window by whole rows and columns. */
+  panBy(rows, cols) {
+    const before = [this.row0, this.col0].join();
+    this.row0 += rows;
+    this.col0 += cols;
+    this.#clamp();
+    return before !== [this.row0, this.col0].join();
+  }
+
+  /** Moves the window as little as possible so that row `row` (and column `col`) show. */
+  show(row, col = null) {
+    if (!this.zoomed || row === null) return false;
+    const before = [this.row0, this.col0].join();
+    const into = (start, i) => (i < start ? i : i >= start + this.span ? i - this.span + 1 : start);
+    this.row0 = into(this.row0, row);
+    if (col !== null) this.col0 = into(this.col0, col);
+    this.#clamp();
+    return before !== [this.row0, this.col0].join();
+  }
+}
+
+/**
+ * Wires the zoom gestures of `canvas` to `zoom`; `at(event)` gives the matrix
+ * { row, col } under a pointer (fractional), `cellSize()` the side of a cell
+ * in CSS pixels, `changed()` repaints. Plain wheel scrolls the page as
+ * usual; Ctrl/⌘ + wheel (a trackpad pinch sends that too) zooms.
+ */
+export function wireZoom(canvas, zoom, { at, cellSize, changed }) {
+  canvas.addEventListener('wheel', (event) => {
+    if (!(event.ctrlKey || event.metaKey) && !(zoom.zoomed && event.shiftKey)) return;
+    event.preventDefault();
+    const point = at(event);
+    if (event.ctrlKey || event.metaKey) {
+      if (zoom.zoomAt(Math.exp(-event.deltaY / 300), point?.row, point?.col)) changed();
+    } else if (zoom.panBy(0, Math.sign(event.deltaY || event.deltaX) * Math.max(1, zoom.span / 10))) {
+      changed();
+    }
+  }, { passive: false });
+
+  const pointers = new Map(); // id → { x, y }
+  let pinch = null; // { distance, span } at the start of a two-finger pinch
+  let drag = null; // { x, y, row0, col0 } at the start of a drag of a zoomed view
+  canvas.addEventListener('pointerdown', (event) => {
+    pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinch = { distance: Math.hypot(a.x - b.x, a.y - b.y) || 1, span: zoom.span, point: at(event) };
+      drag = null;
+    } else if (zoom.zoomed && event.pointerType !== 'mouse') {
+      drag = { x: event.clientX, y: event.clientY, row0: zoom.row0, col0: zoom.col0 };
+    }
+  });
+  canvas.addEventListener('pointermove', (event) => {
+    if (!pointers.has(event.pointerId)) return;
+    pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (pinch && pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      const factor = (zoom.span / pinch.span) * (Math.hypot(a.x - b.x, a.y - b.y) / pinch.distance);
+      if (zoom.zoomAt(factor, pinch.point?.row, pinch.point?.col)) changed();
+    } else if (drag) {
+      const cell = cellSize() || 1;
+      zoom.row0 = drag.row0;
+      zoom.col0 = drag.col0;
+      if (zoom.panBy(-(event.clientY - drag.y) / cell, -(event.clientX - drag.x) / cell)) changed();
+    }
+  });
+  const up = (event) => {
+    pointers.delete(event.pointerId);
+    if (pointers.size < 2) pinch = null;
+    if (pointers.size === 0) drag = null;
+  };
+  canvas.addEventListener('pointerup', up);
+  canvas.addEventListener('pointercancel', up);
+
+  canvas.addEventListener('keydown', (event) => {
+    const factor = { '+': 1.5, '=': 1.5, '-': 1 / 1.5, _: 1 / 1.5 }[event.key];
+    if (factor) {
+      event.preventDefault();
+      if (zoom.zoomAt(factor)) changed();
+    } else if (event.key === '0' && zoom.zoomed) {
+      event.preventDefault();
+      zoom.reset();
+      changed();
+    }
+  });
+}
