@@ -35,8 +35,12 @@ def softmax(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def forward(weights, ids, layers, heads, eps=1e-12):
-    """Returns (attention (layers, heads, n, n), hidden states list: input + one per layer)."""
+def forward(weights, ids, layers, heads, eps=1e-12, keep=None):
+    """Returns (attention (layers, heads, n, n), hidden states list: input + one per layer).
+
+    With `keep` a dict, keep[layer] = (q, k, v) of every layer, each (n, hidden)
+    after the bias; head h owns columns h*d .. (h+1)*d.
+    """
     w = {k: np.asarray(v, dtype=np.float64) for k, v in weights.items()}
     ids = np.asarray(ids)
     n = len(ids)
@@ -59,6 +63,8 @@ def forward(weights, ids, layers, heads, eps=1e-12):
         q = dense(x, "attention.self.query")
         k = dense(x, "attention.self.key")
         v = dense(x, "attention.self.value")
+        if keep is not None:
+            keep[layer] = (q, k, v)
         context = np.zeros((n, hidden))
         for h in range(heads):
             cols = slice(h * d, (h + 1) * d)

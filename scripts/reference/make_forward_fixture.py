@@ -3,10 +3,13 @@
 - minilm_forward.json: all-MiniLM-L6-v2 (F32 weights from model.safetensors)
   run by the numpy float64 reference in bert_reference.py on three sentences:
   the full attention matrix of a few heads, the row of one query piece in every
-  layer and head, and the first 16 dimensions of the last hidden states.
+  layer and head, and the first 16 dimensions of the last hidden states; for
+  the first sentence (f16 weights), also the inside of layer 5, head 11 for
+  the query 'it': q, k, v of every piece, scores, weights, context.
 - tiny_forward.json: a tiny random model (2 layers, 4 heads, hidden 16) whose
   weights come from the splitmix64 generator below, which the Rust test
-  reproduces bit for bit; the full attention and hidden states.
+  reproduces bit for bit; the full attention and hidden states, and the inside
+  of one head for one query of the first sentence.
 
 Usage: python make_forward_fixture.py MODEL_DIR OUT_DIR
 """
@@ -18,6 +21,8 @@ import numpy as np
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
+import math
+
 from bert_reference import forward
 
 SENTENCES = [
@@ -27,6 +32,8 @@ SENTENCES = [
 ]
 FULL_HEADS = [[0, 0], [2, 5], [5, 11]]
 HIDDEN_DIMS = 16
+# The head opened like a GloVe row: layer, head and query piece of the first sentence.
+INSIDE = (5, 11, "it")
 
 
 def rounded(a, digits=8):
@@ -42,6 +49,32 @@ def outputs(weights, ids, q):
     }
 
 
+def inside(weights, ids, layers, heads, layer, head, query, eps=1e-12):
+    """One head for one query piece: q, k, v (n, d) of every piece, the raw
+    scores q·k, the weights softmax(scores / √d) and the context Σ w·v."""
+    keep = {}
+    attention, _ = forward(weights, ids, layers=layers, heads=heads, eps=eps, keep=keep)
+    q, k, v = keep[layer]
+    d = q.shape[1] // heads
+    cols = slice(head * d, (head + 1) * d)
+    q, k, v = q[:, cols], k[:, cols], v[:, cols]
+    scores = k @ q[query]
+    weights_row = attention[layer, head, query]
+    return {
+        "layer": layer,
+        "head": head,
+        "query": query,
+        "dim": d,
+        "q": rounded(q),
+        "k": rounded(k),
+        "v": rounded(v),
+        "scores": rounded(scores),
+        "scale": 1.0 / math.sqrt(d),
+        "weights": rounded(weights_row),
+        "context": rounded(weights_row @ v),
+    }
+
+
 def minilm(model_dir):
     weights = load_file(f"{model_dir}/model.safetensors")
     # The default model file stores every tensor as f16 (round to nearest even,
@@ -54,21 +87,25 @@ def minilm(model_dir):
     for text, query in SENTENCES:
         enc = tok.encode(text)
         q = enc.tokens.index(query)
-        cases.append(
-            {
-                "text": text,
-                "ids": enc.ids,
-                "pieces": enc.tokens,
-                "query": q,
-                "f32": outputs(weights, enc.ids, q),
-                "f16": outputs(weights_f16, enc.ids, q),
-            }
-        )
+        case = {
+            "text": text,
+            "ids": enc.ids,
+            "pieces": enc.tokens,
+            "query": q,
+            "f32": outputs(weights, enc.ids, q),
+            "f16": outputs(weights_f16, enc.ids, q),
+        }
+        if not cases:
+            layer, head, piece = INSIDE
+            case["f16"]["inside"] = inside(weights_f16, enc.ids, 6, 12, layer, head, enc.tokens.index(piece))
+        cases.append(case)
     return {
         "about": "all-MiniLM-L6-v2 through scripts/reference/bert_reference.py (numpy float64), with the "
         "original F32 weights (f32) and with every weight rounded to f16 (f16, what the default model file holds). "
         "heads[k].weights: (n, n) of that layer/head; query_rows: (layers=6, heads=12, n) rows of piece "
-        f"`query`; hidden: (n, {HIDDEN_DIMS}) first dims of the last layer's output. "
+        f"`query`; hidden: (n, {HIDDEN_DIMS}) first dims of the last layer's output; "
+        "cases[0].f16.inside: one head for one query (q, k, v: (n, dim) of every piece after the bias; "
+        "scores: q[query]·k (n); weights (n); context: weights·v (dim)). "
         "Regenerate with scripts/reference/make_forward_fixture.py",
         "hidden_dims": HIDDEN_DIMS,
         "cases": cases,
@@ -149,10 +186,15 @@ def tiny():
     for text in texts:
         ids = ids_of[text]
         attention, states = forward(weights, ids, layers=TINY["layers"], heads=TINY["heads"], eps=1e-12)
-        cases.append({"text": text, "ids": ids, "attention": rounded(attention), "hidden": rounded(states[-1])})
+        case = {"text": text, "ids": ids, "attention": rounded(attention), "hidden": rounded(states[-1])}
+        if not cases:
+            # Layer 1, head 2, query 'it' (piece 8).
+            case["inside"] = inside(weights, ids, TINY["layers"], TINY["heads"], 1, 2, 8)
+        cases.append(case)
     return {
         "about": "tiny random BERT (weights from splitmix64, see make_forward_fixture.py) through bert_reference.py; "
-        "attention: (layers, heads, n, n); hidden: (n, hidden) of the last layer",
+        "attention: (layers, heads, n, n); hidden: (n, hidden) of the last layer; "
+        "cases[0].inside: one head for one query, as in minilm_forward.json",
         "config": TINY,
         "vocab": TINY_VOCAB,
         "seed": TINY_SEED,

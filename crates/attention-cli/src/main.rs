@@ -3,6 +3,7 @@
 //! subset the page fetches.
 
 mod build_data;
+mod heads;
 mod model;
 mod npy;
 mod output;
@@ -89,6 +90,9 @@ struct RunArgs {
 enum Command {
     /// Build the shard set of a whole vocabulary, or a subset file (.aewv), from full GloVe vectors.
     BuildData(build_data::BuildArgs),
+    /// Rank every head of the trained model by the weight from one word to another:
+    /// attention heads "The cat sat on the mat because it was tired" --from it --to cat
+    Heads(heads::HeadsArgs),
 }
 
 /// An error ready to be printed as one line, with the exit code to use.
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::BuildData(args)) => build_data::run(&args),
+        Some(Command::Heads(args)) => heads::run(&args),
         None => run(&cli.run),
     };
     match result {

@@ -25,7 +25,7 @@ pub struct ModelRequest<'a> {
 }
 
 /// Loads the model's core and the embedding shards the sentence needs.
-fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
+pub(crate) fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
     let read = |name: &str| {
         let path = dir.join(name);
         fs::read(&path).map_err(|e| {

@@ -45,11 +45,12 @@
 //! integers (the word2vec header, "400000 50") is skipped.
 
 use std::collections::HashMap;
-use std::io::{BufRead, Read};
+use std::io::Read;
 
 use half::f16;
 
 use crate::error::{Error, Result};
+use crate::glove_text::TextReader;
 use crate::shards::{shard_of, Shard, ShardSet};
 use crate::tokenize::Vocabulary;
 
@@ -362,65 +363,20 @@ impl Embeddings {
         Self::new(dim, words, vectors)
     }
 
-    /// Reads GloVe's text format from any reader (see the module documentation).
-    pub fn from_glove_text<R: BufRead>(mut reader: R) -> Result<Self> {
-        let mut words = Vec::new();
-        let mut vectors = Vec::new();
-        let mut dim = 0usize;
-        let mut line = Vec::new();
-        let mut line_no = 0usize;
+    /// Reads GloVe's text format (or word2vec's, with its header line) from
+    /// any reader, streaming (see [`crate::glove_text`]).
+    pub fn from_glove_text<R: Read>(mut reader: R) -> Result<Self> {
+        let mut text = TextReader::new();
+        let mut buffer = vec![0u8; 1 << 16];
         loop {
-            line.clear();
-            let read = Read::take(&mut reader, MAX_LINE_BYTES as u64 + 1)
-                .read_until(b'\n', &mut line)
-                .map_err(|e| invalid(format!("read error after line {line_no}: {e}")))?;
+            let read = reader
+                .read(&mut buffer)
+                .map_err(|e| invalid(format!("read error after {} bytes: {e}", text.bytes())))?;
             if read == 0 {
-                break;
+                return text.finish();
             }
-            line_no += 1;
-            if line.len() > MAX_LINE_BYTES {
-                return Err(invalid(format!("line {line_no} is longer than {MAX_LINE_BYTES} bytes")));
-            }
-            let text = std::str::from_utf8(&line)
-                .map_err(|_| invalid(format!("line {line_no} is not UTF-8 text")))?;
-            let mut fields = text.split_ascii_whitespace();
-            let Some(word) = fields.next() else { continue };
-            let numbers: Vec<&str> = fields.collect();
-            if line_no == 1
-                && numbers.len() == 1
-                && word.parse::<u64>().is_ok()
-                && numbers[0].parse::<u64>().is_ok()
-            {
-                continue; // word2vec-style header: "<count> <dimension>"
-            }
-            if dim == 0 {
-                dim = numbers.len();
-                if dim == 0 || dim > MAX_DIM as usize {
-                    return Err(invalid(format!(
-                        "line {line_no}: '{word}' has {dim} numbers; a dimension must be 1..={MAX_DIM}"
-                    )));
-                }
-            } else if numbers.len() != dim {
-                return Err(invalid(format!(
-                    "line {line_no}: '{word}' has {} numbers, earlier lines have {dim}",
-                    numbers.len()
-                )));
-            }
-            for (i, number) in numbers.iter().enumerate() {
-                let value: f32 = number.parse().map_err(|_| {
-                    invalid(format!("line {line_no}: component {i} of '{word}' is not a number: '{number}'"))
-                })?;
-                vectors.push(value);
-            }
-            words.push(word.to_owned());
-            if words.len() > MAX_WORDS as usize {
-                return Err(invalid(format!("more than {MAX_WORDS} words")));
-            }
+            text.feed(&buffer[..read])?;
         }
-        if words.is_empty() {
-            return Err(invalid("the file holds no word vectors".into()));
-        }
-        Self::new(dim, words, vectors)
     }
 
     /// Writes the subset format. With [`Precision::F16`] every component must

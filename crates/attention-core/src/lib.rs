@@ -29,6 +29,7 @@ pub mod attention;
 pub mod embeddings;
 pub mod error;
 pub mod explain;
+pub mod glove_text;
 pub mod layout;
 pub mod multihead;
 pub mod neighbors;

@@ -16,6 +16,11 @@
 //! - Errors (a malformed core or shard, a shard of another model, a sentence
 //!   over 512 pieces, a run before its shards were added) become JavaScript
 //!   `Error`s with the model crate's message.
+//! - Inside and across heads ([`inspect`]): on a [`ModelRun`], `searchHeads`,
+//!   `rankHeads`, `headBehaviours` and `rollout`, in the run's own view (pieces
+//!   or words); on the session, `headDetails` and `projectHead`, which rerun
+//!   the sentence up to the layer and open one head; and `checkManifest`,
+//!   `checkManifestListing` and `shardBytes` for the manifest's sizes.
 //!
 //! The worker's loop, per sentence:
 //!
@@ -26,8 +31,11 @@
 //! const run = session.run(sentence, words, hideSpecial);
 //! ```
 
+pub mod inspect;
+
+use attention_model::heads::ViewToken;
 use attention_model::model::head_block;
-use attention_model::Model;
+use attention_model::{HeadsView, Model, ModelAttention};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -42,6 +50,8 @@ pub fn start() {
 #[derive(Debug)]
 pub struct ModelSession {
     model: Model,
+    /// Length of the core file the model was read from (for `checkManifest`).
+    core_bytes: usize,
 }
 
 /// One token of a run: a WordPiece piece, or a whole word in the word view.
@@ -53,6 +63,9 @@ pub struct RunToken {
     pub span: [usize; 2],
     /// `[CLS]` or `[SEP]`.
     pub special: bool,
+    /// The pieces it covers, `[start, end)`, as indices into the sentence's
+    /// pieces with `[CLS]` at 0: what `headDetails` takes as `query`.
+    pub pieces: [usize; 2],
 }
 
 /// The attention of every head for one sentence.
@@ -60,6 +73,8 @@ pub struct RunToken {
 #[derive(Debug)]
 pub struct ModelRun {
     tokens: Vec<RunToken>,
+    /// The tokens as head search and the measures read them.
+    view: Vec<ViewToken>,
     layers: usize,
     heads: usize,
     weights: Vec<f32>,
@@ -119,7 +134,7 @@ impl ModelSession {
 impl ModelSession {
     /// [`ModelSession::new`] with the model crate's error, for native callers.
     pub fn from_core(core: &[u8]) -> Result<ModelSession, attention_model::Error> {
-        Ok(ModelSession { model: Model::from_core(core)? })
+        Ok(ModelSession { model: Model::from_core(core)?, core_bytes: core.len() })
     }
 
     /// [`ModelSession::add_shard`] with the model crate's error, for native callers.
@@ -145,21 +160,29 @@ impl ModelSession {
                     text: w.text.clone(),
                     span: [w.span.start, w.span.end],
                     special: w.special,
+                    pieces: [w.pieces.start, w.pieces.end],
                 })
                 .collect();
-            return Ok(ModelRun { tokens, layers, heads, weights: view.weights });
+            let view_tokens = HeadsView::words(&view).tokens;
+            return Ok(ModelRun { tokens, view: view_tokens, layers, heads, weights: view.weights });
         }
-        let attention = if hide_special { attention.without_special() } else { attention };
-        let tokens = attention.pieces.iter().map(piece_token).collect();
-        Ok(ModelRun { tokens, layers, heads, weights: attention.weights })
+        // Piece indices in the whole sentence, before [CLS]/[SEP] may be dropped.
+        let kept: Vec<usize> =
+            (0..attention.n()).filter(|i| !hide_special || !attention.pieces[*i].is_special()).collect();
+        let attention: ModelAttention = if hide_special { attention.without_special() } else { attention };
+        let tokens = attention.pieces.iter().zip(&kept).map(|(p, i)| piece_token(p, *i)).collect();
+        let view = HeadsView::pieces(&attention).tokens;
+        Ok(ModelRun { tokens, view, layers, heads, weights: attention.weights })
     }
 }
 
-fn piece_token(piece: &attention_model::Piece) -> RunToken {
+/// A piece as a run token; `index` is its place among all the sentence's pieces.
+pub(crate) fn piece_token(piece: &attention_model::Piece, index: usize) -> RunToken {
     RunToken {
         text: piece.text.clone(),
         span: [piece.span.start, piece.span.end],
         special: piece.is_special(),
+        pieces: [index, index + 1],
     }
 }
 
@@ -178,7 +201,7 @@ impl ModelRun {
         self.heads
     }
 
-    /// `[{ text, span: [start, end], special }]`.
+    /// `[{ text, span: [start, end], special, pieces: [start, end] }]`.
     pub fn tokens(&self) -> Result<JsValue, JsError> {
         Ok(serde_wasm_bindgen::to_value(&self.tokens)?)
     }
@@ -198,5 +221,15 @@ impl ModelRun {
     /// The `(n, n)` weights of one head, for native callers.
     pub fn head(&self, layer: usize, head: usize) -> Option<&[f32]> {
         head_block(&self.weights, self.layers, self.heads, self.size(), layer, head)
+    }
+
+    /// The run as head search and the measures read it.
+    pub fn heads_view(&self) -> HeadsView<'_> {
+        HeadsView {
+            tokens: self.view.clone(),
+            layers: self.layers,
+            heads: self.heads,
+            weights: &self.weights,
+        }
     }
 }

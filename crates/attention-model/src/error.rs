@@ -21,6 +21,9 @@ pub enum Error {
     /// The sentence needs word-embedding shards that have not been added
     /// yet: their indices, in increasing order (see `Model::missing_shards`).
     MissingShards(Vec<usize>),
+    /// A layer, head or token index outside the model or the sentence; the
+    /// message names the index and the valid range.
+    OutOfRange(String),
 }
 
 impl fmt::Display for Error {
@@ -31,6 +34,7 @@ impl fmt::Display for Error {
                 f,
                 "the sentence has {pieces} pieces with [CLS] and [SEP]; the model reads at most {max}: shorten it"
             ),
+            Error::OutOfRange(message) => f.write_str(message),
             Error::MissingShards(shards) => {
                 let list: Vec<String> = shards.iter().map(usize::to_string).collect();
                 write!(

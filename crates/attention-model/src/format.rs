@@ -184,7 +184,7 @@ impl DType {
     }
 
     /// Bytes of data for a tensor of `rows` rows and `count` elements.
-    fn data_bytes(self, rows: usize, count: usize) -> Option<usize> {
+    pub(crate) fn data_bytes(self, rows: usize, count: usize) -> Option<usize> {
         match self {
             DType::F32 => count.checked_mul(4),
             DType::F16 => count.checked_mul(2),

@@ -8,7 +8,13 @@
 //!   the few shards a sentence needs instead of 45 MB;
 //! - [`Model`], whose forward pass returns the attention probabilities of
 //!   every layer and head, shape (layers, heads, n, n);
-//! - [`WordAttention`], the same attention between whole words.
+//! - [`WordAttention`], the same attention between whole words;
+//! - inside and across heads: [`Model::layer_projections`] keeps one layer's
+//!   queries, keys and values (the plain run keeps nothing) for
+//!   [`internals`] (one head opened for one query: q·k, ÷√d, softmax, Σ w·v)
+//!   and [`pca`] (its queries and keys in one 2-D picture); [`heads`] ranks
+//!   every head by a query → key weight and describes what each does on the
+//!   sentence, measured; [`rollout`] follows attention across layers.
 //!
 //! It has no web dependencies and reads bytes, not files, so the same code
 //! runs natively and in WebAssembly. `scripts/build-model` writes the model
@@ -35,6 +41,13 @@
 //!
 //! let words = attention.words(true); // whole words, without [CLS] and [SEP]
 //! assert_eq!(words.words[0].text, "The");
+//!
+//! let ranked = attention.search_heads(it, cat)?; // all 72 heads, best first
+//! assert_eq!((ranked[0].layer, ranked[0].head), (5, 11));
+//! let behaviours = attention.head_behaviours(); // what each head does, measured
+//! println!("{}", behaviours[5 * 12 + 11].description); // "61% of the other tokens' attention on 'cat'"
+//! let details = model.layer_projections(&ids, 5)?.head_details(11, it)?;
+//! assert_eq!(details.weights[cat], head[it * n + cat]); // q·k/√32, softmax: the same row
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -43,21 +56,32 @@
 //! a malformed or truncated core or shard file, or a shard of another model,
 //! gets an [`Error`] that says what is wrong, never a panic, and the readers
 //! allocate nothing a file's length does not justify. A sentence longer than
-//! the model's 512 positions gets [`Error::TooLong`]; one whose shards have
-//! not been added, [`Error::MissingShards`] with their indices.
+//! the model runs ([`Model::max_pieces`]: its 512 positions for MiniLM, fewer
+//! for a model whose run would exceed [`model::MAX_RUN_VALUES`] numbers) gets
+//! [`Error::TooLong`]; one whose shards have not been added,
+//! [`Error::MissingShards`] with their indices. The sizes a `manifest.json`
+//! lists are checked by [`manifest`] before the page allocates for them.
 
 #![forbid(unsafe_code)]
 
 pub mod error;
 pub mod format;
+pub mod heads;
+pub mod internals;
+pub mod manifest;
 pub mod model;
+pub mod pca;
+pub mod rollout;
 pub mod testing;
 pub mod wordpiece;
 pub mod words;
 
 pub use error::{Error, Result};
 pub use format::{Config, DType, ModelFiles, Tensor};
+pub use heads::{rank_by, HeadBehaviour, HeadMatch, HeadsView, Pattern};
+pub use internals::{HeadDetails, HeadProjection, Projections};
 pub use model::{Encoding, Model, ModelAttention};
+pub use rollout::Rollout;
 pub use wordpiece::{Piece, WordPiece};
 pub use words::{Word, WordAttention};
 

@@ -21,7 +21,12 @@
 
 use crate::error::{invalid, Error, Result};
 use crate::format::{self, Config, ShardLayout, Stored};
+use crate::internals::Projections;
 use crate::wordpiece::{Piece, WordPiece};
+
+/// The most numbers (f32) one run may hold; see [`Model::max_pieces`]. 2²⁷
+/// numbers are 512 MiB, an eighth of what a wasm32 module can address.
+pub const MAX_RUN_VALUES: usize = 1 << 27;
 
 /// A loaded model: configuration, tokenizer and weights, with the
 /// word-embedding shards added so far.
@@ -178,6 +183,11 @@ impl Model {
         Ok(k)
     }
 
+    /// How the core says the word embeddings are sharded.
+    pub(crate) fn shard_layout(&self) -> &ShardLayout {
+        &self.layout
+    }
+
     /// How many word-embedding shards the model has (954 for MiniLM).
     pub fn embedding_shards(&self) -> usize {
         self.word_embeddings.len()
@@ -219,9 +229,9 @@ impl Model {
     }
 
     /// Tokenizes `text` and runs the encoder: the attention of every layer and
-    /// head. Fails only when the sentence has more pieces than the model has
-    /// positions ([`Error::TooLong`]), or when it needs word-embedding shards
-    /// not added yet ([`Error::MissingShards`]).
+    /// head. Fails only when the sentence has more pieces than the model
+    /// runs ([`Model::max_pieces`], [`Error::TooLong`]), or when it needs
+    /// word-embedding shards not added yet ([`Error::MissingShards`]).
     pub fn attention(&self, text: &str) -> Result<ModelAttention> {
         let pieces = self.tokenize(text);
         let ids: Vec<u32> = pieces.iter().map(|p| p.id).collect();
@@ -235,15 +245,63 @@ impl Model {
         })
     }
 
+    /// The longest sequence, in pieces, this model runs: its `max_positions`
+    /// (512 for MiniLM), or fewer if a run would hold more than
+    /// [`MAX_RUN_VALUES`] numbers: half of them for the attention of every
+    /// layer and head (layers·heads·n²), half for the per-piece buffers
+    /// (n·(6·hidden + intermediate)). A model of many small heads or a wide
+    /// MLP in a small file thus gets a clear [`Error::TooLong`], not an
+    /// allocation failure. MiniLM at 512 pieces holds 18.9 million + 2 million.
+    pub fn max_pieces(&self) -> usize {
+        let Config { layers, heads, hidden, intermediate, max_positions, .. } = self.config;
+        let half = MAX_RUN_VALUES / 2;
+        // ⌊√(half / (layers·heads))⌋: exact in f64, the numbers are below 2⁵³.
+        let by_attention = ((half / (layers * heads).max(1)) as f64).sqrt().floor() as usize;
+        let by_buffers = half / (6 * hidden + intermediate).max(1);
+        max_positions.min(by_attention).min(by_buffers)
+    }
+
     /// Runs the encoder on piece ids (add `[CLS]` and `[SEP]` yourself).
-    /// Ids must be below `vocab_size`, there must be 1 to `max_positions` of
-    /// them, and their shards must have been added ([`Error::MissingShards`]).
+    /// Ids must be below `vocab_size`, there must be 1 to [`Model::max_pieces`]
+    /// of them, and their shards must have been added ([`Error::MissingShards`]).
     pub fn run(&self, ids: &[u32]) -> Result<Encoding> {
-        let Config { hidden: h, heads, intermediate, max_positions, vocab_size, layer_norm_eps: eps, .. } =
-            self.config;
+        // The plain pass keeps nothing: the hook is empty and compiles away.
+        self.forward(ids, self.layers.len(), |_, _| {})
+    }
+
+    /// Runs the encoder on `ids` through layer `last` only (counted from 0),
+    /// and keeps that layer's projected queries, keys and values: what
+    /// [`Projections::head_details`] and [`Projections::project_head`] read.
+    /// Costs at most one [`Model::run`]; the plain run keeps nothing.
+    pub fn layer_projections(&self, ids: &[u32], last: usize) -> Result<Projections> {
+        let layers = self.layers.len();
+        if last >= layers {
+            return Err(Error::OutOfRange(format!(
+                "layer {last} does not exist: this model has layers 0 to {}",
+                layers - 1
+            )));
+        }
+        let mut kept = None;
+        let encoding = self.forward(ids, last + 1, |layer, step| {
+            if layer == last {
+                kept = Some((step.q.to_vec(), step.k.to_vec(), step.v.to_vec()));
+            }
+        })?;
+        let (q, k, v) = kept.ok_or_else(|| invalid("the layer was not reached"))?;
+        let heads = self.config.heads;
+        Ok(Projections { layer: last, n: encoding.n, heads, head_dim: self.config.hidden / heads, q, k, v })
+    }
+
+    /// The forward pass through the first `layers` layers. `keep(l, step)`
+    /// sees layer `l`'s projections right after they are computed. The
+    /// returned attention holds those layers only; `hidden` is the output of
+    /// the last of them.
+    fn forward(&self, ids: &[u32], layers: usize, mut keep: impl FnMut(usize, Step<'_>)) -> Result<Encoding> {
+        let Config { hidden: h, heads, intermediate, vocab_size, layer_norm_eps: eps, .. } = self.config;
         let n = ids.len();
-        if n > max_positions {
-            return Err(Error::TooLong { pieces: n, max: max_positions });
+        let max = self.max_pieces();
+        if n > max {
+            return Err(Error::TooLong { pieces: n, max });
         }
         if n == 0 {
             return Err(invalid("an empty sequence has no attention"));
@@ -269,15 +327,18 @@ impl Model {
 
         let d = h / heads;
         let scale = 1.0 / (d as f32).sqrt();
-        let mut attention = vec![0f32; self.layers.len() * heads * n * n];
+        let layers = &self.layers[..layers.min(self.layers.len())];
+        let mut attention = vec![0f32; layers.len() * heads * n * n];
         let (mut q, mut k, mut v) = (vec![0f32; n * h], vec![0f32; n * h], vec![0f32; n * h]);
         let mut context = vec![0f32; n * h];
         let mut projected = vec![0f32; n * h];
         let mut inner = vec![0f32; n * intermediate];
-        for (layer, weights) in self.layers.iter().zip(attention.chunks_exact_mut(heads * n * n)) {
+        for (l, (layer, weights)) in layers.iter().zip(attention.chunks_exact_mut(heads * n * n)).enumerate()
+        {
             linear(&x, &layer.query, &mut q);
             linear(&x, &layer.key, &mut k);
             linear(&x, &layer.value, &mut v);
+            keep(l, Step { q: &q, k: &k, v: &v });
             context.fill(0.0);
             for (a, probs) in weights.chunks_exact_mut(n * n).enumerate() {
                 let cols = a * d..(a + 1) * d;
@@ -306,6 +367,14 @@ impl Model {
         }
         Ok(Encoding { n, attention, hidden: x })
     }
+}
+
+/// One layer's projections as the forward pass computes them, each (n, hidden).
+#[derive(Debug, Clone, Copy)]
+struct Step<'a> {
+    q: &'a [f32],
+    k: &'a [f32],
+    v: &'a [f32],
 }
 
 impl ModelAttention {
@@ -352,7 +421,7 @@ fn linear(x: &[f32], layer: &Linear, out: &mut [f32]) {
 }
 
 /// A dot product with eight independent sums, so the compiler can vectorize it.
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     let mut sums = [0f32; 8];
     let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f32 = a8.remainder().iter().zip(b8.remainder()).map(|(x, y)| x * y).sum();
@@ -364,7 +433,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     sums.iter().sum::<f32>() + tail
 }
 
-fn softmax(row: &mut [f32]) {
+pub(crate) fn softmax(row: &mut [f32]) {
     let max = row.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v));
     let mut total = 0.0;
     for v in row.iter_mut() {

@@ -24,6 +24,7 @@
 //! Rows and columns of the matrices are the *known* tokens only; unknown
 //! tokens are listed by [`SentenceAnalysis::tokens`] with `row: null`.
 
+use attention_core::glove_text::TextReader;
 use attention_core::layout::{
     self, ArrowLayout, ArrowSpec, Colormap, Gradient, HeatmapLayout, HeatmapSpec, Hit,
 };
@@ -172,6 +173,21 @@ impl Explorer {
     #[wasm_bindgen(js_name = missingShards)]
     pub fn missing_shards(&self, text: &str) -> Vec<u32> {
         self.embeddings.missing_shards([text])
+    }
+
+    /// Where to cut `sentence` to keep its first `max` known tokens: the
+    /// UTF-16 index just after the `max`-th, or -1 when it has no more than
+    /// `max`. The page keeps at most [`max_tokens`] words this way.
+    #[wasm_bindgen(js_name = knownCut)]
+    pub fn known_cut(&self, sentence: &str, max: usize) -> i32 {
+        let tokens = attention_core::tokenize(sentence, &self.embeddings);
+        match tokens.iter().filter(|t| t.known).nth(max) {
+            Some(_) => {
+                let last = tokens.iter().filter(|t| t.known).nth(max.saturating_sub(1));
+                last.map_or(0, |t| i32::try_from(text::utf16_index(sentence, t.span.end)).unwrap_or(i32::MAX))
+            }
+            None => -1,
+        }
     }
 
     /// The shard that holds `word` (lowercased) in a sharded store.
@@ -419,6 +435,64 @@ fn put_cells(
     }
     let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(rgba), width, height)?;
     context.put_image_data(&image, 0.0, 0.0)
+}
+
+/// Reads a word-vector text file (GloVe, or word2vec/fastText `.vec` with
+/// its header line) of any dimension, a chunk at a time: the page's worker
+/// feeds it the user's file as it streams from disk.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct VectorFileReader {
+    reader: Option<TextReader>,
+}
+
+#[wasm_bindgen]
+impl VectorFileReader {
+    /// A reader that keeps at most `max_values` numbers (the first words of
+    /// the file, which GloVe and word2vec list most frequent first).
+    #[wasm_bindgen(constructor)]
+    pub fn new(max_values: usize) -> VectorFileReader {
+        VectorFileReader { reader: Some(TextReader::with_limit(max_values)) }
+    }
+
+    /// Reads the next bytes; throws an `Error` naming the line of a problem.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsError> {
+        match &mut self.reader {
+            Some(reader) => Ok(reader.feed(chunk)?),
+            None => Err(JsError::new("this reader has finished")),
+        }
+    }
+
+    /// Words read so far.
+    #[wasm_bindgen(getter)]
+    pub fn words(&self) -> usize {
+        self.reader.as_ref().map_or(0, TextReader::words)
+    }
+
+    /// The dimension (0 before the first vector).
+    #[wasm_bindgen(getter)]
+    pub fn dim(&self) -> usize {
+        self.reader.as_ref().map_or(0, TextReader::dim)
+    }
+
+    /// Whether the limit was reached: the rest of the file can be skipped.
+    #[wasm_bindgen(getter)]
+    pub fn full(&self) -> bool {
+        self.reader.as_ref().is_some_and(TextReader::is_full)
+    }
+
+    /// The vectors read, as an exact (f32) `AEWV` subset file for
+    /// [`Explorer::new`]. Throws for a file that ended badly.
+    pub fn finish(&mut self) -> Result<Vec<u8>, JsError> {
+        let reader = self.reader.take().ok_or_else(|| JsError::new("this reader has finished"))?;
+        Ok(reader.finish()?.to_subset(attention_core::Precision::F32)?)
+    }
+}
+
+/// The most known tokens one analysis takes ([`attention_core::MAX_TOKENS`]).
+#[wasm_bindgen(js_name = maxTokens)]
+pub fn max_tokens() -> usize {
+    attention_core::MAX_TOKENS
 }
 
 /// Runs the attention kernel once on an `(n, 50)` made-up matrix and returns

@@ -42,8 +42,8 @@ fn king_row_matches_the_tutorial() {
     assert_eq!(weights.len(), 49);
     for (j, want) in expected.iter().enumerate() {
         let got = weights[7 + j];
-        // The subset stores 2 bytes a component: within 0.00015 of the reference.
-        assert!((got - want).abs() < 1.5e-4, "king → key {j}: {got} vs {want}");
+        // Exact vectors: printed with 4 decimals, the tutorial's figures.
+        assert_eq!(format!("{got:.4}"), format!("{want:.4}"), "king → key {j}");
     }
     assert_eq!(a.labels(), ["the", "king", "and", "queen", "ruled", "the", "kingdom"]);
     assert!((a.factor() - 1.0 / 50f64.sqrt()).abs() < 1e-12);

@@ -1,0 +1,261 @@
+//! A streaming reader of word vectors as text: GloVe's format (`word 0.418
+//! 0.24968 …`, one word a line, any dimension), and word2vec's and
+//! fastText's `.vec` files, which start with a header line `<count> <dim>`.
+//!
+//! Bytes go in in chunks of any size ([`TextReader::feed`]), so a file of
+//! gigabytes is read with one line in memory besides the vectors kept, and
+//! the caller can report progress and stay responsive between chunks. Every
+//! problem names its line: ragged rows, a header that the rows contradict,
+//! something that is not a number, a word twice, text that is not UTF-8.
+//! A reader can stop at a number of values ([`TextReader::with_limit`]):
+//! GloVe and word2vec files list the most frequent words first, so the first
+//! rows are the most useful ones.
+
+use std::collections::HashSet;
+
+use crate::embeddings::{Embeddings, MAX_DIM, MAX_LINE_BYTES, MAX_WORDS};
+use crate::error::{Error, Result};
+
+/// Reads word vectors from text, a chunk at a time.
+#[derive(Debug, Default)]
+pub struct TextReader {
+    partial: Vec<u8>,
+    line_no: usize,
+    bytes: u64,
+    dim: usize,
+    /// The header's promise: (words, dimension).
+    header: Option<(usize, usize)>,
+    words: Vec<String>,
+    seen: HashSet<String>,
+    vectors: Vec<f32>,
+    limit: Option<usize>,
+    full: bool,
+}
+
+impl TextReader {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A reader that keeps at most `values` numbers (whole words only) and
+    /// ignores the rest of the input.
+    pub fn with_limit(values: usize) -> Self {
+        TextReader { limit: Some(values), ..Self::default() }
+    }
+
+    /// Reads the next bytes. Errors name the line; after an error the reader
+    /// should be dropped.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+        self.bytes += chunk.len() as u64;
+        let mut rest = chunk;
+        while !self.full {
+            let Some(end) = rest.iter().position(|b| *b == b'\n') else { break };
+            if self.partial.is_empty() {
+                self.line(&rest[..end])?;
+            } else {
+                self.partial.extend_from_slice(&rest[..end]);
+                let line = std::mem::take(&mut self.partial);
+                self.line(&line)?;
+            }
+            rest = &rest[end + 1..];
+        }
+        if !self.full {
+            if self.partial.len() + rest.len() > MAX_LINE_BYTES {
+                return Err(invalid(format!(
+                    "line {} is longer than {MAX_LINE_BYTES} bytes",
+                    self.line_no + 1
+                )));
+            }
+            self.partial.extend_from_slice(rest);
+        }
+        Ok(())
+    }
+
+    /// The vectors read, once the input has ended.
+    pub fn finish(mut self) -> Result<Embeddings> {
+        if !self.full && !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            self.line(&line)?;
+        }
+        if self.words.is_empty() {
+            return Err(invalid("the file holds no word vectors".into()));
+        }
+        if let Some((count, _)) = self.header {
+            if !self.full && count != self.words.len() {
+                return Err(invalid(format!(
+                    "the header says {count} words, the file holds {}",
+                    self.words.len()
+                )));
+            }
+        }
+        Embeddings::new(self.dim, self.words, self.vectors)
+    }
+
+    /// Bytes read so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Words read so far.
+    pub fn words(&self) -> usize {
+        self.words.len()
+    }
+
+    /// The dimension, once the first vector has been read (else 0).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Whether the limit was reached: the rest of the input is ignored.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    fn line(&mut self, raw: &[u8]) -> Result<()> {
+        self.line_no += 1;
+        let n = self.line_no;
+        if raw.len() > MAX_LINE_BYTES {
+            return Err(invalid(format!("line {n} is longer than {MAX_LINE_BYTES} bytes")));
+        }
+        let text = std::str::from_utf8(raw)
+            .map_err(|_| invalid(format!("line {n} is not UTF-8 text: is this a word-vector text file?")))?;
+        let mut fields = text.split_ascii_whitespace();
+        let Some(word) = fields.next() else { return Ok(()) };
+        let numbers: Vec<&str> = fields.collect();
+        if n == 1 && numbers.len() == 1 {
+            if let (Ok(count), Ok(dim)) = (word.parse::<usize>(), numbers[0].parse::<usize>()) {
+                // word2vec / fastText: "<count> <dimension>".
+                if dim == 0 || dim > MAX_DIM as usize {
+                    return Err(invalid(format!(
+                        "line 1: the header's dimension {dim} is outside 1..={MAX_DIM}"
+                    )));
+                }
+                self.header = Some((count, dim));
+                return Ok(());
+            }
+        }
+        self.check_width(n, word, numbers.len())?;
+        if let Some(limit) = self.limit {
+            if self.vectors.len() + self.dim > limit {
+                self.full = true;
+                return Ok(());
+            }
+        }
+        if !self.seen.insert(word.to_owned()) {
+            return Err(invalid(format!("line {n}: the word '{word}' appears twice")));
+        }
+        for (i, number) in numbers.iter().enumerate() {
+            let value: f32 = number.parse().map_err(|_| {
+                invalid(format!("line {n}: component {i} of '{word}' is not a number: '{number}'"))
+            })?;
+            if !value.is_finite() {
+                return Err(invalid(format!(
+                    "line {n}: component {i} of '{word}' is not a finite number: '{number}'"
+                )));
+            }
+            self.vectors.push(value);
+        }
+        self.words.push(word.to_owned());
+        if self.words.len() > MAX_WORDS as usize {
+            return Err(invalid(format!("more than {MAX_WORDS} words")));
+        }
+        Ok(())
+    }
+
+    /// Every row has the dimension of the first (and of the header, if any).
+    fn check_width(&mut self, n: usize, word: &str, width: usize) -> Result<()> {
+        if self.dim == 0 {
+            if let Some((_, dim)) = self.header {
+                if width != dim {
+                    return Err(invalid(format!(
+                        "line {n}: '{word}' has {width} numbers, the header says {dim}"
+                    )));
+                }
+            }
+            if width == 0 || width > MAX_DIM as usize {
+                return Err(invalid(format!(
+                    "line {n}: '{word}' has {width} numbers; a dimension must be 1..={MAX_DIM}"
+                )));
+            }
+            self.dim = width;
+        } else if width != self.dim {
+            return Err(invalid(format!(
+                "line {n}: '{word}' has {width} numbers, earlier lines have {}",
+                self.dim
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn invalid(reason: String) -> Error {
+    Error::InvalidEmbeddings(reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_in_chunks(text: &[u8], size: usize) -> Result<Embeddings> {
+        let mut reader = TextReader::new();
+        for chunk in text.chunks(size) {
+            reader.feed(chunk)?;
+        }
+        reader.finish()
+    }
+
+    #[test]
+    fn any_chunking_gives_the_same_vectors() {
+        let text = "the 0.418 0.24968\ncafé -1 2.5e-3\n\nn't 3 4";
+        let whole = read_in_chunks(text.as_bytes(), text.len()).unwrap();
+        assert_eq!(whole.words(), ["the", "café", "n't"]);
+        assert_eq!(whole.vector("café"), Some(&[-1.0, 0.0025][..]));
+        for size in 1..8 {
+            assert_eq!(read_in_chunks(text.as_bytes(), size).unwrap(), whole, "chunks of {size}");
+        }
+    }
+
+    #[test]
+    fn word2vec_headers_are_read_and_checked() {
+        let ok = read_in_chunks(b"2 2\nthe 1 2\ncat 3 4\n", 5).unwrap();
+        assert_eq!((ok.len(), ok.dim()), (2, 2));
+        for (text, expected) in [
+            ("2 3\nthe 1 2\ncat 3 4\n", "line 2: 'the' has 2 numbers, the header says 3"),
+            ("3 2\nthe 1 2\ncat 3 4\n", "the header says 3 words, the file holds 2"),
+            ("2 0\nthe 1\n", "dimension 0"),
+        ] {
+            let err = read_in_chunks(text.as_bytes(), 4).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+        }
+    }
+
+    #[test]
+    fn bad_rows_name_their_line() {
+        for (text, expected) in [
+            ("the 1 2\ncat 1\n", "line 2: 'cat' has 1 numbers, earlier lines have 2"),
+            ("the 1 2\ncat 1 x\n", "line 2: component 1 of 'cat' is not a number: 'x'"),
+            ("the 1 2\ncat 1 inf\n", "line 2: component 1 of 'cat' is not a finite number"),
+            ("the 1 2\nthe 3 4\n", "line 2: the word 'the' appears twice"),
+            ("the 1 2\n\u{fffd}\u{0}\x01 \n", "has 0 numbers"),
+            ("", "no word vectors"),
+        ] {
+            let err = read_in_chunks(text.as_bytes(), 3).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+        }
+        let binary = [0x93u8, b'N', b'U', b'M', 0xff, 0xfe, b'\n'];
+        let err = read_in_chunks(&binary, 2).unwrap_err().to_string();
+        assert!(err.contains("line 1 is not UTF-8 text"), "{err}");
+        let long = vec![b'a'; MAX_LINE_BYTES + 10];
+        assert!(read_in_chunks(&long, 4096).unwrap_err().to_string().contains("longer than"));
+    }
+
+    #[test]
+    fn a_limit_keeps_whole_words_from_the_top() {
+        let mut reader = TextReader::with_limit(5);
+        reader.feed(b"a 1 2\nb 3 4\nc 5 6\nd 7 8\n").unwrap();
+        assert!(reader.is_full());
+        assert_eq!(reader.words(), 2);
+        let e = reader.finish().unwrap();
+        assert_eq!(e.words(), ["a", "b"]);
+    }
+}

@@ -1,0 +1,221 @@
+"""A reference implementation, in plain Python, of the GloVe-compatible
+tokenizer rules that crates/attention-core/src/tokenize.rs documents. It
+shares no code with the project: it is written from the rules, so that the
+golden files (scripts/reference/glove_golden.py) check the Rust tokenizer
+against something else.
+
+The rules, in the order they are tried on each piece of text:
+
+1. The text is cut at whitespace (Unicode White_Space, as Rust's
+   `char::is_whitespace`) into chunks.
+2. A piece the vocabulary holds after normalizing (per-character lowercase,
+   curly apostrophe ’ read as ') is one token.
+3. A piece that starts with non-word characters (a word character is a
+   Unicode letter or number) but is not all of them loses a leading token:
+   the longest prefix of that leading run, of at most 8 characters, that the
+   vocabulary holds, else its first character. The rest goes back to rule 2.
+4. Likewise for a trailing run of non-word characters: the longest known
+   suffix of at most 8 characters of that run, else its last character. The
+   part before it goes back to rule 2 (and its tokens come first).
+5. A piece made only of non-word characters becomes, from the left, the
+   longest known prefix (at most 8 characters) of what is left, else one
+   character, again and again.
+6. A piece (which now starts and ends with word characters) that ends in a
+   contraction suffix n't 're 've 'll 's 'd 'm (tried in this order, after
+   normalizing, so ’ counts as ') loses it as a token; the rest goes back to
+   rule 2.
+7. A piece that holds non-word characters other than ' and ’, and is not a
+   number (ASCII digits with single , or . between them, like 12,345,678),
+   is cut at each such character: every one of them is a token on its own,
+   and the parts between them go back to rule 2.
+8. Whatever is left is one token, known or not.
+
+Apostrophes are non-word characters: they come off at the edges (rules 3 to
+5) but never cut a word inside (rule 7), so "rock'n'roll" stays one token.
+
+Usage as a script: python glove_tokenize.py WORDS_TXT [SENTENCE...]
+(reads sentences from stdin when none are given; prints tokens, unknown ones
+marked with a leading '?').
+"""
+
+import re
+import sys
+from dataclasses import dataclass
+
+# Unicode White_Space: what Rust's char::is_whitespace accepts. Python's
+# str.isspace() also accepts U+001C..U+001F, which Rust does not.
+WHITESPACE = frozenset(
+    "\u0009\u000a\u000b\u000c\u000d\u0020\u0085\u00a0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+CONTRACTIONS = ("n't", "'re", "'ve", "'ll", "'s", "'d", "'m")
+APOSTROPHES = ("'", "\u2019")
+MAX_RUN = 8
+NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*\Z")
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # normalized: lowercase, ’ written as '
+    start: int  # byte offsets into the UTF-8 sentence
+    end: int
+    known: bool
+
+
+def is_word_char(c):
+    """A Unicode letter or number (Rust: char::is_alphanumeric).
+
+    Python's isalnum() agrees with Rust on letters (L*) and numbers (N*); it
+    differs on the few marks and symbols that are Unicode Alphabetic without
+    being letters (Other_Alphabetic: e.g. Indic vowel signs, circled letters
+    like Ⓐ), which Rust counts as word characters. check_characters() below
+    refuses text holding them.
+    """
+    return c.isalnum()
+
+
+def normalize(piece):
+    """Per-character lowercase (like Rust's char::to_lowercase: no final-sigma
+    rule), then ’ → '."""
+    return "".join(c.lower() for c in piece).replace("\u2019", "'")
+
+
+def check_characters(text):
+    """Raises ValueError for a character on which this module may disagree
+    with the Rust tokenizer.
+
+    Compared with Rust 1.95 over every code point, Python 3.11's isalnum()
+    says False where Rust's is_alphanumeric() says True for: 1,312 combining
+    marks (Mn, Mc) that are Other_Alphabetic (Indic vowel signs, Hebrew and
+    Arabic points, U+0345, U+0363..U+036F), 130 circled or squared Latin
+    letters (So, e.g. Ⓐ), and letters added after Unicode 14 (Python's
+    unicodedata is 14.0). Never the other way. Python's isspace() also
+    accepts U+001C..U+001F, which Rust's is_whitespace() does not (this
+    module uses Rust's set). Per-character lowercase agrees on every code
+    point assigned in Unicode 14 (İ → i̇ in both; Σ → σ in both, since neither
+    applies the final-sigma rule per character).
+    """
+    import unicodedata
+
+    for c in text:
+        cat = unicodedata.category(c)
+        where = f"{c!r} (U+{ord(c):04X}, {cat})"
+        if cat == "Cn":
+            raise ValueError(f"{where}: unassigned in Python's Unicode {unicodedata.unidata_version}")
+        if cat in ("Mn", "Mc", "Me") and not (0x300 <= ord(c) <= 0x362 and ord(c) != 0x345):
+            raise ValueError(f"{where}: a mark that may be Unicode Alphabetic (a word character in Rust)")
+        if cat == "So" and "LATIN" in unicodedata.name(c, ""):
+            raise ValueError(f"{where}: a symbol that may be Unicode Alphabetic (a word character in Rust)")
+        if c.isspace() and c not in WHITESPACE:
+            raise ValueError(f"{where}: whitespace for Python, not for Rust")
+
+
+class Tokenizer:
+    def __init__(self, vocabulary):
+        self.vocabulary = vocabulary
+
+    def known(self, piece):
+        return normalize(piece) in self.vocabulary
+
+    def tokenize(self, text):
+        """Returns the list of Token for `text`."""
+        out = []  # (start char, end char)
+        start = None
+        for i, c in enumerate(text):
+            if c in WHITESPACE:
+                if start is not None:
+                    self._piece(text, start, i, out)
+                    start = None
+            elif start is None:
+                start = i
+        if start is not None:
+            self._piece(text, start, len(text), out)
+        # char offsets → byte offsets
+        byte_at = [0]
+        for c in text:
+            byte_at.append(byte_at[-1] + len(c.encode("utf-8")))
+        result = []
+        for a, b in out:
+            word = normalize(text[a:b])
+            result.append(Token(word, byte_at[a], byte_at[b], word in self.vocabulary))
+        return result
+
+    def _longest_prefix(self, run):
+        """Length of the longest known prefix of run (≤ MAX_RUN chars), at least 1."""
+        for n in range(min(len(run), MAX_RUN), 1, -1):
+            if self.known(run[:n]):
+                return n
+        return 1
+
+    def _longest_suffix(self, run):
+        for n in range(min(len(run), MAX_RUN), 1, -1):
+            if self.known(run[-n:]):
+                return n
+        return 1
+
+    def _piece(self, text, a, b, out):
+        """Tokenizes text[a:b] (char offsets), appending (start, end) pairs to out."""
+        if a >= b:
+            return
+        piece = text[a:b]
+        if self.known(piece):  # rule 2
+            out.append((a, b))
+            return
+        n = len(piece)
+        lead = next((i for i, c in enumerate(piece) if is_word_char(c)), n)
+        if 0 < lead < n:  # rule 3
+            cut = a + self._longest_prefix(piece[:lead])
+            out.append((a, cut))
+            self._piece(text, cut, b, out)
+            return
+        trail = next((i for i, c in enumerate(reversed(piece)) if is_word_char(c)), n)
+        if 0 < trail < n:  # rule 4
+            cut = b - self._longest_suffix(piece[n - trail:])
+            self._piece(text, a, cut, out)
+            out.append((cut, b))
+            return
+        if lead == n:  # rule 5: all non-word characters
+            while a < b:
+                cut = a + self._longest_prefix(text[a:b])
+                out.append((a, cut))
+                a = cut
+            return
+        lower = normalize(piece)
+        for suffix in CONTRACTIONS:  # rule 6
+            if len(lower) > len(suffix) and lower.endswith(suffix) and n > len(suffix):
+                cut = b - len(suffix)
+                self._piece(text, a, cut, out)
+                out.append((cut, b))
+                return
+        inner = [i for i, c in enumerate(piece) if not is_word_char(c) and c not in APOSTROPHES]
+        if inner and not NUMBER.match(piece):  # rule 7
+            at = a
+            for i in inner:
+                self._piece(text, at, a + i, out)
+                out.append((a + i, a + i + 1))
+                at = a + i + 1
+            self._piece(text, at, b, out)
+            return
+        out.append((a, b))  # rule 8
+
+
+def load_vocabulary(words_path):
+    with open(words_path, encoding="utf-8") as f:
+        words = f.read().split("\n")
+    if words and words[-1] == "":
+        words.pop()
+    return words
+
+
+def main():
+    vocabulary = frozenset(load_vocabulary(sys.argv[1]))
+    tokenizer = Tokenizer(vocabulary)
+    sentences = sys.argv[2:] or [line.rstrip("\n") for line in sys.stdin]
+    for sentence in sentences:
+        tokens = tokenizer.tokenize(sentence)
+        print(" ".join(t.text if t.known else "?" + t.text for t in tokens))
+
+
+if __name__ == "__main__":
+    main()
