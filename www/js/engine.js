@@ -1,6 +1,8 @@
 // The computing side of the page: the wasm module (attention-core behind the
-// attention-wasm boundary) and the word vectors it reads. Loaded once per
-// page; every view reads its numbers from the analysis it makes (analysis.js).
+// attention-wasm boundary) and the word vectors it reads, either the whole
+// GloVe vocabulary fetched a shard at a time (the default), or a file of the
+// user's own, read in a worker. Every view reads its numbers from the
+// analysis made with the current engine (analysis.js).
 
 import { fetchManifest, VectorStore } from './vectors.js';
 
@@ -26,9 +28,53 @@ export function loadWasm() {
 }
 
 /**
- * The wasm module and the vectors' manifest, fetched in parallel; resolves
- * to { wasm, vectors: VectorStore } or rejects with a message for the page.
- * `onShard()` hears every shard that arrives or fails.
+ * The wasm module, an Explorer and what feeds it its vectors.
+ * - explorer: the wasm Explorer;
+ * - vectors: the shard store (vectors.js), or for a whole file a store that
+ *   always has every word;
+ * - source: null for the default GloVe vectors, else { name, words, dim,
+ *   partial } of the user's file.
+ */
+export class Engine {
+  constructor(wasm, explorer, vectors, source = null) {
+    this.wasm = wasm;
+    this.explorer = explorer;
+    this.vectors = vectors;
+    this.source = source;
+    this.neighborsLoading = null;
+  }
+
+  /** Loads the nearest-word index once (a few MB, only when a view asks for nearest words). */
+  neighbors() {
+    if (!this.explorer.isSharded) return Promise.resolve();
+    this.neighborsLoading ??= fetchNeighbors(this.explorer, this.vectors.manifest).catch((error) => {
+      this.neighborsLoading = null;
+      throw error;
+    });
+    return this.neighborsLoading;
+  }
+
+  /**
+   * The `count` vocabulary words nearest to `vector` (cosine), most similar
+   * first, from exact vectors: the index finds candidates, their shards come
+   * in, and they are ranked again exactly.
+   */
+  async nearest(vector, count) {
+    await this.neighbors();
+    let found = this.explorer.nearest(vector, count);
+    const rough = found.filter((w) => !w.exact).map((w) => this.explorer.shardOf(w.word));
+    if (rough.length) {
+      await Promise.all([...new Set(rough)].map((k) => this.vectors.load(k)));
+      found = this.explorer.nearest(vector, count);
+    }
+    return found.slice(0, count);
+  }
+}
+
+/**
+ * The default engine: the wasm module and the vectors' manifest, fetched in
+ * parallel; rejects with a message for the page. `onShard()` hears every
+ * shard that arrives or fails.
  */
 export async function loadEngine({ onShard = () => {} } = {}) {
   const [wasm, manifest] = await Promise.all([loadWasm(), fetchManifest(VECTORS_URL)]);
@@ -38,36 +84,25 @@ export async function loadEngine({ onShard = () => {} } = {}) {
   } catch (error) {
     throw new Error(`The word vectors could not be read: ${error.message}.`);
   }
-  const vectors = new VectorStore({ explorer, manifest, base: VECTORS_URL, onChange: onShard });
-  let neighbors = null;
-  return {
-    wasm,
-    explorer,
-    vectors,
-    /** Loads the nearest-word index once (a few MB, only when a view asks for nearest words). */
-    neighbors() {
-      neighbors ??= fetchNeighbors(explorer, manifest).catch((error) => {
-        neighbors = null;
-        throw error;
-      });
-      return neighbors;
-    },
-    /**
-     * The `count` vocabulary words nearest to `vector` (cosine), most similar
-     * first, from exact vectors: the index finds candidates, their shards
-     * come in, and they are ranked again exactly.
-     */
-    async nearest(vector, count) {
-      await this.neighbors();
-      let found = explorer.nearest(vector, count);
-      const rough = found.filter((w) => !w.exact).map((w) => explorer.shardOf(w.word));
-      if (rough.length) {
-        await Promise.all([...new Set(rough)].map((k) => vectors.load(k)));
-        found = explorer.nearest(vector, count);
-      }
-      return found.slice(0, count);
-    },
+  return new Engine(wasm, explorer, new VectorStore({ explorer, manifest, base: VECTORS_URL, onChange: onShard }));
+}
+
+/** An engine over a whole vocabulary in memory (an AEWV buffer made from the user's file). */
+export function fileEngine(wasm, bytes, source) {
+  const explorer = new wasm.Explorer(new Uint8Array(bytes));
+  const words = explorer.vocabularySize;
+  const vectors = {
+    manifest: { words, dim: explorer.dim, fallback: false, neighbors: { words } },
+    fallback: false,
+    failed: new Map(),
+    version: 0,
+    ready: () => true,
+    ensure: async () => {},
+    load: async () => {},
+    statusOf: () => null,
+    retry() {},
   };
+  return new Engine(wasm, explorer, vectors, source);
 }
 
 async function fetchNeighbors(explorer, manifest) {
@@ -75,8 +110,7 @@ async function fetchNeighbors(explorer, manifest) {
   if (!entry || typeof entry.file !== 'string' || /^[a-z]+:|^\/|\.\./i.test(entry.file)) {
     throw new Error('this site has no nearest-word index');
   }
-  const url = new URL(entry.file, VECTORS_URL);
-  const response = await fetch(url);
+  const response = await fetch(new URL(entry.file, VECTORS_URL));
   if (!response.ok) throw new Error(`the nearest-word index could not be loaded (HTTP ${response.status})`);
   explorer.loadNeighbors(new Uint8Array(await response.arrayBuffer()));
 }

@@ -6,12 +6,11 @@
 //   a click, a key, a control → store.update() → (the same, again)
 //
 // A view is an object made by a mount function: { update(state, analysis),
-// visible?(state), relayout?(), wasmReady?(wasm), failed?(message),
-// shardsChanged?() }. It reads the state and the analysis and writes the
-// DOM; it never computes attention, reads the URL or reaches into another
-// view. Views that are not on screen (a closed tab, the closed model view)
-// get no work until they are. Widths come from a ResizeObserver, so an
-// update never forces a layout.
+// visible?(state), relayout?(), wasmReady?(wasm), failed?(message) }. It
+// reads the state and the analysis and writes the DOM; it never computes
+// attention, reads the URL or reaches into another view. Views that are not
+// on screen (a closed tab, the closed model view) get no work until they
+// are. Widths come from a ResizeObserver, so an update never forces a layout.
 
 import { Analysis } from './analysis.js';
 import { loadEngine, loadWasm, warmUp } from './engine.js';
@@ -61,6 +60,10 @@ function createContext(store, { embed }) {
     },
     /** Renders again in the next frame (a view's own trigger: a retry, say). */
     refresh: () => {},
+    /** Computes with other vectors from now on (the user's own file, or the default again). */
+    setEngine: () => {},
+    /** The engine of the default GloVe vectors, once loaded. */
+    defaultEngine: null,
   };
 }
 
@@ -72,6 +75,7 @@ class Page {
     this.complete = null; // the last analysis computed, freed when the next one replaces it
     this.typing = false;
     this.fetchTimer = 0;
+    this.ensuring = null; // the text whose shards are being fetched
     let frame = 0;
     this.ctx.refresh = () => {
       frame ||= requestAnimationFrame(() => {
@@ -79,6 +83,7 @@ class Page {
         this.render();
       });
     };
+    this.ctx.setEngine = (engine) => this.useEngine(engine);
     this.views = mounts.map((mount) => mount(this.ctx));
     this.store.subscribe((state, previous, how, gesture) => {
       this.typing = gesture === 'typing' || gesture === 'cross';
@@ -97,7 +102,9 @@ class Page {
     try {
       ctx.wasm = await loadWasm();
       for (const view of this.views) view.wasmReady?.(ctx.wasm);
-      ctx.engine = await loadEngine({ onShard: () => this.views.forEach((view) => view.shardsChanged?.()) });
+      // Each shard that arrives or fails shows at once in the tokens (coalesced to a frame).
+      ctx.defaultEngine = await loadEngine({ onShard: () => ctx.refresh() });
+      ctx.engine ??= ctx.defaultEngine;
     } catch (error) {
       for (const view of this.views) view.failed?.(error.message);
       document.documentElement.dataset.failed = '1';
@@ -105,6 +112,15 @@ class Page {
     }
     this.render();
     warmUp(ctx.wasm);
+    keepOffline();
+  }
+
+  /** Computes with `engine` from now on; the analysis of the previous one goes. */
+  useEngine(engine) {
+    this.complete?.free();
+    this.complete = null;
+    this.ctx.engine = engine;
+    this.render();
   }
 
   render() {
@@ -125,12 +141,23 @@ class Page {
   analysisFor(state) {
     const { engine } = this.ctx;
     if (!engine) return { pending: true, tokens: [], n: 0, loading: true };
+    // A text beyond the limit is cut: first roughly (before any shard is
+    // fetched for it), then exactly after its last word that fits.
+    const rough = chunkCut(state.sentence, 2 * this.ctx.wasm.maxTokens());
+    if (rough >= 0) return this.cut(state, rough);
     const text = textsOf(state);
     if (!engine.vectors.ready(text)) return this.fetch(state, text);
-    if (!this.complete || !sameAnalysis(this.complete.state, state)) {
-      this.complete?.free();
+    const exact = engine.explorer.knownCut(state.sentence, this.ctx.wasm.maxTokens());
+    if (exact >= 0) return this.cut(state, exact);
+    const { complete } = this;
+    // An analysis that left out words still loading (or failed) is redone once more shards are in.
+    const stale = !complete || !sameAnalysis(complete.state, state) ||
+      (complete.version !== engine.vectors.version && complete.tokens.some((t) => t.pending));
+    if (stale) {
+      complete?.free();
       performance.mark('analyze-start');
       this.complete = Analysis.of(engine, state);
+      this.complete.version = engine.vectors.version;
       performance.measure('analyze', 'analyze-start');
     }
     return this.normalize(this.complete, state);
@@ -143,12 +170,18 @@ class Page {
    */
   fetch(state, text) {
     const { vectors, explorer } = this.ctx.engine;
-    clearTimeout(this.fetchTimer);
-    const fetch = () => vectors.ensure(text).then(() => {
-      if (textsOf(this.store.get()) === text) this.render();
-    });
-    if (this.typing) this.fetchTimer = setTimeout(fetch, TYPING_PAUSE_MS);
-    else fetch();
+    if (this.ensuring !== text) {
+      clearTimeout(this.fetchTimer);
+      const fetch = () => {
+        this.ensuring = text;
+        vectors.ensure(text).then(() => {
+          if (this.ensuring === text) this.ensuring = null;
+          if (textsOf(this.store.get()) === text) this.render();
+        });
+      };
+      if (this.typing) this.fetchTimer = setTimeout(fetch, TYPING_PAUSE_MS);
+      else fetch();
+    }
     let tokens = [];
     try {
       tokens = explorer.tokenize(state.sentence);
@@ -156,6 +189,14 @@ class Page {
       // The analysis will say what is wrong with the sentence.
     }
     return { pending: true, tokens, n: 0, state };
+  }
+
+  /** Keeps the sentence up to UTF-16 index `at` (the link too), and says so where the sentence is typed. */
+  cut(state, at) {
+    const sentence = state.sentence.slice(0, at).trimEnd();
+    this.ctx.cutFrom = { max: this.ctx.wasm.maxTokens() };
+    queueMicrotask(() => this.store.update({ sentence, focus: null, cell: null }, 'replace'));
+    return { pending: true, tokens: [], n: 0, state };
   }
 
   /** A focus or cell beyond the new matrix is dropped, in the link too. */
@@ -179,6 +220,28 @@ export async function startPage({ views, embed = false, onHash = () => {} }) {
   page.render();
   await page.load();
   return page;
+}
+
+/**
+ * Registers the service worker (sw.js) after the first heatmap, so that the
+ * next visit opens without the network. It takes no control of this visit.
+ */
+function keepOffline() {
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  const register = () => navigator.serviceWorker.register(new URL('../sw.js', import.meta.url)).catch(() => {});
+  if ('requestIdleCallback' in window) requestIdleCallback(register, { timeout: 3000 });
+  else setTimeout(register, 1000);
+}
+
+/** The UTF-16 index where `text`'s first `max` whitespace-separated chunks end, or -1 when it has no more. */
+export function chunkCut(text, max) {
+  const chunks = /\S+/g;
+  let end = -1;
+  for (let count = 0; chunks.exec(text); count++) {
+    if (count === max) return end;
+    end = chunks.lastIndex;
+  }
+  return -1;
 }
 
 /** Every text whose words the open views need: the sentence, and sentence B while cross-attention is open. */

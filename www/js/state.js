@@ -16,6 +16,10 @@
 //   the step-by-step panel then lists that dot product term by term.
 // - th: the arrows view hides links weaker than this share of the strongest,
 //   0–0.9 in steps of 0.01 (default 0.1).
+// - vec: the name of the user's own word-vector file the link was made with
+//   (absent: the default GloVe vectors). The file never leaves its owner's
+//   computer: whoever opens the link is asked for a file of that name, and
+//   sees the default vectors until they pick one.
 // - The keys of the teaching views (lab, lf, lc, pad, h, hm, seed, head, hide,
 //   b, pq, pk, pv, pwq, pwk, pwv, pn, pdk) are read and written by
 //   teach-state.js, which documents each; docs/share-links.md lists them all.
@@ -40,7 +44,7 @@ export const MAX_SENTENCE_LENGTH = 20000;
 export function defaultState() {
   return {
     sentence: DEFAULT_SENTENCE, scale: true, self: true, causal: false, temperature: 1, focus: null, cell: null,
-    threshold: DEFAULT_THRESHOLD, teach: defaultTeach(),
+    threshold: DEFAULT_THRESHOLD, vectors: null, teach: defaultTeach(),
   };
 }
 
@@ -82,6 +86,8 @@ export function parseHash(hash) {
   if (state.focus !== null) state.cell = parseIndex(params.get('cell'));
   const th = params.get('th');
   if (th !== null && /^0(\.\d{1,2})?$/.test(th) && Number(th) <= 0.9) state.threshold = Number(th);
+  const vec = params.get('vec');
+  if (vec) state.vectors = cut(vec, 200);
   state.teach = parseTeach(params);
   const model = parseModel(params);
   if (model) state.model = model;
@@ -102,6 +108,7 @@ export function formatHash(state) {
     if (Number.isInteger(state.cell) && state.cell >= 0) parts.push(`cell=${state.cell}`);
   }
   if (state.threshold !== undefined && state.threshold !== DEFAULT_THRESHOLD) parts.push(`th=${state.threshold}`);
+  if (state.vectors) parts.push(`vec=${encode(state.vectors)}`);
   if (state.teach) parts.push(...formatTeach(state.teach));
   if (state.model) parts.push(...formatModel(state.model));
   return '#' + parts.join('&');
@@ -131,5 +138,5 @@ export function sameAnalysis(a, b) {
 
 export function sameState(a, b) {
   return sameAnalysis(a, b) && a.focus === b.focus && (a.cell ?? null) === (b.cell ?? null) &&
-    a.threshold === b.threshold && sameModel(a.model, b.model) && sameTeach(a.teach, b.teach);
+    a.threshold === b.threshold && (a.vectors ?? null) === (b.vectors ?? null) && sameModel(a.model, b.model) && sameTeach(a.teach, b.teach);
 }

@@ -42,6 +42,7 @@ export class VectorStore {
     this.bytes = 0; // shard bytes received
     this.requests = 0;
     this.reloads = new Set(); // shards to fetch past the HTTP cache (retried after a bad file)
+    this.version = 0; // changes whenever a shard arrives or the failures are forgotten
   }
 
   /** Whether the set is the small committed fallback, not the whole vocabulary. */
@@ -101,6 +102,7 @@ export class VectorStore {
       this.bytes += bytes.length;
       try {
         this.explorer.addShard(bytes);
+        this.version += 1;
       } catch (error) {
         this.reloads.add(k);
         throw new Error(`${name} is damaged: ${error.message}`);
@@ -129,6 +131,7 @@ export class VectorStore {
   /** Forgets every failure, so that the next `ensure` fetches those shards again. */
   retry() {
     this.failed.clear();
+    this.version += 1;
     this.onChange();
   }
 }

@@ -1,102 +1,138 @@
 // The side panel beside the heatmap: one tab per teaching view (the steps of
 // the focused word, what if, the matrix playground, multi-head,
-// cross-attention, context vectors). Only the open tab does any work. Its
-// controls follow the state at once; its content renders in the same call
-// for the steps (a click's feedback) and after the main views' frame has been
-// painted for the heavier labs, so a click or a keystroke never waits for them.
+// cross-attention, context vectors). Only the open tab does any work, and a
+// tab's code is fetched when it first opens (the Steps tab's comes with the
+// page). Its controls follow the state at once; its content renders in the
+// same call for the steps (a click's feedback) and after the main views'
+// frame has been painted for the heavier labs, so a click or a keystroke
+// never waits for them.
 
 import { el, put } from '../dom.js';
 import { LABS } from '../teach-state.js';
-import { mountCross } from './teach/cross.js';
-import { mountHeads } from './teach/heads.js';
-import { mountMeaning } from './teach/meaning.js';
-import { mountPlay } from './teach/play.js';
 import { mountSteps } from './teach/steps.js';
-import { mountWhatif } from './teach/whatif.js';
 
 const TABS = {
-  steps: ['Steps', mountSteps],
-  whatif: ['What if…', mountWhatif],
-  play: ['Matrix playground', mountPlay],
-  heads: ['Multi-head', mountHeads],
-  cross: ['Cross-attention', mountCross],
-  meaning: ['Context vectors', mountMeaning],
+  steps: ['Steps', async () => mountSteps],
+  whatif: ['What if…', async () => (await import('./teach/whatif.js')).mountWhatif],
+  play: ['Matrix playground', async () => (await import('./teach/play.js')).mountPlay],
+  heads: ['Multi-head', async () => (await import('./teach/heads.js')).mountHeads],
+  cross: ['Cross-attention', async () => (await import('./teach/cross.js')).mountCross],
+  meaning: ['Context vectors', async () => (await import('./teach/meaning.js')).mountMeaning],
 };
 
 export function mountLab(ctx) {
   const root = document.getElementById('teach');
-  if (!root) return { update() {} };
-  const { store } = ctx;
-  const setLab = (lab) => store.update({ teach: { ...store.get().teach, lab, lf: 0, lc: null } }, 'push');
-  const tablist = el('div', null, 'tabs');
-  tablist.setAttribute('role', 'tablist');
-  tablist.setAttribute('aria-label', 'Learn the maths');
-  const tabs = {};
-  const labs = {};
-  root.replaceChildren(tablist);
-  for (const lab of LABS) {
-    const [name, mount] = TABS[lab];
-    const tab = el('button', name, 'tab');
-    tab.type = 'button';
-    tab.id = `tab-${lab}`;
-    tab.setAttribute('role', 'tab');
-    tab.setAttribute('aria-controls', `lab-${lab}`);
-    tab.addEventListener('click', () => setLab(lab));
-    tabs[lab] = tab;
-    tablist.append(tab);
-    const panel = el('section', null, 'lab');
-    panel.id = `lab-${lab}`;
-    panel.setAttribute('role', 'tabpanel');
-    panel.setAttribute('aria-labelledby', tab.id);
-    panel.tabIndex = -1;
-    root.append(panel);
-    labs[lab] = mount(panel, ctx);
+  return root ? new Lab(ctx, root) : { update() {} };
+}
+
+class Lab {
+  constructor(ctx, root) {
+    this.ctx = ctx;
+    this.store = ctx.store;
+    this.tabs = {};
+    this.panels = {};
+    this.labs = { steps: null }; // lab → its view once mounted
+    this.loading = {};
+    this.pending = null; // the latest deferred render: [state, analysis]
+    this.last = null; // the latest update: [state, analysis]
+    this.failure = null;
+    const tablist = el('div', null, 'tabs');
+    tablist.setAttribute('role', 'tablist');
+    tablist.setAttribute('aria-label', 'Learn the maths');
+    root.replaceChildren(tablist);
+    for (const lab of LABS) {
+      const tab = el('button', TABS[lab][0], 'tab');
+      tab.type = 'button';
+      tab.id = `tab-${lab}`;
+      tab.setAttribute('role', 'tab');
+      tab.setAttribute('aria-controls', `lab-${lab}`);
+      tab.addEventListener('click', () => this.open(lab));
+      this.tabs[lab] = tab;
+      tablist.append(tab);
+      const panel = el('section', null, 'lab');
+      panel.id = `lab-${lab}`;
+      panel.setAttribute('role', 'tabpanel');
+      panel.setAttribute('aria-labelledby', tab.id);
+      panel.tabIndex = -1;
+      panel.hidden = lab !== 'steps';
+      this.panels[lab] = panel;
+      root.append(panel);
+    }
+    this.labs.steps = mountSteps(this.panels.steps, ctx);
+    tablist.addEventListener('keydown', (event) => {
+      const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+      if (!step) return;
+      event.preventDefault();
+      const from = LABS.find((lab) => this.tabs[lab] === event.target) ?? this.store.get().teach.lab;
+      const next = LABS[(LABS.indexOf(from) + step + LABS.length) % LABS.length];
+      this.open(next);
+      this.tabs[next].focus();
+    });
   }
-  tablist.addEventListener('keydown', (event) => {
-    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
-    if (!step) return;
-    event.preventDefault();
-    const from = LABS.find((lab) => tabs[lab] === event.target) ?? store.get().teach.lab;
-    const next = LABS[(LABS.indexOf(from) + step + LABS.length) % LABS.length];
-    setLab(next);
-    tabs[next].focus();
-  });
 
-  let pending = null; // the latest deferred render: [state, analysis]
-  const renderLater = () => {
-    const [state, analysis] = pending;
-    pending = null;
-    labs[state.teach.lab].render?.(state, analysis);
-  };
+  open(lab) {
+    this.store.update({ teach: { ...this.store.get().teach, lab, lf: 0, lc: null } }, 'push');
+  }
 
-  return {
-    update(state, analysis) {
-      const open = state.teach.lab;
-      for (const lab of LABS) {
-        const selected = lab === open;
-        if (tabs[lab].getAttribute('aria-selected') !== String(selected)) tabs[lab].setAttribute('aria-selected', String(selected));
-        put(tabs[lab], 'tabIndex', selected ? 0 : -1);
-        put(document.getElementById(`lab-${lab}`), 'hidden', !selected);
-      }
-      const lab = labs[open];
-      lab.controls?.(state);
-      if (lab.immediate) {
-        lab.render(state, analysis);
-        return;
-      }
-      if (!pending) ctx.afterPaint(renderLater);
-      pending = [state, analysis];
-    },
-    wasmReady(wasm) {
-      for (const lab of Object.values(labs)) lab.wasmReady?.(wasm);
-    },
-    failed(message) {
-      for (const lab of Object.values(labs)) lab.failed?.(message);
-      // The playground needs the wasm only: it stays usable when the word vectors fail.
-      if (ctx.wasm) labs.play.render?.(store.get(), { error: message, pending: false, n: 0, tokens: [] });
-    },
-    relayout() {
-      for (const lab of Object.values(labs)) lab.relayout?.();
-    },
-  };
+  /** The view of `name`, mounting it (its code fetched) on first use; null until then. */
+  lab(name) {
+    if (this.labs[name]) return this.labs[name];
+    this.loading[name] ??= TABS[name][1]().then((mount) => {
+      this.labs[name] = mount(this.panels[name], this.ctx);
+      if (this.ctx.wasm) this.labs[name].wasmReady?.(this.ctx.wasm);
+      if (this.failure) this.labs[name].failed?.(this.failure);
+      if (this.last) this.update(...this.last);
+    }).catch((error) => {
+      delete this.loading[name];
+      this.panels[name].replaceChildren(el('p', `This view could not be loaded (${error.message}). Reload the page.`, 'error'));
+    });
+    return null;
+  }
+
+  update(state, analysis) {
+    this.last = [state, analysis];
+    const open = state.teach.lab;
+    for (const name of LABS) {
+      const selected = name === open;
+      if (this.tabs[name].getAttribute('aria-selected') !== String(selected)) this.tabs[name].setAttribute('aria-selected', String(selected));
+      put(this.tabs[name], 'tabIndex', selected ? 0 : -1);
+      put(this.panels[name], 'hidden', !selected);
+    }
+    const lab = this.lab(open);
+    if (!lab) return;
+    lab.controls?.(state);
+    if (lab.immediate) {
+      lab.render(state, analysis);
+      return;
+    }
+    if (!this.pending) {
+      this.ctx.afterPaint(() => {
+        const [s, a] = this.pending;
+        this.pending = null;
+        this.labs[s.teach.lab]?.render?.(s, a);
+      });
+    }
+    this.pending = [state, analysis];
+  }
+
+  wasmReady(wasm) {
+    for (const lab of Object.values(this.labs)) lab?.wasmReady?.(wasm);
+    // The playground needs the wasm only: it can work before the vectors arrive.
+    if (this.last) this.update(...this.last);
+  }
+
+  /** The vectors (or the wasm) could not be loaded: every tab that needs them says so; the playground, which needs only the wasm, stays. */
+  failed(message) {
+    this.failure = message;
+    for (const name of LABS) {
+      if (name === 'play' && this.ctx.wasm) continue;
+      const note = el('p', `This view needs what the page could not load: ${message}`, 'error lab-failed');
+      note.setAttribute('role', 'note');
+      this.panels[name].prepend(note);
+    }
+  }
+
+  relayout() {
+    for (const lab of Object.values(this.labs)) lab?.relayout?.();
+  }
 }

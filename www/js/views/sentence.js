@@ -7,16 +7,29 @@ import { cut } from '../text.js';
 
 const EXAMPLES_URL = new URL('../../examples.txt', import.meta.url);
 
-export function mountSentence({ store }) {
+export function mountSentence(ctx) {
+  const { store } = ctx;
   const box = document.getElementById('sentence');
   const examples = document.getElementById('examples');
+  const note = document.getElementById('sentence-note');
   if (!box) return { update() {} };
   let frame = 0;
+  // The sentence the note is about: undefined for no note, null while the cut sentence is on its way.
+  let cutSentence;
+  const say = (text, sentence) => {
+    cutSentence = sentence;
+    put(note, 'textContent', text);
+    put(note, 'hidden', !text);
+  };
   box.addEventListener('input', () => {
     if (frame) return;
     frame = requestAnimationFrame(() => {
       frame = 0;
       const sentence = cut(box.value, MAX_SENTENCE_LENGTH);
+      if (box.value.length > MAX_SENTENCE_LENGTH) {
+        box.value = sentence;
+        say(`The text was cut to its first ${MAX_SENTENCE_LENGTH.toLocaleString('en-US')} characters.`, sentence);
+      }
       if (sentence !== store.get().sentence) store.update({ sentence, focus: null, cell: null }, 'push', 'typing');
     });
   });
@@ -45,6 +58,15 @@ export function mountSentence({ store }) {
 
   return {
     update(state) {
+      if (ctx.cutFrom) {
+        const { max } = ctx.cutFrom;
+        ctx.cutFrom = null;
+        say(`The text was cut after its first ${max.toLocaleString('en-US')} known words: attention compares every word with every other, so its cost grows with the square of the length.`, null);
+      } else if (cutSentence === null) {
+        cutSentence = state.sentence;
+      } else if (cutSentence !== undefined && cutSentence !== state.sentence) {
+        say('', undefined);
+      }
       // The box keeps what is typed into it: it follows the state only when they differ in substance.
       if (cut(box.value, MAX_SENTENCE_LENGTH) !== state.sentence) box.value = state.sentence;
       syncExample(state.sentence);

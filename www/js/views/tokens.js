@@ -54,10 +54,6 @@ class TokenStrip {
     this.writeNote();
   }
 
-  shardsChanged() {
-    if (this.analysis) this.writeNote();
-  }
-
   writeNote() {
     if (this.note) writeNote(this.note, this.analysis, this.ctx.engine?.vectors, () => this.ctx.refresh());
   }
@@ -108,7 +104,7 @@ class TokenStrip {
     const chips = indices.map((i, k) => this.chipFor(strip.children[k], tokens[i], i));
     // The chip that takes the Tab stop: the focused one, else the first button.
     const tabStop = chips.find((c) => c.classList.contains('focused')) ?? chips.find((c) => c.tagName === 'BUTTON');
-    for (const chip of chips) if (chip.tagName === 'BUTTON') put(chip, 'tabIndex', chip === tabStop ? 0 : -1);
+    for (const chip of chips) if (chip.tagName === 'BUTTON') attr(chip, 'tabindex', chip === tabStop ? 0 : -1);
     if (tokens.length > COLLAPSED) {
       put(this.more, 'textContent', this.expanded ? 'Show fewer' : `Show all ${tokens.length} tokens`);
       attr(this.more, 'aria-expanded', String(this.expanded));

@@ -1,0 +1,101 @@
+// Long texts, as a user meets them: the weights table of 1,024 tokens holds
+// the focused row and says how many rows there are, the token strip has one
+// Tab stop and a find box, the heatmap zooms, and a giant paste is cut to the
+// documented limit with a message.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cellPoint, hashFor, hashOf, openPage, readTable, ready, useSite } from './helpers.mjs';
+
+const site = useSite();
+
+/** A text of `n` distinct common words (no punctuation): n tokens, all known. */
+function words(n) {
+  const pool = ('time year people way day man thing woman life child world school state family student group country problem hand part place case week company system program question work government number night point home water room mother area money story fact month lot right study book eye job word business issue side kind head house service friend father power hour game line end member law car city community name president team minute idea kid body information back parent face others level office door health person art war history party result change morning reason research girl guy moment air teacher force education').split(' ');
+  return Array.from({ length: n }, (_, i) => pool[i % pool.length]).join(' ');
+}
+
+test('at 1,024 tokens the table holds the focused row and tells its real size', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&focus=700'));
+  await ready(page);
+  const table = page.locator('#weights');
+  assert.equal(await table.getAttribute('aria-rowcount'), '1025');
+  assert.equal(await page.locator('#weights thead th').count(), 1025, 'one header cell per token, and the corner');
+  const rows = await readTable(page);
+  assert.ok(rows.rows.length < 100, `${rows.rows.length} rows rendered, not 1,024`);
+  const focused = rows.rows.find((r) => r.focused);
+  assert.ok(focused, 'the focused row is there');
+  assert.equal(await page.getAttribute('#weights tr.focused', 'aria-rowindex'), '702');
+  assert.equal(focused.cells.length, 1024);
+  const sum = focused.cells.map(Number).reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(sum - 1) < 0.01, `the row sums to ${sum}`);
+  // Scrolling the table brings other rows, still in order and numbered.
+  await page.locator('.weights-section .table-scroll').evaluate((box) => { box.scrollTop = 26 * 300; });
+  await page.waitForFunction(() => document.querySelector('#weights tbody tr[aria-rowindex="310"]'));
+  assert.match(await page.textContent('#weights-note'), /1024 rows/);
+  await finish();
+});
+
+test('the token strip is one Tab stop, with arrow keys inside and a find box', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(300)));
+  await ready(page);
+  const chips = page.locator('#tokens button.token');
+  assert.ok(await chips.count() <= 81, 'a long text collapses to the first chips');
+  assert.match(await page.textContent('#tokens .token-more'), /Show all 300 tokens/);
+  assert.equal(await page.locator('#tokens [tabindex="0"]').count(), 1, 'one Tab stop');
+  await page.focus('#tokens button.token >> nth=0');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal((await hashOf(page)).focus, '2');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.row), '2');
+  await page.keyboard.press('End');
+  // Find a word far beyond the collapsed chips: it is focused, and its chip shows.
+  await page.fill('#token-find', 'educat');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') !== null);
+  const focus = Number((await hashOf(page)).focus);
+  const row = (await readTable(page)).rows.find((r) => r.focused);
+  assert.equal(row.query, 'education');
+  assert.equal(await page.textContent(`#tokens button.token[data-row="${focus}"]`), 'education');
+  assert.match(await page.textContent('#token-find-status'), /1 of \d+/);
+  await page.press('#token-find', 'Enter');
+  await page.waitForFunction((previous) => Number(new URLSearchParams(location.hash.slice(1)).get('focus')) > previous, focus);
+  await page.click('#tokens .token-more');
+  assert.equal(await chips.count(), 300);
+  await finish();
+});
+
+test('the heatmap zooms in until the labels can be read, and a click still hits its cell', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(200)));
+  await ready(page);
+  assert.ok(!(await page.getAttribute('#heatmap-overlay', 'aria-label')).includes('zoomed'));
+  for (let k = 0; k < 8; k++) await page.click('#zoom-in');
+  const label = await page.getAttribute('#heatmap-overlay', 'aria-label');
+  const [, first, last] = label.match(/zoomed to rows and columns (\d+)–(\d+)/);
+  assert.ok(Number(last) - Number(first) + 1 <= 24, label);
+  // The cell under the pointer is the one of the window: focus its row.
+  const p = await cellPoint(page, 2, 3);
+  await page.mouse.click(p.x, p.y);
+  assert.equal((await hashOf(page)).focus, String(Number(first) - 1 + 2));
+  await page.click('#zoom-reset');
+  assert.ok(!(await page.getAttribute('#heatmap-overlay', 'aria-label')).includes('zoomed'));
+  await finish();
+});
+
+test('a 100,000-word paste is cut to the limit, said so, and the page stays usable', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The king'));
+  await ready(page);
+  const huge = words(100000);
+  await page.locator('#sentence').evaluate((box, text) => {
+    box.value = text;
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+  }, huge);
+  await page.waitForSelector('#sentence-note:not([hidden])', { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 1025, null, { timeout: 20000 });
+  assert.match(await page.textContent('#sentence-note'), /cut after its first 1,024 known words/);
+  const kept = await page.inputValue('#sentence');
+  assert.equal(kept.split(' ').length, 1024, 'the box and the link keep the first 1,024 words');
+  assert.equal((await hashOf(page)).s, kept);
+  // Still responsive: a short sentence draws again.
+  await page.fill('#sentence', 'The king and queen');
+  await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 5);
+  await finish();
+});

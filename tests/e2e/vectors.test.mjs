@@ -1,0 +1,204 @@
+// The word vectors as a user meets them: the first load, rare words, words
+// still loading, shards that fail or arrive damaged and a retry, the
+// fallback, a file of the user's own, and a visit with no network.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashFor, hashOf, KING, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
+
+const site = useSite();
+const SHARD = '**/data/glove-6b-50d/*/*.aews';
+
+/** Whether the site serves the small fallback instead of the whole vocabulary. */
+async function isFallback(page) {
+  return page.evaluate(async () => (await (await fetch('data/glove-6b-50d/manifest.json')).json()).fallback === true);
+}
+
+/** Routes the shard that holds `word` through `handle(route, body)`; other shards pass. */
+function routeWordShard(word, handle) {
+  return [SHARD, async (route) => {
+    const response = await route.fetch();
+    const body = await response.body();
+    if (body.includes(Buffer.from(`\n${word}\n`)) || body.subarray(48).toString('utf8').startsWith(`${word}\n`)) await handle(route, body, response);
+    else await route.fulfill({ response });
+  }];
+}
+
+test('the first load transfers less than 1,000,000 bytes and prints the tutorial figure 0.0489', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  const bytes = await page.evaluate(() => {
+    const end = performance.getEntriesByName('first-heatmap')[0].startTime;
+    const navigation = performance.getEntriesByType('navigation')[0].transferSize;
+    return navigation + performance.getEntriesByType('resource').filter((r) => r.responseEnd <= end).reduce((sum, r) => sum + r.transferSize, 0);
+  });
+  assert.ok(bytes > 100000 && bytes < 1000000, `${bytes} bytes before the first heatmap`);
+  const king = (await readTable(page)).rows[1];
+  assert.equal(king.query, 'king');
+  assert.equal(king.cells[2], '0.0489', "'king' → 'and', exactly as the float32 reference rounds");
+  await finish();
+});
+
+test('rare words, accents and words about attention itself are known', async () => {
+  const sentence = 'The query vectors and tokens turn into probabilities via embeddings: jalapeño, doppelgänger, café, naïve, résumé.';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(sentence));
+  await ready(page);
+  if (await isFallback(page)) {
+    // Offline build: the page says that the fallback costs these words.
+    assert.match(await page.textContent('#unknown-note'), /fallback vocabulary .*'query'.*scripts\/build-data/s);
+  } else {
+    assert.equal(await page.locator('#tokens .token.unknown').count(), 0, await page.textContent('#unknown-note'));
+    const header = (await readTable(page)).header;
+    for (const word of ['query', 'vectors', 'tokens', 'probabilities', 'embeddings', 'jalapeño', 'doppelgänger', 'café', 'naïve', 'résumé']) {
+      assert.ok(header.includes(word), `${word} in ${header}`);
+    }
+  }
+  await finish();
+});
+
+test('a word typed letter by letter costs at most one request for its shard', async () => {
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor('The king and queen'));
+  await ready(page);
+  const shards = [];
+  context.on('request', (request) => {
+    if (request.url().endsWith('.aews')) shards.push(new URL(request.url()).pathname);
+  });
+  await page.focus('#sentence');
+  await page.keyboard.press('End');
+  await page.keyboard.type(' ruled', { delay: 40 });
+  await page.waitForFunction(() => [...document.querySelectorAll('#weights thead th')].some((th) => th.textContent === 'ruled'));
+  assert.ok(shards.length <= 1, `shards fetched while typing ' ruled': ${shards}`);
+  await finish();
+});
+
+test('words still loading are marked, and drawn once their vectors arrive', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
+    routes: [routeWordShard('kingdom', async (route, body, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.fulfill({ response, body });
+    })],
+  });
+  // The other words arrive; 'kingdom' waits.
+  await page.waitForFunction(() => [...document.querySelectorAll('#tokens .token.pending')].map((c) => c.textContent).join() === 'kingdom');
+  assert.match(await page.textContent('#unknown-note'), /Loading the vectors of .*'kingdom'/);
+  await ready(page);
+  assert.deepEqual((await readTable(page)).header, ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
+  assert.ok(await page.locator('#unknown-note').isHidden());
+  await finish();
+});
+
+test('a shard that fails marks its words with the reason, the rest is drawn, and a retry works', async () => {
+  let failing = true;
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
+    allow: [/status of 404/],
+    routes: [routeWordShard('queen', async (route, body, response) => {
+      if (failing) await route.fulfill({ status: 404, body: 'not found' });
+      else await route.fulfill({ response, body });
+    })],
+  });
+  await ready(page);
+  assert.deepEqual((await readTable(page)).header, ['the', 'king', 'and', 'ruled', 'the', 'kingdom']);
+  assert.match(await page.textContent('#unknown-note'), /'queen' could not be loaded \(the server answered HTTP 404 for [0-9a-f]{16}\/[0-9a-f]{4}\.aews\)/);
+  assert.match(await page.getAttribute('#tokens .token.pending.failed', 'title'), /HTTP 404/);
+  failing = false;
+  await page.click('#vectors-retry');
+  await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 8);
+  assert.deepEqual((await readTable(page)).header, ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
+  assert.ok(await page.locator('#unknown-note').isHidden());
+  await finish();
+});
+
+test('a damaged shard is refused and named, not used', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
+    routes: [routeWordShard('ruled', async (route, body) => {
+      const damaged = Buffer.from(body);
+      damaged[damaged.length - 1] ^= 0x55;
+      await route.fulfill({ status: 200, body: damaged });
+    })],
+  });
+  await ready(page);
+  assert.ok(!(await readTable(page)).header.includes('ruled'));
+  assert.match(await page.textContent('#unknown-note'), /'ruled' could not be loaded \([0-9a-f/]+\.aews is damaged: invalid word-vector file: shard \d+ is corrupt: its checksum does not match\)/);
+  await finish();
+});
+
+test('on the fallback the page says which words that costs', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The zorblax sat'), {
+    routes: [['**/glove-6b-50d/manifest.json', async (route) => {
+      const response = await route.fetch();
+      const manifest = { ...(await response.json()), fallback: true };
+      await route.fulfill({ response, body: JSON.stringify(manifest) });
+    }]],
+  });
+  await ready(page);
+  assert.match(await page.textContent('#unknown-note'), /Not in the fallback vocabulary of [\d,]+ words: 'zorblax'.*scripts\/build-data/s);
+  assert.match(await page.textContent('#vectors-note'), /fallback/);
+  await finish();
+});
+
+test('your own vectors: read in a worker, used by every view, named in the link', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the cat sat'));
+  await ready(page);
+  const file = { name: 'tiny.vec', mimeType: 'text/plain', buffer: Buffer.from('4 3\nthe 1 0 0\ncat 0 1 0\nsat 0 0 1\nmat 1 1 0\n') };
+  await page.setInputFiles('#vectors-file', file);
+  await page.waitForFunction(() => /your file tiny\.vec, 4 words of 3 dimensions/.test(document.querySelector('#vectors-note').textContent));
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
+  // Unit vectors, unscaled: e¹ / (e¹ + 2e⁰) = 0.5761 on the diagonal.
+  await page.uncheck('#opt-scale');
+  assert.deepEqual((await rowOf(page, 'the')).map((w) => w.toFixed(4)), ['0.5761', '0.2119', '0.2119']);
+  assert.equal((await hashOf(page)).vec, 'tiny.vec');
+  const link = await page.evaluate(() => location.href);
+  // Whoever opens the link is told which file it expects, and sees the default vectors.
+  const other = await openPage(site.browser, link);
+  await ready(other.page);
+  assert.match(await other.page.textContent('#vectors-note'), /made with the word vectors of the file 'tiny\.vec'.*You see the default GloVe vectors/s);
+  assert.match(await other.page.textContent('#status'), /d = 50/);
+  await other.finish();
+  // Back to GloVe drops the file from the link.
+  await page.click('#vectors-default');
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 50'));
+  assert.equal((await hashOf(page)).vec, undefined);
+  await finish();
+});
+
+test('a bad vectors file gets a message naming the line, and the page keeps its vectors', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  const before = await readTable(page);
+  for (const [content, expected] of [
+    ['the 1 2 3\ncat 1 2\n', /line 2: 'cat' has 2 numbers, earlier lines have 3/],
+    ['2 3\nthe 1 2 3\n', /the header says 2 words, the file holds 1/],
+    ['the 1 two 3\n', /line 1: component 1 of 'the' is not a number: 'two'/],
+    ['\x89PNG\r\n\x1a\n\x00\x00\xff\xfe', /line 1 is not UTF-8 text|has 0 numbers/],
+  ]) {
+    await page.setInputFiles('#vectors-file', { name: 'bad.txt', mimeType: 'text/plain', buffer: Buffer.from(content, 'latin1') });
+    await page.waitForSelector('#vectors-error:not([hidden])');
+    assert.match(await page.textContent('#vectors-error'), expected);
+    assert.match(await page.textContent('#vectors-error'), /bad\.txt could not be read: .*The page keeps the vectors it had\./s);
+    assert.deepEqual(await readTable(page), before);
+  }
+  await finish();
+});
+
+test('after one visit the page opens with no network, and says which words need it', async () => {
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING), { allow: [/ERR_INTERNET_DISCONNECTED|Failed to load resource/] });
+  await ready(page);
+  await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    return registration.active.state;
+  });
+  // A second visit is controlled by the service worker, which keeps what it serves.
+  await page.reload();
+  await ready(page);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await page.reload();
+  await ready(page);
+  await context.setOffline(true);
+  await page.reload();
+  await ready(page);
+  assert.equal((await readTable(page)).rows[1].cells[2], '0.0489');
+  await page.fill('#sentence', 'The king and queen ruled the kingdom with wisdom');
+  await page.waitForSelector('#tokens .token.pending.failed');
+  assert.match(await page.textContent('#unknown-note'), /'wisdom' could not be loaded \(.*could not be downloaded \(offline\?\)\)/);
+  await context.setOffline(false);
+  await finish();
+});

@@ -1,0 +1,61 @@
+// Reads the user's own word-vector file in a Web Worker, so that a file of
+// gigabytes never freezes the page: it streams from disk a chunk at a time
+// into the wasm reader (attention_core::glove_text), reports progress, and
+// hands back the vectors as one exact AEWV buffer (transferred, not copied).
+// The file is never uploaded anywhere: it goes from the disk to this worker.
+//
+// Messages in:  { type: 'read', file: File, maxValues }
+// Messages out: { type: 'progress', bytes, total, words }
+//               { type: 'done', vectors: ArrayBuffer, words, dim, partial }
+//               { type: 'error', message }
+
+const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
+const WASM_URL = new URL('../pkg/attention_wasm_bg.wasm', import.meta.url);
+const PROGRESS_MS = 100;
+
+let wasm = null;
+
+self.addEventListener('message', async (event) => {
+  const message = event.data;
+  if (message?.type !== 'read') return;
+  try {
+    await read(message.file, message.maxValues);
+  } catch (error) {
+    self.postMessage({ type: 'error', message: error?.message ?? String(error) });
+  }
+});
+
+async function read(file, maxValues) {
+  if (!wasm) {
+    wasm = await import(PKG_URL.href);
+    await wasm.default({ module_or_path: WASM_URL });
+  }
+  const reader = new wasm.VectorFileReader(maxValues);
+  const stream = file.stream().getReader();
+  let bytes = 0;
+  let last = 0;
+  try {
+    for (;;) {
+      const { done, value } = await stream.read();
+      if (done) break;
+      reader.feed(value);
+      bytes += value.length;
+      const now = performance.now();
+      if (now - last > PROGRESS_MS) {
+        last = now;
+        self.postMessage({ type: 'progress', bytes, total: file.size, words: reader.words });
+      }
+      if (reader.full) {
+        await stream.cancel();
+        break;
+      }
+    }
+    const partial = reader.full;
+    const words = reader.words;
+    const dim = reader.dim;
+    const vectors = reader.finish();
+    self.postMessage({ type: 'done', vectors: vectors.buffer, words, dim, partial, bytes }, [vectors.buffer]);
+  } finally {
+    reader.free();
+  }
+}

@@ -1,0 +1,145 @@
+// Which word vectors the page computes with: the default GloVe vocabulary,
+// or the user's own file (a GloVe .txt or a word2vec/fastText .vec of any
+// dimension), picked or dropped on the page, read in a worker with a
+// progress bar, never uploaded. A link made with a file names it (`vec`);
+// whoever opens that link is told which file it expects and sees the
+// default vectors until they pick one.
+
+import { put } from '../dom.js';
+import { fileEngine } from '../engine.js';
+
+const WORKER_URL = new URL('../vectors-worker.js', import.meta.url);
+/**
+ * At most this many numbers of a file are kept (256 MiB of f32: all of
+ * glove.6B.100d, the first 223,000 words of glove.6B.300d). The page holds
+ * them twice while it switches, in a wasm memory of at most 4 GiB.
+ */
+const MAX_VALUES = 1 << 26;
+
+export function mountSource(ctx) {
+  const note = document.getElementById('vectors-note');
+  return note ? new SourceView(ctx, note) : { update() {} };
+}
+
+class SourceView {
+  constructor(ctx, note) {
+    this.ctx = ctx;
+    this.store = ctx.store;
+    this.note = note;
+    this.picker = document.getElementById('vectors-file');
+    this.back = document.getElementById('vectors-default');
+    this.progress = document.getElementById('vectors-progress');
+    this.error = document.getElementById('vectors-error');
+    this.worker = null;
+    this.reading = null; // the file being read
+    this.picker?.addEventListener('change', () => {
+      if (this.picker.files?.[0]) this.read(this.picker.files[0]);
+      this.picker.value = '';
+    });
+    this.back?.addEventListener('click', () => {
+      this.ctx.setEngine(this.ctx.defaultEngine);
+      this.store.update({ vectors: null }, 'push');
+    });
+    // A file dropped anywhere on the page is read too.
+    document.addEventListener('dragover', (event) => {
+      if ([...(event.dataTransfer?.types ?? [])].includes('Files')) event.preventDefault();
+    });
+    document.addEventListener('drop', (event) => {
+      const file = event.dataTransfer?.files?.[0];
+      if (!file) return;
+      event.preventDefault();
+      this.read(file);
+    });
+  }
+
+  /** Reads `file` in the worker; the page keeps its vectors until the file is read whole. */
+  read(file) {
+    if (!this.ctx.wasm) return;
+    this.worker?.terminate();
+    this.worker = new Worker(WORKER_URL, { type: 'module', name: 'attention-explorer-vectors' });
+    this.reading = file;
+    this.showError('');
+    put(this.progress, 'hidden', false);
+    this.progress.max = Math.max(1, file.size);
+    this.progress.value = 0;
+    put(this.note, 'textContent', `Reading ${file.name}…`);
+    this.worker.addEventListener('message', (event) => this.receive(event.data, file));
+    this.worker.addEventListener('error', (event) => {
+      event.preventDefault();
+      this.fail(file, `the reader could not start (${event.message || 'its script did not load'})`);
+    });
+    this.worker.postMessage({ type: 'read', file, maxValues: MAX_VALUES });
+  }
+
+  receive(message, file) {
+    if (file !== this.reading) return;
+    if (message.type === 'progress') {
+      this.progress.value = message.bytes;
+      put(this.note, 'textContent', `Reading ${file.name}: ${formatBytes(message.bytes)} of ${formatBytes(message.total)}, ${message.words.toLocaleString('en-US')} words so far…`);
+    } else if (message.type === 'error') {
+      this.fail(file, message.message);
+    } else if (message.type === 'done') {
+      this.finish(message, file);
+    }
+  }
+
+  finish(message, file) {
+    this.worker.terminate();
+    this.worker = null;
+    this.reading = null;
+    put(this.progress, 'hidden', true);
+    let engine;
+    try {
+      engine = fileEngine(this.ctx.wasm, message.vectors, { name: file.name, words: message.words, dim: message.dim, partial: message.partial });
+    } catch (error) {
+      this.fail(file, error.message);
+      return;
+    }
+    const previous = this.ctx.engine;
+    this.ctx.setEngine(engine);
+    if (previous?.source) previous.explorer.free();
+    this.store.update({ vectors: file.name, focus: null, cell: null }, 'push');
+  }
+
+  fail(file, reason) {
+    this.worker?.terminate();
+    this.worker = null;
+    this.reading = null;
+    put(this.progress, 'hidden', true);
+    this.showError(`${file.name} could not be read: ${reason}. The page keeps the vectors it had.`);
+    this.describe(this.store.get());
+  }
+
+  showError(text) {
+    put(this.error, 'textContent', text);
+    put(this.error, 'hidden', !text);
+  }
+
+  /** Says which vectors are in use, and what a link asks for that is not. */
+  describe(state) {
+    if (this.reading) return;
+    const engine = this.ctx.engine;
+    const source = engine?.source;
+    put(this.back, 'hidden', !source);
+    if (source) {
+      const kept = source.partial ? ` (the first ${source.words.toLocaleString('en-US')} words: the page keeps at most ${(MAX_VALUES / 1e6).toFixed(0)} million numbers)` : '';
+      put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${source.words.toLocaleString('en-US')} words of ${source.dim} dimensions${kept}. It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
+    } else if (state.vectors) {
+      put(this.note, 'textContent', `This link was made with the word vectors of the file '${state.vectors}', which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.`);
+    } else if (engine) {
+      const { manifest } = engine.vectors;
+      put(this.note, 'textContent', manifest.fallback
+        ? `Word vectors: the fallback of GloVe 6B ${manifest.dim}d, ${manifest.words.toLocaleString('en-US')} words (the whole vocabulary is not built here).`
+        : `Word vectors: GloVe 6B ${manifest.dim}d, all ${manifest.words.toLocaleString('en-US')} words, fetched a few at a time.`);
+    }
+    this.note.classList.toggle('asks', Boolean(state.vectors && !source));
+  }
+
+  update(state) {
+    this.describe(state);
+  }
+}
+
+function formatBytes(n) {
+  return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${Math.round(n / 1e3)} kB`;
+}
