@@ -1,73 +1,167 @@
-// <attention-viz>: Attention Explorer as one custom element, for blog posts.
+// <attention-viz>: Attention Explorer as one element for a blog post. A
+// classic script (no type="module"), so it runs from any site without the
+// host of this file sending a CORS header:
 //
-//   <script type="module" src="https://…/attention-viz.js"></script>
-//   <attention-viz sentence="The cat sat on the mat because it was tired"
-//                  no-self causal no-scale temperature="2" focus="7"></attention-viz>
+//   <script src="https://YOUR-SITE/attention-viz.js" defer></script>
+//   <attention-viz sentence="The cat sat on the mat because it was tired" focus="7" theme="dark">
+//     <a href="https://YOUR-SITE/#s=The%20cat…">The cat sat on the mat… in Attention Explorer</a>
+//   </attention-viz>
 //
-// The element hosts the embed page (embed.html, from the same site as this
-// script) in an iframe inside its shadow root, so the host page's styles and
-// scripts and the widget's stay apart, and sizes the iframe to the height
-// the embed page reports. Nothing is loaded from anywhere else.
-
-import { DEFAULT_SENTENCE, formatHash, TEMPERATURE_MAX, TEMPERATURE_MIN } from './js/state.js';
-
-const EMBED_URL = new URL('embed.html', import.meta.url);
-const HEIGHT_MESSAGE = 'attention-explorer:height';
-
-export class AttentionViz extends HTMLElement {
-  static observedAttributes = ['sentence', 'no-self', 'causal', 'no-scale', 'temperature', 'focus'];
-
-  #frame;
-  #onMessage = (event) => {
-    if (event.source !== this.#frame.contentWindow) return;
-    const data = event.data;
-    if (data && data.type === HEIGHT_MESSAGE && Number.isFinite(data.height) && data.height > 0) {
-      this.#frame.style.height = `${Math.min(Math.ceil(data.height), 20000)}px`;
-    }
-  };
-
-  constructor() {
-    super();
-    const root = this.attachShadow({ mode: 'open' });
-    const style = document.createElement('style');
-    style.textContent = ':host{display:block}iframe{display:block;width:100%;height:560px;border:0}';
-    this.#frame = document.createElement('iframe');
-    this.#frame.title = 'Attention Explorer';
-    this.#frame.loading = 'lazy';
-    root.append(style, this.#frame);
+// The element shows the embed page (embed.html, from the same site as this
+// script) in an iframe, so the post's styles and scripts and the widget's
+// stay apart. The iframe is the element's own child, slotted into a shadow
+// root that hides the element's content: that content (the link above) is
+// what a reader sees without JavaScript, and the iframes of the widgets of
+// one post stay in the page's frame tree, where they find each other and
+// share one engine (www/js/engine.js). The iframe reports its height and the
+// element applies it, accepting that message from the widget's own origin and
+// iframe only. Attributes (every one optional):
+//
+//   sentence, no-self, causal, no-scale, temperature, focus, view, theme
+//   (light | dark | auto), palette (viridis | cividis | greys), threshold,
+//   zoom, layer, head, units, height (px, before the widget reports its own),
+//   and any key of the share link under its own name (s, t, pal, lab, b, …).
+//
+// Attribute values are untrusted: they only ever go into the iframe's URL
+// hash (encoded), where the embed page reads them like any link and says
+// which it did not understand. A failure draws its message inside the
+// element's own box; nothing here throws into the host page.
+(function () {
+  'use strict';
+  const script = document.currentScript;
+  let base;
+  try {
+    base = new URL('.', script && script.src ? script.src : location.href);
+  } catch (error) {
+    return;
   }
+  const EMBED = new URL('embed.html', base).href;
+  const ORIGIN = new URL(EMBED).origin;
+  const HEIGHT = 'attention-explorer:height';
+  const READY = 'attention-explorer:ready';
+  const RESIZE = 'attention-explorer:resize';
+  // Friendly attribute names and the link keys they write (state.js documents the keys).
+  const NAMED = {
+    sentence: 's', temperature: 't', palette: 'pal', threshold: 'th', layer: 'mlayer', head: 'mhead',
+    focus: 'focus', view: 'view', theme: 'theme', zoom: 'zoom', units: 'units',
+  };
+  const FLAGS = { 'no-self': ['self', '0'], causal: ['causal', '1'], 'no-scale': ['scale', '0'], special: ['special', '1'], 'no-special': ['special', '0'] };
+  const KEYS = ['s', 'self', 'causal', 'scale', 't', 'focus', 'cell', 'th', 'pal', 'theme', 'zoom', 'view', 'vec', 'lab', 'lf', 'lc', 'pad',
+    'h', 'hm', 'seed', 'head', 'hide', 'b', 'pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv', 'pn', 'pdk', 'model', 'mlayer', 'mhead', 'units',
+    'special', 'mfocus'];
 
-  /** The URL hash (share format) that the attributes describe. */
-  get hash() {
-    const temperature = Number(this.getAttribute('temperature'));
-    const focus = this.getAttribute('focus');
-    return formatHash({
-      sentence: this.getAttribute('sentence') ?? DEFAULT_SENTENCE,
-      self: !this.hasAttribute('no-self'),
-      causal: this.hasAttribute('causal'),
-      scale: !this.hasAttribute('no-scale'),
-      temperature: Number.isFinite(temperature) && temperature >= TEMPERATURE_MIN && temperature <= TEMPERATURE_MAX ? temperature : 1,
-      focus: focus !== null && /^\d{1,6}$/.test(focus) ? Number(focus) : null,
+  /** A string safe to put in a URL: lone halves of an emoji become U+FFFD. */
+  function wellFormed(text) {
+    const s = String(text);
+    if (typeof s.toWellFormed === 'function') return s.toWellFormed();
+    return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/g, function (m) {
+      return m.length === 2 ? m[0] + '\uFFFD' : '\uFFFD';
     });
   }
 
-  connectedCallback() {
-    window.addEventListener('message', this.#onMessage);
-    this.#load();
+  /** The link hash an element's attributes describe. */
+  function hashOf(element) {
+    const params = new URLSearchParams();
+    for (const attribute of element.attributes) {
+      const name = attribute.name.toLowerCase();
+      const value = wellFormed(attribute.value);
+      if (FLAGS[name]) params.set(FLAGS[name][0], FLAGS[name][1]);
+      else if (NAMED[name]) params.set(NAMED[name], value);
+      else if (KEYS.includes(name)) params.set(name, value);
+    }
+    if (params.has('mlayer') || params.has('mhead') || params.has('units') || /^(model|head)$/.test(params.get('view') || '')) params.set('model', '1');
+    return '#' + params.toString().replace(/\+/g, '%20');
   }
 
-  disconnectedCallback() {
-    window.removeEventListener('message', this.#onMessage);
+  function pixels(value, fallback) {
+    const n = Number(value);
+    return Number.isFinite(n) && n >= 120 && n <= 4000 ? Math.round(n) : fallback;
   }
 
-  attributeChangedCallback() {
-    if (this.isConnected) this.#load();
+  class AttentionViz extends HTMLElement {
+    static get observedAttributes() {
+      return Object.keys(NAMED).concat(Object.keys(FLAGS), KEYS, ['height']);
+    }
+
+    constructor() {
+      super();
+      this._frame = null;
+      this._onMessage = (event) => this._message(event);
+      try {
+        const root = this.attachShadow({ mode: 'open' });
+        const style = document.createElement('style');
+        style.textContent = ':host{display:block;margin:1em 0}' +
+          'p{font:14px/1.4 system-ui,sans-serif;padding:12px;border:1px dashed #c2410c;border-radius:8px;margin:0}';
+        const slot = document.createElement('slot');
+        slot.name = 'attention-explorer-frame';
+        root.append(style, slot);
+        const frame = document.createElement('iframe');
+        frame.slot = slot.name;
+        frame.title = 'Attention Explorer: attention weights of a sentence';
+        frame.loading = 'lazy';
+        // Inline styles, so that the post's own styles for iframes do not reach this one.
+        frame.style.cssText = 'display:block;width:100%;border:0;margin:0;padding:0;color-scheme:normal;';
+        frame.addEventListener('load', () => {
+          // The embed page then takes its natural height, and reports it.
+          frame.contentWindow?.postMessage({ type: RESIZE }, ORIGIN);
+        });
+        this._frame = frame;
+      } catch (error) {
+        this._fail(error);
+      }
+    }
+
+    connectedCallback() {
+      window.addEventListener('message', this._onMessage);
+      if (this._frame && this._frame.parentNode !== this) this.append(this._frame);
+      this._load();
+    }
+
+    disconnectedCallback() {
+      window.removeEventListener('message', this._onMessage);
+    }
+
+    attributeChangedCallback() {
+      if (this.isConnected) this._load();
+    }
+
+    _load() {
+      try {
+        if (!this._frame) return;
+        if (!this._frame.style.height) this._frame.style.height = `${pixels(this.getAttribute('height'), 560)}px`;
+        const src = EMBED + hashOf(this);
+        if (this._frame.src !== src) this._frame.src = src;
+      } catch (error) {
+        this._fail(error);
+      }
+    }
+
+    _message(event) {
+      const frame = this._frame;
+      // Only our own iframe, from the widget's own site, may size us.
+      if (!frame || event.source !== frame.contentWindow || event.origin !== ORIGIN) return;
+      const data = event.data;
+      if (data && data.type === READY) frame.contentWindow.postMessage({ type: RESIZE }, ORIGIN);
+      if (data && data.type === HEIGHT && typeof data.height === 'number' && Number.isFinite(data.height) && data.height > 0) {
+        frame.style.height = `${Math.min(Math.ceil(data.height), 20000)}px`;
+      }
+    }
+
+    _fail(error) {
+      try {
+        const p = document.createElement('p');
+        p.textContent = `Attention Explorer could not start here: ${error?.message ?? String(error)}`;
+        this._frame?.remove();
+        (this.shadowRoot ?? this.attachShadow({ mode: 'open' })).replaceChildren(p);
+      } catch {
+        // Nothing more can be done without touching the host page.
+      }
+    }
   }
 
-  #load() {
-    const src = EMBED_URL.href + this.hash;
-    if (this.#frame.src !== src) this.#frame.src = src;
+  try {
+    if (window.customElements && !customElements.get('attention-viz')) customElements.define('attention-viz', AttentionViz);
+  } catch (error) {
+    // Another script took the name: leave the post as it is.
   }
-}
-
-if (!customElements.get('attention-viz')) customElements.define('attention-viz', AttentionViz);
+})();

@@ -1,85 +1,178 @@
-// Embeds: the compact iframe page and the <attention-viz> custom element on
-// a blog of another origin show the same numbers as the page.
+// Embeds as a blogger uses them: a post on another origin, served (like the
+// widget's own site) without any CORS header, with two <attention-viz>
+// widgets (one dark) from a classic script and an iframe with the snippet's
+// few lines; and the same iframe in a post with no script at all.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { assertClose, hashFor, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
+import { hashFor, KING, openPage, readTable, ready, useSite } from './helpers.mjs';
 
 const site = useSite();
-
 const CAT = 'The cat sat on the mat because it was tired';
+const KING_PRINTED = ['0.0647', '0.4431', '0.0489', '0.1645', '0.0629', '0.0647', '0.1512'];
 
-test('the embed page shows the same numbers without page chrome', async () => {
+let server = null;
+after(() => server && new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }));
+
+/** A blog on another origin (its own server and port, no CORS header either): the posts of `pages`, by path. */
+function blog(pages) {
+  server = createServer((request, response) => {
+    const path = new URL(request.url, 'http://x').pathname;
+    const body = pages[path];
+    if (path === '/favicon.ico') {
+      response.writeHead(204);
+      response.end();
+      return;
+    }
+    response.writeHead(body ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
+    response.end(body ?? 'not found');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)).then(() => `http://127.0.0.1:${server.address().port}`);
+}
+
+const widgets = (url) => `<!doctype html><html><head><meta charset="utf-8"><title>My post</title>
+  <script src="${url}attention-viz.js" defer></script></head>
+  <body><h1>My post</h1><p>Here is attention:</p>
+  <attention-viz sentence="${KING}" focus="1"><a href="${url}#s=x">See it in Attention Explorer</a></attention-viz>
+  <p>And in the dark:</p>
+  <attention-viz sentence="${CAT}" no-self theme="dark" palette="cividis" temperature="hot"></attention-viz>
+  <p>The end.</p></body></html>`;
+
+/** Reads a widget's table through its iframe. */
+async function widgetTable(frame) {
+  await frame.locator('html[data-ready="1"]').waitFor({ timeout: 15000 });
+  return frame.locator('#weights').evaluate((table) => ({
+    header: [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent),
+    rows: [...table.querySelectorAll('tbody tr:not(.spacer)')].map((tr) => ({ query: tr.querySelector('th').textContent, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent), focused: tr.classList.contains('focused') })),
+  }));
+}
+
+let blogOrigin = null;
+/** The blog's origin, its posts made once (the snippet is the one the page offers). */
+async function theBlog() {
+  blogOrigin ??= blog({
+    '/widgets.html': widgets(site.url),
+    '/iframe.html': `<!doctype html><meta charset="utf-8"><title>Post</title><p>Before.</p>${await snippetOf()}<p>After.</p>`,
+    '/bare.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
+  });
+  return blogOrigin;
+}
+
+/** The iframe snippet the full page offers for the king sentence, copied from its Share panel. */
+async function snippetOf() {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
+  await ready(page);
+  await page.click('#share-open');
+  const snippet = await page.inputValue('#share-iframe');
+  await finish();
+  return snippet;
+}
+
+test('two widgets on a blog of another origin, one dark: right numbers, own heights, own themes, no error in the post', async () => {
+  const origin = await theBlog();
+  const { page, context, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  const requests = [];
+  context.on('request', (request) => {
+    // What the pages fetch: the service worker's own copies for offline visits do not count.
+    if (!request.serviceWorker()) requests.push(new URL(request.url()).pathname);
+  });
+  await page.goto(`${origin}/widgets.html`);
+  const first = page.frameLocator('attention-viz >> nth=0 >> iframe');
+  const second = page.frameLocator('attention-viz >> nth=1 >> iframe');
+  const king = (await widgetTable(first)).rows.find((r) => r.query === 'king');
+  assert.deepEqual(king.cells, KING_PRINTED);
+  assert.ok(king.focused, 'focus="1" is honoured');
+  const cat = await widgetTable(second);
+  assert.deepEqual(cat.header, ['the', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'it', 'was', 'tired']);
+  assert.equal(cat.rows[1].cells[1], '0.0000', 'no-self masks the diagonal');
+  // The two widgets share one wasm instance and one cache of word vectors: each file came once.
+  assert.equal(requests.filter((p) => p.endsWith('attention_wasm_bg.wasm')).length, 1, requests.join(' '));
+  assert.equal(requests.filter((p) => p.endsWith('glove-6b-50d/manifest.json')).length, 1);
+  const shards = requests.filter((p) => p.endsWith('.aews'));
+  assert.equal(new Set(shards).size, shards.length, 'no shard twice');
+  // Each iframe is as tall as its content says, not the 560 px it started with.
+  for (const [index, frame] of [[0, first], [1, second]]) {
+    await page.waitForFunction((k) => {
+      const element = document.querySelectorAll('attention-viz')[k].querySelector('iframe');
+      return element.style.height && element.style.height !== '560px';
+    }, index);
+    const box = await page.locator(`attention-viz >> nth=${index} >> iframe`).boundingBox();
+    const inner = await frame.locator('html').evaluate((html) => Math.ceil(html.getBoundingClientRect().height));
+    assert.ok(Math.abs(box.height - inner) <= 2, `widget ${index}: iframe ${box.height}px, content ${inner}px`);
+  }
+  // The dark widget is dark, the other follows the (light) system; the bad temperature is named.
+  assert.equal(await second.locator('html').getAttribute('data-theme'), 'dark');
+  assert.equal(await first.locator('html').getAttribute('data-theme'), null);
+  const background = await second.locator('body').evaluate((body) => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim());
+  assert.equal(background, '#16171b');
+  assert.match(await second.locator('#link-note').textContent(), /t=hot \(expected a number from 0\.001 to 1000\)/);
+  // An attribute change redraws the widget.
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('no-self', ''));
+  await first.locator('#opt-self:not(:checked)').waitFor();
+  await finish();
+});
+
+test('the iframe snippet sizes its iframe, accepting only the widget’s own messages', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/iframe.html`);
+  const frame = page.frameLocator('iframe');
+  const table = await widgetTable(frame);
+  assert.deepEqual(table.rows[1].cells, KING_PRINTED);
+  await page.waitForFunction(() => document.querySelector('iframe').style.height !== '560px');
+  const box = await page.locator('iframe').boundingBox();
+  const inner = await frame.locator('html').evaluate((html) => Math.ceil(html.getBoundingClientRect().height));
+  assert.ok(Math.abs(box.height - inner) <= 2, `iframe ${box.height}px, content ${inner}px`);
+  // A message from the post itself (another origin than the widget's) is ignored.
+  await page.evaluate(() => window.postMessage({ type: 'attention-explorer:height', height: 5 }, '*'));
+  await page.waitForTimeout(100);
+  assert.ok((await page.locator('iframe').boundingBox()).height > 100);
+  await finish();
+});
+
+test('with no script in the post, the iframe shows the whole heatmap without a scroll bar', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/bare.html`);
+  const frame = page.frameLocator('iframe');
+  await widgetTable(frame);
+  const fit = await frame.locator('html').evaluate(() => ({
+    scroll: document.documentElement.scrollHeight,
+    height: window.innerHeight,
+    canvas: document.getElementById('heatmap').getBoundingClientRect().bottom,
+  }));
+  assert.ok(fit.scroll <= fit.height + 1, `the page is ${fit.scroll}px in a ${fit.height}px iframe`);
+  assert.ok(fit.canvas <= fit.height, `the heatmap ends at ${fit.canvas}px of ${fit.height}px`);
+  await finish();
+});
+
+test('without JavaScript the widget shows its fallback content', async () => {
+  const origin = await theBlog();
+  const context = await site.browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(`${origin}/widgets.html`);
+  assert.equal(await page.locator('attention-viz a').first().textContent(), 'See it in Attention Explorer');
+  assert.ok(await page.locator('attention-viz a').first().isVisible());
+  await context.close();
+});
+
+test('the embed page shows the view its link names, without page chrome', async () => {
   const full = await openPage(site.browser, site.url + hashFor(CAT, '&self=0'));
   await ready(full.page);
   const expected = await readTable(full.page);
   await full.finish();
-
-  const { page, finish } = await openPage(site.browser, site.url + 'embed.html' + hashFor(CAT, '&self=0'));
+  const { page, finish } = await openPage(site.browser, site.url + 'embed.html' + hashFor(CAT, '&self=0&view=heatmap'));
   await ready(page);
   assert.deepEqual(await readTable(page), expected);
-  assert.equal(await page.locator('h1, header, footer, #sentence').count(), 0, 'no page chrome');
-  assert.ok(!(await page.isChecked('#opt-self')));
+  for (const chrome of ['h1', '#sentence', '.share', '.page-footer', '#arrows']) assert.ok(!(await page.isVisible(chrome)), `${chrome} is hidden`);
+  assert.ok(await page.isVisible('#heatmap'));
   const open = await page.getAttribute('#open-full', 'href');
   assert.ok(open.startsWith(site.url + 'index.html#s=The%20cat'), open);
   assert.match(open, /self=0/);
-  await finish();
-});
-
-test('the custom element on another origin renders the same numbers and sizes itself', async () => {
-  // The blog is another origin (its own server and port) on the loopback too,
-  // as Chromium's local-network rules want for a test.
-  const html = `<!doctype html><html><head><meta charset="utf-8">
-    <script type="module" src="${site.url}attention-viz.js"></script></head>
-    <body><h1>My post</h1><p>Here is attention:</p>
-    <attention-viz sentence="${KING}" focus="1"></attention-viz>
-    <p>The end.</p></body></html>`;
-  const blogServer = createServer((request, response) => {
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    response.end(html);
-  });
-  await new Promise((resolve) => blogServer.listen(0, '127.0.0.1', resolve));
-  after(() => new Promise((resolve) => { blogServer.closeAllConnections(); blogServer.close(resolve); }));
-  const blog = `http://127.0.0.1:${blogServer.address().port}/post.html`;
-  const { page, finish } = await openPage(site.browser, null, { origins: [new URL(blog).origin, new URL(site.url).origin] });
-  await page.goto(blog);
-  const frame = page.frameLocator('attention-viz iframe');
-  await frame.locator('html[data-ready="1"]').waitFor({ timeout: 15000 });
-  const rows = await frame.locator('#weights').evaluate((table) =>
-    [...table.querySelectorAll('tbody tr')].map((tr) => ({ query: tr.firstChild.textContent, cells: [...tr.querySelectorAll('td')].map((td) => Number(td.textContent)), focused: tr.classList.contains('focused') })));
-  const king = rows.find((r) => r.query === 'king');
-  assertClose(king.cells, KING_ROW);
-  assert.ok(king.focused, 'the focus attribute is honoured');
-  // The iframe grows to the height the embed page reports.
-  const iframe = page.locator('attention-viz iframe');
-  await page.waitForFunction(() => {
-    const frameElement = document.querySelector('attention-viz').shadowRoot.querySelector('iframe');
-    return frameElement.style.height && frameElement.style.height !== '560px';
-  });
-  const box = await iframe.boundingBox();
-  const inner = await frame.locator('html').evaluate((html) => Math.ceil(html.getBoundingClientRect().height));
-  assert.ok(Math.abs(box.height - inner) <= 2, `iframe ${box.height}px, content ${inner}px`);
-
-  // Changing an attribute updates the widget.
-  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('no-self', ''));
-  await frame.locator('#opt-self:not(:checked)').waitFor();
-  await page.waitForFunction(() => true);
-  const noSelf = await frame.locator('#weights tbody tr:nth-child(2) td:nth-of-type(2)').textContent();
-  assert.equal(noSelf, '0.0000');
-  await finish();
-});
-
-test('the full page offers embed code that reproduces the view', async () => {
-  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING, '&causal=1&focus=2'));
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url.slice(0, -1) });
-  await ready(page);
-  await page.click('#copy-embed');
-  const code = await page.inputValue('#embed-code');
-  assert.ok(code.includes(`<script type="module" src="${site.url}attention-viz.js"></script>`), code);
-  assert.ok(code.includes(`<attention-viz sentence="${KING}" causal focus="2"></attention-viz>`), code);
-  assert.ok(code.includes(`<iframe src="${site.url}embed.html#s=The%20king`), code);
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code);
-  assert.match(await page.textContent('#share-status'), /copied/i);
+  // A teaching view alone: its panel, without the tabs.
+  await page.goto(site.url + 'embed.html' + hashFor(KING, '&view=whatif'));
+  await page.waitForSelector('#whatif-compare tbody tr');
+  assert.ok(!(await page.isVisible('#heatmap')) && !(await page.isVisible('#tab-steps')));
   await finish();
 });
 

@@ -42,8 +42,7 @@ export async function serveDist(root = DIST) {
       response.writeHead(200, {
         'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
         'Content-Length': body.length,
-        // A blog on another origin loads attention-viz.js, as from GitHub Pages.
-        'Access-Control-Allow-Origin': '*',
+        // No CORS header: a widget must work from any host, which most do not send one.
         'Cache-Control': 'no-store',
       });
       response.end(body);

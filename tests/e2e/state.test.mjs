@@ -26,13 +26,39 @@ test('format and parse round-trip, with spaces as %20 and hostile text kept exac
 });
 
 test('unknown keys are ignored and bad values fall back to defaults', () => {
-  const state = parseHash('#s=hi&self=yes&causal=&scale=2&t=0&focus=-1&theme=dark');
+  const problems = [];
+  const state = parseHash('#s=hi&self=yes&causal=&scale=2&t=0&focus=-1&colour=dark&pal=rainbow', problems);
   assert.deepEqual(state, { ...defaultState(), sentence: 'hi' });
+  // Every bad value is noted, so that the page can say which settings it did not understand; unknown keys are not.
+  assert.deepEqual(problems.map((p) => p.key), ['self', 'causal', 'scale', 't', 'focus', 'pal']);
   assert.equal(parseHash('#t=1e9').temperature, 1);
   assert.equal(parseHash('#t=NaN').temperature, 1);
   assert.equal(parseHash('#focus=1.5').focus, null);
   assert.equal(parseHash('#focus=9999999').focus, null, 'more than six digits');
   assert.equal(typeof parseHash('#s=%E0%A4%A').sentence, 'string', 'a broken escape does not throw');
+});
+
+test('a temperature is kept exactly as the link wrote it, or refused', () => {
+  assert.equal(parseHash('#t=999.99').temperature, 999.99);
+  assert.match(formatHash(parseHash('#t=999.99')), /&t=999\.99$/);
+  assert.equal(parseHash('#t=0.001').temperature, 0.001);
+  assert.equal(parseHash('#t=1000').temperature, 1000);
+  for (const bad of ['1000.01', '1e3', '-2', '0x10', ' 2', '2.5.1']) assert.equal(parseHash(`#t=${bad}`).temperature, 1, bad);
+});
+
+test('a cut emoji or a lone surrogate is repaired, never thrown', () => {
+  const cutEmoji = 'The cat 😀'.slice(0, -1); // the first half of the emoji only
+  const hash = formatHash({ ...defaultState(), sentence: cutEmoji, teach: { ...defaultState().teach, b: '\uDE00 alone' } });
+  assert.match(hash, /^#s=The%20cat%20%EF%BF%BD&/);
+  assert.equal(parseHash(hash).sentence, 'The cat \uFFFD');
+  assert.equal(parseHash('#s=' + '😀'.repeat(10001)).sentence.length, 20000, 'cut between two emoji, not inside one');
+  assert.equal(parseHash('#s=a%ED%A0%80b').sentence, 'a\uFFFD\uFFFD\uFFFDb', 'an escaped lone surrogate decodes to replacement characters');
+});
+
+test('the palette, the theme, the zoom and the embedded view round-trip', () => {
+  const state = { ...defaultState(), palette: 'cividis', theme: 'dark', zoom: { row: 10, col: 20, size: 24 }, view: 'heads', threshold: 0.25 };
+  assert.deepEqual(parseHash(formatHash(state)), state);
+  assert.match(formatHash(state), /&th=0\.25&pal=cividis&theme=dark&zoom=10,20,24&view=heads/);
 });
 
 test('a very long sentence from a link is cut, not refused', () => {

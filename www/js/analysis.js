@@ -11,16 +11,47 @@
 
 import { settingsOf } from './state.js';
 
+/** The default palette (state.js PALETTES lists the others). */
 export const GRADIENT = 'viridis';
+
+const tables = new Map(); // palette → its 256 r, g, b triples
+
+/** The colour table of `palette` (from the core's colormaps). */
+export function colormap(wasm, palette) {
+  if (!tables.has(palette)) tables.set(palette, wasm.colormapTable(palette));
+  return tables.get(palette);
+}
+
+/**
+ * The cells of matrix data as a (cols × rows) canvas, one pixel a cell, in
+ * `palette`, with `max` (default: the data's largest weight) at the top of
+ * the scale; made once per palette and scale, kept on the data.
+ */
+export function cellsOf(wasm, data, palette, max = data.scaleMax) {
+  data.cellsBy ??= new Map();
+  const key = `${palette}/${max}`;
+  if (!data.cellsBy.has(key)) {
+    data.cellsBy.set(key, matrixCanvas(wasm, data.weights, data.masked, data.rows, data.cols, palette, max));
+  }
+  return data.cellsBy.get(key);
+}
+
+/** A (cols × rows) canvas of a matrix, one pixel a cell, painted by the wasm painter (masked cells transparent). */
+export function matrixCanvas(wasm, weights, masked, rows, cols, palette, max) {
+  const canvas = Object.assign(document.createElement('canvas'), { width: cols, height: rows });
+  wasm.paintMatrix(canvas.getContext('2d'), weights, masked ?? new Uint8Array(0), rows, cols, palette, max);
+  return canvas;
+}
+
+/** What the painters need beyond the data: the cells, the colour table and the ticks of `palette` and `max`. */
+export function paintable(wasm, data, palette, max = data.scaleMax) {
+  return { cells: cellsOf(wasm, data, palette, max), table: colormap(wasm, palette), scaleMax: max, ticks: Array.from(wasm.ticks(max, 4)) };
+}
 
 /** The plain data of any matrix view (the shape MatrixPanel and the painters take), copied out of wasm. */
 export function panelData(wasm, view, { rowLabels, colLabels, padding } = {}) {
   const rows = view.rows ?? view.size;
   const cols = view.cols ?? view.size;
-  const cells = document.createElement('canvas');
-  cells.width = cols;
-  cells.height = rows;
-  view.paintCells(cells.getContext('2d'), GRADIENT);
   const labels = rowLabels ?? (view.rowLabels ? view.rowLabels() : view.labels());
   return {
     rows,
@@ -33,9 +64,6 @@ export function panelData(wasm, view, { rowLabels, colLabels, padding } = {}) {
     fullyMasked: view.fullyMasked(),
     scaleMax: view.scaleMax,
     factor: view.factor,
-    cells,
-    table: wasm.colormapTable(GRADIENT),
-    ticks: Array.from(wasm.ticks(view.scaleMax, 4)),
   };
 }
 

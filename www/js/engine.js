@@ -73,10 +73,9 @@ export class Engine {
 
 /**
  * The default engine: the wasm module and the vectors' manifest, fetched in
- * parallel; rejects with a message for the page. `onShard()` hears every
- * shard that arrives or fails.
+ * parallel; rejects with a message for the page.
  */
-export async function loadEngine({ onShard = () => {} } = {}) {
+export async function loadEngine() {
   const [wasm, manifest] = await Promise.all([loadWasm(), fetchManifest(VECTORS_URL)]);
   let explorer;
   try {
@@ -84,7 +83,42 @@ export async function loadEngine({ onShard = () => {} } = {}) {
   } catch (error) {
     throw new Error(`The word vectors could not be read: ${error.message}.`);
   }
-  return new Engine(wasm, explorer, new VectorStore({ explorer, manifest, base: VECTORS_URL, onChange: onShard }));
+  return new Engine(wasm, explorer, new VectorStore({ explorer, manifest, base: VECTORS_URL }));
+}
+
+/**
+ * The wasm module and the default engine, as promises. Widgets of one post
+ * (iframes of this site on the same page) share them: the first one loads
+ * them and lends them to the others, so a post with three widgets has one
+ * wasm instance and one cache of word vectors.
+ */
+export function engineHub({ share = false } = {}) {
+  const lent = share ? siblingHub() : null;
+  if (lent) return lent;
+  const hub = { wasm: loadWasm(), engine: loadEngine() };
+  hub.engine.catch(() => {}); // the page that awaits it reports the error
+  if (share) window.attentionExplorerHub = hub;
+  return hub;
+}
+
+/** The hub of another frame of this site in the same page, if there is one. */
+function siblingHub() {
+  if (window.parent === window) return null;
+  let frames;
+  try {
+    frames = window.parent.frames;
+  } catch {
+    return null;
+  }
+  for (let i = 0; i < frames.length; i++) {
+    try {
+      const frame = frames[i];
+      if (frame !== window && frame.location.origin === location.origin && frame.attentionExplorerHub) return frame.attentionExplorerHub;
+    } catch {
+      // A frame of another site: not ours to look into.
+    }
+  }
+  return null;
 }
 
 /** An engine over a whole vocabulary in memory (an AEWV buffer made from the user's file). */

@@ -40,10 +40,10 @@ export function labelWidth(ctx, labels, theme, extra = '') {
 
 /**
  * The painters' layout of a wasm HeatmapGeometry, copied out of wasm. Where
- * the cells are is also written on `overlay`, for anyone who needs to aim at
- * one (browser tests, benchmarks).
+ * the cells are is also written on `overlay` (if given), for anyone who needs
+ * to aim at one (browser tests, benchmarks).
  */
-export function heatmapLayout(geometry, overlay) {
+export function heatmapLayout(geometry, overlay = null) {
   const layout = {
     cell: geometry.cell,
     matrix: Array.from(geometry.matrix),
@@ -53,8 +53,10 @@ export function heatmapLayout(geometry, overlay) {
     width: geometry.width,
     height: geometry.height,
   };
-  overlay.dataset.matrix = layout.matrix.map((v) => v.toFixed(2)).join(',');
-  overlay.dataset.cell = layout.cell.toFixed(4);
+  if (overlay) {
+    overlay.dataset.matrix = layout.matrix.map((v) => v.toFixed(2)).join(',');
+    overlay.dataset.cell = layout.cell.toFixed(4);
+  }
   return layout;
 }
 

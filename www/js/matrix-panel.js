@@ -7,6 +7,8 @@
 // `onFocus(row)` or `onCell(row, col)` and the owner re-renders.
 
 import { arrowLayout, heatmapLayout, hitAt, labelWidth, markTableFocus, paintBase, placeTooltip, sizeCanvas, tableHead } from './heatmap-view.js';
+import { paintable } from './analysis.js';
+import { settingsCaption } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
 import { el, weight } from './teach-steps.js';
 
@@ -92,15 +94,27 @@ export class MatrixPanel {
       root.append(scroll);
     }
     this.#wire();
+    this.ctx.figures.set(`panel-${options.tableId ?? options.name}`, {
+      name: `${options.name}: ${options.figureName ?? 'the matrix of this tab'}`,
+      visible: () => Boolean(this.data) && this.root.isConnected && !this.root.closest('[hidden]'),
+      figure: () => this.figure(),
+    });
     // Widths come from the page's ResizeObserver: reading them here would force a layout.
     this.ctx.observe(this.stack, () => this.data && this.layout());
     if (this.arrowsBox) this.ctx.observe(this.arrowsBox, () => this.data && this.layout());
   }
 
-  /** Shows `data` (from dataOf) with `focus` (row or null); `links` overrides the arrows (multi-head). */
-  show(data, { focus = null, caption = '', arrowSets = null } = {}) {
-    const fresh = data !== this.data;
+  /**
+   * Shows `data` (analysis.js panelData) with `focus` (row or null);
+   * `arrowSets` overrides the arrows (multi-head); `scaleMax` puts another
+   * top on the colour scale (panels compared side by side share one).
+   */
+  show(data, { focus = null, caption = '', arrowSets = null, scaleMax = data.scaleMax } = {}) {
+    const palette = this.ctx.store.get().palette;
+    const fresh = data !== this.data || scaleMax !== this.scaleMax || palette !== this.palette;
     this.data = data;
+    this.scaleMax = scaleMax;
+    this.palette = palette;
     this.focus = focus !== null && focus < data.rows ? focus : null;
     this.arrowSets = arrowSets;
     if (this.hover && (this.hover.row >= data.rows || this.hover.col >= data.cols)) this.hover = null;
@@ -114,6 +128,18 @@ export class MatrixPanel {
     // repaints the focus layer; the cells, labels and geometry stay.
     if (fresh || this.#laidOut?.theme !== this.options.theme() || this.#laidOut?.width !== this.#width()) this.layout();
     else this.paintFocus();
+  }
+
+  /** What the panel shows, as a figure to download (figure.js), on the scale it is drawn with. */
+  figure() {
+    const { data } = this;
+    if (!data) return null;
+    const state = this.ctx.store.get();
+    return {
+      kind: this.options.name, title: state.sentence, caption: `${this.options.name}: ${this.caption.textContent} · ${settingsCaption(state)}`,
+      rows: data.rows, cols: data.cols, rowLabels: data.rowLabels, colLabels: data.colLabels, weights: data.weights,
+      masked: data.masked, scaleMax: this.scaleMax, palette: this.palette,
+    };
   }
 
   /** The heatmap's width in CSS pixels, as last observed (320 before that). */
@@ -134,6 +160,7 @@ export class MatrixPanel {
     this.heat = new this.ctx.wasm.HeatmapGeometry(data.rows, data.cols, width, Math.max(widest(data.rowLabels), widest(data.colLabels)), theme.fontSize);
     this.view = {
       ...data,
+      ...paintable(this.ctx.wasm, data, this.palette, this.scaleMax),
       n: data.rows,
       labels: data.rowLabels,
       theme,

@@ -13,14 +13,30 @@
 // are. Widths come from a ResizeObserver, so an update never forces a layout.
 
 import { Analysis } from './analysis.js';
-import { loadEngine, loadWasm, warmUp } from './engine.js';
+import { engineHub, warmUp } from './engine.js';
 import { readTheme } from './paint.js';
+import { defaultModel } from './model-state.js';
 import { parseHash, sameAnalysis } from './state.js';
 import { createStore } from './store.js';
 import { syncUrl } from './url.js';
 
 /** How long typing must pause before the words being typed are fetched. */
 const TYPING_PAUSE_MS = 150;
+
+/** The parts an embedded widget shows, by its `view` (state.js VIEWS); the full page shows them all. */
+const EMBED_PARTS = {
+  main: ['heatmap', 'arrows'],
+  heatmap: ['heatmap'],
+  arrows: ['arrows'],
+  steps: ['lab'],
+  whatif: ['lab'],
+  play: ['lab'],
+  heads: ['lab'],
+  cross: ['lab'],
+  meaning: ['lab'],
+  model: ['model'],
+  head: ['model'],
+};
 
 /** The shared services every view's mount function receives. */
 function createContext(store, { embed }) {
@@ -39,6 +55,8 @@ function createContext(store, { embed }) {
   return {
     store,
     embed,
+    /** Whether `part` (heatmap, arrows, lab, model) is on screen: always on the full page, by the view in a widget. */
+    shows: (part, state) => !embed || (EMBED_PARTS[state.view] ?? EMBED_PARTS.main).includes(part),
     engine: null,
     wasm: null,
     theme: readTheme(document.documentElement),
@@ -58,6 +76,11 @@ function createContext(store, { embed }) {
     afterPaint(task) {
       requestAnimationFrame(() => setTimeout(task, 0));
     },
+    /**
+     * What can be downloaded: id → { name, figure() (figure.js), visible() }.
+     * A view registers what it draws; Share offers the visible ones.
+     */
+    figures: new Map(),
     /** Renders again in the next frame (a view's own trigger: a retry, say). */
     refresh: () => {},
     /** Computes with other vectors from now on (the user's own file, or the default again). */
@@ -67,11 +90,21 @@ function createContext(store, { embed }) {
   };
 }
 
+/** A widget's link names one view: the tab of a teaching view, or the model, opens with it. */
+function embedState(state) {
+  if (EMBED_PARTS[state.view]?.includes('lab')) return { ...state, teach: { ...state.teach, lab: state.view } };
+  if (EMBED_PARTS[state.view]?.includes('model')) return { ...state, model: state.model ?? defaultModel() };
+  return state;
+}
+
 class Page {
   constructor(mounts, { embed, onHash }) {
-    this.store = createStore(parseHash(location.hash));
-    syncUrl(this.store, { embed, onHash });
+    const problems = [];
+    const state = parseHash(location.hash, problems);
+    this.store = createStore(embed ? embedState(state) : state);
+    syncUrl(this.store, { embed, onHash, incoming: embed ? embedState : undefined });
     this.ctx = createContext(this.store, { embed });
+    this.ctx.linkProblems = problems;
     this.complete = null; // the last analysis computed, freed when the next one replaces it
     this.typing = false;
     this.fetchTimer = 0;
@@ -85,26 +118,39 @@ class Page {
     };
     this.ctx.setEngine = (engine) => this.useEngine(engine);
     this.views = mounts.map((mount) => mount(this.ctx));
+    this.applyTheme(this.store.get().theme);
+    if (embed) document.body.dataset.view = this.store.get().view;
     this.store.subscribe((state, previous, how, gesture) => {
       this.typing = gesture === 'typing' || gesture === 'cross';
+      if (state.theme !== previous.theme) this.applyTheme(state.theme);
+      if (embed) document.body.dataset.view = state.view;
       this.render();
     });
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-      this.ctx.theme = readTheme(document.documentElement);
-      for (const view of this.views) view.relayout?.();
-      this.render();
-    });
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.applyTheme(this.store.get().theme));
+  }
+
+  /** Light, dark or as the system (`auto`): the page's colours, and the painters' colours read from them. */
+  applyTheme(theme) {
+    const root = document.documentElement;
+    if (theme === 'auto') delete root.dataset.theme;
+    else root.dataset.theme = theme;
+    const next = readTheme(root);
+    if (JSON.stringify(next) === JSON.stringify(this.ctx.theme)) return;
+    this.ctx.theme = next;
+    for (const view of this.views ?? []) view.relayout?.();
   }
 
   /** Loads the wasm (the playground can start), then the vectors; a failure is told to every view. */
   async load() {
     const { ctx } = this;
+    const hub = engineHub({ share: ctx.embed });
     try {
-      ctx.wasm = await loadWasm();
+      ctx.wasm = await hub.wasm;
       for (const view of this.views) view.wasmReady?.(ctx.wasm);
-      // Each shard that arrives or fails shows at once in the tokens (coalesced to a frame).
-      ctx.defaultEngine = await loadEngine({ onShard: () => ctx.refresh() });
+      ctx.defaultEngine = await hub.engine;
       ctx.engine ??= ctx.defaultEngine;
+      // Each shard that arrives or fails shows at once in the tokens (coalesced to a frame).
+      ctx.defaultEngine.vectors.listen(() => ctx.refresh());
     } catch (error) {
       for (const view of this.views) view.failed?.(error.message);
       document.documentElement.dataset.failed = '1';

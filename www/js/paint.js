@@ -52,16 +52,25 @@ function isLight(table, t) {
   return 0.2126 * table[k] + 0.7152 * table[k + 1] + 0.0722 * table[k + 2] > 140;
 }
 
-/** RGBA pixels of a `(rows, cols)` matrix through the colormap `table`, 0 → darkest, `max` → brightest. */
-export function colorize(weights, rows, cols, max, table) {
-  const pixels = new Uint8ClampedArray(rows * cols * 4);
+/**
+ * RGBA pixels of a `(rows, cols)` matrix through the colormap `table` (256
+ * `r, g, b` triples), 0 → the first colour, `max` → the last; cells where
+ * `masked` is set stay transparent (the painter's hatching shows through).
+ * One 32-bit store a cell, through a packed lookup table: a million cells in
+ * a few milliseconds.
+ */
+export function colorize(weights, rows, cols, max, table, masked = null) {
+  const count = rows * cols;
+  const pixels = new Uint8ClampedArray(count * 4);
+  const out = new Uint32Array(pixels.buffer);
+  // Little-endian RGBA as one number: every browser's platform order.
+  const lut = new Uint32Array(256);
+  for (let t = 0; t < 256; t++) lut[t] = ((255 << 24) | (table[t * 3 + 2] << 16) | (table[t * 3 + 1] << 8) | table[t * 3]) >>> 0;
   const inverse = max > 0 ? 255 / max : 255;
-  for (let k = 0; k < rows * cols; k++) {
-    const t = Math.min(255, Math.max(0, Math.round(weights[k] * inverse))) * 3;
-    pixels[k * 4] = table[t];
-    pixels[k * 4 + 1] = table[t + 1];
-    pixels[k * 4 + 2] = table[t + 2];
-    pixels[k * 4 + 3] = 255;
+  for (let k = 0; k < count; k++) {
+    if (masked !== null && masked[k]) continue;
+    const t = (weights[k] * inverse + 0.5) | 0;
+    out[k] = lut[t < 0 ? 0 : t > 255 ? 255 : t];
   }
   return pixels;
 }

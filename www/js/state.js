@@ -16,6 +16,15 @@
 //   the step-by-step panel then lists that dot product term by term.
 // - th: the arrows view hides links weaker than this share of the strongest,
 //   0–0.9 in steps of 0.01 (default 0.1).
+// - pal: the colour palette of the heatmaps: viridis (default), cividis (made
+//   for colour-vision deficiencies) or greys (the most contrast).
+// - theme: light, dark, or auto (default: follow the system).
+// - zoom: the part of the heatmap on screen, `row,col,size` (first row and
+//   column, 0-based, and the rows a side); absent: the whole matrix.
+// - view: what an embedded widget shows: main (heatmap and arrows, default),
+//   heatmap, arrows, steps, whatif, play, heads, cross, meaning, model
+//   (the trained model's heads), head (its open head). The full page shows
+//   everything and ignores it.
 // - vec: the name of the user's own word-vector file the link was made with
 //   (absent: the default GloVe vectors). The file never leaves its owner's
 //   computer: whoever opens the link is asked for a file of that name, and
@@ -32,28 +41,32 @@
 
 import { formatModel, parseModel, sameModel } from './model-state.js';
 import { defaultTeach, formatTeach, parseTeach, sameTeach } from './teach-state.js';
-import { cut, encode, wellFormed } from './text.js';
+import { LinkParams } from './params.js';
+import { cut, encode } from './text.js';
 
 export const DEFAULT_SENTENCE = 'The king and queen ruled the kingdom';
 export const TEMPERATURE_MIN = 0.001;
 export const TEMPERATURE_MAX = 1000;
 export const DEFAULT_THRESHOLD = 0.1;
+export const PALETTES = ['viridis', 'cividis', 'greys'];
+export const THEMES = ['auto', 'light', 'dark'];
+export const VIEWS = ['main', 'heatmap', 'arrows', 'steps', 'whatif', 'play', 'heads', 'cross', 'meaning', 'model', 'head'];
 /** Longest sentence accepted from a link or the box, in UTF-16 units. */
 export const MAX_SENTENCE_LENGTH = 20000;
 
 export function defaultState() {
   return {
     sentence: DEFAULT_SENTENCE, scale: true, self: true, causal: false, temperature: 1, focus: null, cell: null,
-    threshold: DEFAULT_THRESHOLD, vectors: null, teach: defaultTeach(),
+    threshold: DEFAULT_THRESHOLD, palette: 'viridis', theme: 'auto', zoom: null, view: 'main', vectors: null,
+    teach: defaultTeach(),
   };
 }
 
-function flag(params, key, fallback) {
-  const value = params.get(key);
-  if (value === '1' || value === 'true') return true;
-  if (value === '0' || value === 'false') return false;
-  return fallback;
+function flag(text) {
+  if (text === '1' || text === 'true') return true;
+  return text === '0' || text === 'false' ? false : null;
 }
+const oneOf = (list) => (text) => (list.includes(text) ? text : null);
 
 /** A temperature written as a plain decimal number in range, exactly; else null. */
 export function parseTemperature(text) {
@@ -67,30 +80,42 @@ export function parseIndex(text, max = 999999) {
   return text !== null && /^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null;
 }
 
-/** Reads a state from `location.hash` (with or without the leading '#'). */
-export function parseHash(hash) {
+/** `row,col,size` of a zoomed heatmap, else null. */
+function parseZoom(text) {
+  const match = /^(\d{1,4}),(\d{1,4}),(\d{1,4})$/.exec(text);
+  if (!match) return null;
+  const [row, col, size] = match.slice(1).map(Number);
+  return size >= 1 ? { row, col, size } : null;
+}
+
+/**
+ * Reads a state from `location.hash` (with or without the leading '#').
+ * Bad values fall back to their defaults; `problems`, when given, receives
+ * one entry for each ({ key, value, expected }).
+ */
+export function parseHash(hash, problems = null) {
   const state = defaultState();
-  let params;
-  try {
-    params = new URLSearchParams(wellFormed(hash).replace(/^#/, ''));
-  } catch {
-    return state;
-  }
+  const params = new LinkParams(hash);
   const sentence = params.get('s');
   if (sentence !== null) state.sentence = cut(sentence, MAX_SENTENCE_LENGTH);
-  state.self = flag(params, 'self', state.self);
-  state.causal = flag(params, 'causal', state.causal);
-  state.scale = flag(params, 'scale', state.scale);
-  state.temperature = parseTemperature(params.get('t')) ?? state.temperature;
-  state.focus = parseIndex(params.get('focus'));
-  if (state.focus !== null) state.cell = parseIndex(params.get('cell'));
-  const th = params.get('th');
-  if (th !== null && /^0(\.\d{1,2})?$/.test(th) && Number(th) <= 0.9) state.threshold = Number(th);
+  state.self = params.read('self', flag, '0 or 1') ?? state.self;
+  state.causal = params.read('causal', flag, '0 or 1') ?? state.causal;
+  state.scale = params.read('scale', flag, '0 or 1') ?? state.scale;
+  state.temperature = params.read('t', parseTemperature, 'a number from 0.001 to 1000') ?? state.temperature;
+  state.focus = params.read('focus', parseIndex, 'a token index');
+  if (state.focus !== null) state.cell = params.read('cell', parseIndex, 'a token index');
+  const threshold = (text) => (/^0(\.\d{1,2})?$/.test(text) && Number(text) <= 0.9 ? Number(text) : null);
+  state.threshold = params.read('th', threshold, 'a share from 0 to 0.9') ?? state.threshold;
+  state.palette = params.read('pal', oneOf(PALETTES), PALETTES.join(', ')) ?? state.palette;
+  state.theme = params.read('theme', oneOf(THEMES), THEMES.join(', ')) ?? state.theme;
+  state.zoom = params.read('zoom', parseZoom, 'row,column,size');
+  state.view = params.read('view', oneOf(VIEWS), VIEWS.join(', ')) ?? state.view;
   const vec = params.get('vec');
   if (vec) state.vectors = cut(vec, 200);
   state.teach = parseTeach(params);
   const model = parseModel(params);
   if (model) state.model = model;
+  problems?.push(...params.problems);
   return state;
 }
 
@@ -108,6 +133,10 @@ export function formatHash(state) {
     if (Number.isInteger(state.cell) && state.cell >= 0) parts.push(`cell=${state.cell}`);
   }
   if (state.threshold !== undefined && state.threshold !== DEFAULT_THRESHOLD) parts.push(`th=${state.threshold}`);
+  if (state.palette && state.palette !== 'viridis') parts.push(`pal=${state.palette}`);
+  if (state.theme && state.theme !== 'auto') parts.push(`theme=${state.theme}`);
+  if (state.zoom) parts.push(`zoom=${state.zoom.row},${state.zoom.col},${state.zoom.size}`);
+  if (state.view && state.view !== 'main') parts.push(`view=${state.view}`);
   if (state.vectors) parts.push(`vec=${encode(state.vectors)}`);
   if (state.teach) parts.push(...formatTeach(state.teach));
   if (state.model) parts.push(...formatModel(state.model));
@@ -138,5 +167,6 @@ export function sameAnalysis(a, b) {
 
 export function sameState(a, b) {
   return sameAnalysis(a, b) && a.focus === b.focus && (a.cell ?? null) === (b.cell ?? null) &&
-    a.threshold === b.threshold && (a.vectors ?? null) === (b.vectors ?? null) && sameModel(a.model, b.model) && sameTeach(a.teach, b.teach);
+    a.threshold === b.threshold && (a.vectors ?? null) === (b.vectors ?? null) && a.palette === b.palette &&
+    a.theme === b.theme && a.view === b.view && JSON.stringify(a.zoom ?? null) === JSON.stringify(b.zoom ?? null) && sameModel(a.model, b.model) && sameTeach(a.teach, b.teach);
 }

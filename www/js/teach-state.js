@@ -62,26 +62,24 @@ export function defaultTeach() {
   };
 }
 
-const index = (text, max = 999999) => (text !== null && /^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null);
+const index = (max = 999999) => (text) => (/^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null);
 
-/** Reads the teaching keys of `params` (a URLSearchParams). */
+/** Reads the teaching keys of `params` (a LinkParams: bad values are noted there). */
 export function parseTeach(params) {
   const teach = defaultTeach();
-  const lab = params.get('lab');
-  if (LABS.includes(lab)) teach.lab = lab;
-  teach.lf = index(params.get('lf')) ?? 0;
-  teach.lc = index(params.get('lc'));
-  const pad = index(params.get('pad'), MAX_PAD);
-  if (pad !== null && pad >= 1) teach.pad = pad;
-  const heads = index(params.get('h'), 4096);
-  if (heads !== null && heads >= 1) teach.heads = heads;
-  const mode = params.get('hm');
-  if (HEAD_MODES.includes(mode)) teach.headMode = mode;
-  const seed = params.get('seed');
-  if (seed !== null && /^\d{1,10}$/.test(seed) && Number(seed) <= MAX_SEED) teach.seed = Number(seed);
-  teach.head = index(params.get('head'));
-  const hide = params.get('hide');
-  if (hide !== null && /^\d{1,4}(,\d{1,4})*$/.test(hide)) teach.hide = [...new Set(hide.split(',').map(Number))].sort((a, b) => a - b);
+  teach.lab = params.read('lab', (text) => (LABS.includes(text) ? text : null), LABS.join(', ')) ?? teach.lab;
+  teach.lf = params.read('lf', index(), 'a row index') ?? 0;
+  teach.lc = params.read('lc', index(), 'a column index');
+  const pad = params.read('pad', (text) => { const v = index(MAX_PAD)(text); return v !== null && v >= 1 ? v : null; }, `1 to ${MAX_PAD}`);
+  if (pad !== null) teach.pad = pad;
+  const heads = params.read('h', (text) => { const v = index(4096)(text); return v !== null && v >= 1 ? v : null; }, 'a number of heads');
+  if (heads !== null) teach.heads = heads;
+  teach.headMode = params.read('hm', (text) => (HEAD_MODES.includes(text) ? text : null), HEAD_MODES.join(' or ')) ?? teach.headMode;
+  const seed = params.read('seed', (text) => (/^\d{1,10}$/.test(text) && Number(text) <= MAX_SEED ? Number(text) : null), `0 to ${MAX_SEED}`);
+  if (seed !== null) teach.seed = seed;
+  teach.head = params.read('head', index(), 'a head index');
+  const hide = params.read('hide', (text) => (/^\d{1,4}(,\d{1,4})*$/.test(text) ? text : null), 'head indices separated by commas');
+  if (hide !== null) teach.hide = [...new Set(hide.split(',').map(Number))].sort((a, b) => a - b);
   const b = params.get('b');
   if (b !== null) teach.b = cut(b, 2000);
   const keys = ['pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv'];
@@ -91,7 +89,7 @@ export function parseTeach(params) {
     for (const key of keys) teach.play[key.slice(1)] = cut(params.get(key) ?? '', MAX_MATRIX_TEXT);
     teach.play.names = cut(params.get('pn') ?? '', 400);
   }
-  teach.play.dk = index(params.get('pdk')) ?? teach.play.dk;
+  teach.play.dk = params.read('pdk', index(), 'a whole number') ?? teach.play.dk;
   return teach;
 }
 

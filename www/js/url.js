@@ -8,9 +8,10 @@ import { formatHash, parseHash, sameState } from './state.js';
  * Keeps `location.hash` and `store` in step. Inside an iframe (`embed`) a
  * pushed entry would hijack the host page's Back button, so every change
  * replaces. `onHash(hash)` hears every hash written (the embed's "open in
- * full" link follows it).
+ * full" link follows it); `incoming(state)` adjusts a state read from the
+ * address (a widget opens the view its link names).
  */
-export function syncUrl(store, { embed = false, onHash = () => {} } = {}) {
+export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (state) => state } = {}) {
   const write = (state, how) => {
     const hash = formatHash(state);
     onHash(hash);
@@ -20,7 +21,7 @@ export function syncUrl(store, { embed = false, onHash = () => {} } = {}) {
   };
   store.subscribe((state, previous, how) => write(state, how));
   const read = () => {
-    const next = parseHash(location.hash);
+    const next = incoming(parseHash(location.hash));
     if (!sameState(next, store.get())) store.set(next, 'none');
   };
   window.addEventListener('popstate', read);

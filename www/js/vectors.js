@@ -28,15 +28,14 @@ export function checkManifest(json) {
 export class VectorStore {
   /**
    * explorer: the wasm Explorer (sharded); manifest: its checked manifest;
-   * base: the URL of the manifest's folder; fetch: the fetch function;
-   * onChange(): a shard arrived or failed.
+   * base: the URL of the manifest's folder; fetch: the fetch function.
    */
-  constructor({ explorer, manifest, base, fetch = globalThis.fetch.bind(globalThis), onChange = () => {} }) {
+  constructor({ explorer, manifest, base, fetch = globalThis.fetch.bind(globalThis) }) {
     this.explorer = explorer;
     this.manifest = manifest;
     this.base = base;
     this.fetch = fetch;
-    this.onChange = onChange;
+    this.listeners = new Set(); // hear every shard that arrives or fails (several pages may share this store)
     this.loading = new Map(); // shard → Promise
     this.failed = new Map(); // shard → reason
     this.bytes = 0; // shard bytes received
@@ -82,7 +81,7 @@ export class VectorStore {
     if (!this.loading.has(k)) {
       const done = this.#fetch(k).finally(() => {
         this.loading.delete(k);
-        this.onChange();
+        this.changed();
       });
       this.loading.set(k, done);
     }
@@ -132,7 +131,23 @@ export class VectorStore {
   retry() {
     this.failed.clear();
     this.version += 1;
-    this.onChange();
+    this.changed();
+  }
+
+  /** Calls `listener()` whenever a shard arrives or fails; returns the function that stops it. */
+  listen(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  changed() {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener of a page that has gone (a removed widget) must not stop the others.
+      }
+    }
   }
 }
 

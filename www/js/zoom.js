@@ -24,6 +24,25 @@ export class ZoomWindow {
     return this.span < this.n;
   }
 
+  /** The window as the link writes it, { row, col, size }, or null for the whole matrix. */
+  get link() {
+    return this.zoomed ? { row: this.row0, col: this.col0, size: this.span } : null;
+  }
+
+  /** Shows what a link wrote (clamped to this matrix); returns whether anything changed. */
+  setLink(link) {
+    const before = [this.span, this.row0, this.col0].join();
+    if (!link) {
+      this.reset();
+    } else {
+      this.span = link.size;
+      this.row0 = link.row;
+      this.col0 = link.col;
+      this.#clamp();
+    }
+    return before !== [this.span, this.row0, this.col0].join();
+  }
+
   /** For the painters and the hit-testing: { row0, col0, rows, cols }, or null when the whole matrix shows. */
   get window() {
     return this.zoomed ? { row0: this.row0, col0: this.col0, rows: this.span, cols: this.span } : null;

@@ -152,7 +152,9 @@ fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Ve
     let used: Vec<usize> = tokens.iter().enumerate().filter(|(_, t)| t.known).map(|(i, _)| i).collect();
     if used.is_empty() {
         if tokens.iter().any(|t| t.pending) {
-            return Err(Error::NotLoaded { pending: tokens.into_iter().filter(|t| t.pending).map(|t| t.text).collect() });
+            return Err(Error::NotLoaded {
+                pending: tokens.into_iter().filter(|t| t.pending).map(|t| t.text).collect(),
+            });
         }
         return Err(Error::NoKnownWords { unknown: tokens.into_iter().map(|t| t.text).collect() });
     }

@@ -379,21 +379,25 @@ impl ArrowLayout {
     }
 }
 
-/// The gradients the page offers. Both are perceptually uniform and readable
-/// with the common colour-vision deficiencies.
+/// The gradients the page offers, all from dark (weight 0) to light (the
+/// top of the scale). Viridis and cividis are perceptually uniform and
+/// readable with the common colour-vision deficiencies (cividis was made
+/// for them); greys, from black to white, has the most contrast.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Gradient {
     #[default]
     Viridis,
     Cividis,
+    Greys,
 }
 
 impl Gradient {
-    /// Parses "viridis" or "cividis" (any case); anything else is `None`.
+    /// Parses "viridis", "cividis" or "greys" (any case); anything else is `None`.
     pub fn from_name(name: &str) -> Option<Self> {
         match name.to_ascii_lowercase().as_str() {
             "viridis" => Some(Gradient::Viridis),
             "cividis" => Some(Gradient::Cividis),
+            "greys" => Some(Gradient::Greys),
             _ => None,
         }
     }
@@ -411,11 +415,15 @@ pub struct Colormap {
 
 impl Colormap {
     pub fn new(gradient: Gradient) -> Self {
-        let source = match gradient {
-            Gradient::Viridis => colorous::VIRIDIS,
-            Gradient::Cividis => colorous::CIVIDIS,
+        let (source, reversed) = match gradient {
+            Gradient::Viridis => (colorous::VIRIDIS, false),
+            Gradient::Cividis => (colorous::CIVIDIS, false),
+            // colorous's greys runs from white to black: read it backwards, dark first like the others.
+            Gradient::Greys => (colorous::GREYS, true),
         };
-        let lut = (0..COLORMAP_STEPS).map(|i| source.eval_rational(i, COLORMAP_STEPS).into_array()).collect();
+        let at = |i: usize| if reversed { COLORMAP_STEPS - 1 - i } else { i };
+        let lut =
+            (0..COLORMAP_STEPS).map(|i| source.eval_rational(at(i), COLORMAP_STEPS).into_array()).collect();
         Colormap { lut }
     }
 
@@ -670,6 +678,11 @@ mod tests {
         assert_eq!(c.table().len(), COLORMAP_STEPS * 3);
         assert_ne!(Colormap::new(Gradient::Cividis).rgb(0.0), dark);
         assert_eq!(Gradient::from_name("CIVIDIS"), Some(Gradient::Cividis));
+        let greys = Colormap::new(Gradient::Greys);
+        assert!(
+            greys.rgb(0.0).iter().all(|c| *c < 10) && greys.rgb(1.0).iter().all(|c| *c > 245),
+            "black to white"
+        );
         assert_eq!(Gradient::from_name("jet"), None);
     }
 

@@ -311,13 +311,6 @@ pub struct SentenceAnalysis {
 }
 
 impl SentenceAnalysis {
-    /// The RGBA pixels [`paint_cells`](SentenceAnalysis::paint_cells) paints, row-major.
-    pub fn bitmap(&self, gradient: &str) -> Vec<u8> {
-        let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
-        let attention = &self.analysis.attention;
-        colormap.cells_rgba(&attention.weights, &attention.masked_cells(), self.scale_max)
-    }
-
     fn new(sentence: &str, analysis: Analysis) -> Self {
         let tokens = text::token_infos(sentence, &analysis.tokens, &analysis.used);
         let scale_max = layout::scale_max(&analysis.attention.weights);
@@ -402,38 +395,39 @@ impl SentenceAnalysis {
     pub fn fully_masked(&self) -> Vec<u8> {
         self.analysis.attention.fully_masked.iter().map(|m| u8::from(*m)).collect()
     }
-
-    /// Paints one pixel per cell, `size × size`, at the top left of
-    /// `context`: the colour of `weight / scaleMax` through `gradient`
-    /// ("viridis" or "cividis"; anything else means viridis); masked cells
-    /// transparent. The page scales that canvas up without smoothing.
-    #[wasm_bindgen(js_name = paintCells)]
-    pub fn paint_cells(&self, context: &CanvasRenderingContext2d, gradient: &str) -> Result<(), JsValue> {
-        let n = self.size();
-        put_cells(context, &self.bitmap(gradient), n, n)
-    }
-
-    /// The weights as CSV: a header of key tokens, then one line per query
-    /// token with its weights to 6 decimals. Masked cells are empty.
-    pub fn csv(&self) -> String {
-        text::weights_csv(&self.labels(), &self.analysis.attention)
-    }
 }
 
-/// Puts `rgba`, `cols × rows` pixels, at the top left of `context`.
-fn put_cells(
+/// Paints a `(rows, cols)` matrix one pixel a cell at the top left of
+/// `context`: the colour of `weight / max` through `gradient` (a name of
+/// [`Gradient::from_name`]: viridis, cividis or greys; anything else means
+/// viridis), cells whose `masked` byte is set transparent (the page's
+/// hatching shows through). The page scales that canvas up without
+/// smoothing; views compared side by side pass one `max`.
+#[wasm_bindgen(js_name = paintMatrix)]
+pub fn paint_matrix(
     context: &CanvasRenderingContext2d,
-    rgba: &[u8],
-    cols: usize,
+    weights: &[f32],
+    masked: &[u8],
     rows: usize,
+    cols: usize,
+    gradient: &str,
+    max: f32,
 ) -> Result<(), JsValue> {
     let (Ok(width), Ok(height)) = (u32::try_from(cols), u32::try_from(rows)) else {
         return Err(JsError::new("the matrix is too large to paint").into());
     };
+    if rows.checked_mul(cols) != Some(weights.len()) {
+        return Err(
+            JsError::new(&format!("{} weights cannot fill a {rows} × {cols} matrix", weights.len())).into()
+        );
+    }
     if width == 0 || height == 0 {
         return Ok(());
     }
-    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(rgba), width, height)?;
+    let masked: Vec<bool> = masked.iter().map(|m| *m != 0).collect();
+    let rgba =
+        Colormap::new(Gradient::from_name(gradient).unwrap_or_default()).cells_rgba(weights, &masked, max);
+    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), width, height)?;
     context.put_image_data(&image, 0.0, 0.0)
 }
 

@@ -16,14 +16,13 @@
 
 use attention_core::analysis::{analyze_multi_head, MultiHeadAnalysis};
 use attention_core::explain::{explain_cell, explain_row, CellSteps, RowSteps};
-use attention_core::layout::{self, Colormap, Gradient};
+use attention_core::layout;
 use attention_core::multihead::{head_counts as core_head_counts, head_inputs, HeadMode};
 use attention_core::{analyze_cross, analyze_padded, attend_with, Attention, Extras, Matrix, Options};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
-use web_sys::CanvasRenderingContext2d;
 
-use crate::{put_cells, text, Explorer, SentenceAnalysis, Settings};
+use crate::{Explorer, SentenceAnalysis, Settings};
 
 /// The most known tokens the teaching views take (per sentence): they keep
 /// one matrix per head, and their tables list every cell.
@@ -101,12 +100,6 @@ impl AttentionView {
     /// The labels of the columns, for Rust callers.
     pub fn col_label_list(&self) -> &[String] {
         &self.col_labels
-    }
-
-    /// The RGBA pixels [`paint_cells`](AttentionView::paint_cells) paints, row-major.
-    pub fn bitmap(&self, gradient: &str) -> Vec<u8> {
-        let colormap = Colormap::new(Gradient::from_name(gradient).unwrap_or_default());
-        colormap.cells_rgba(&self.attention.weights, &self.attention.masked_cells(), self.scale_max)
     }
 
     /// Steps 1–4 of `row`, for Rust callers.
@@ -237,18 +230,6 @@ impl AttentionView {
             "v" => Some(&inputs.value),
             _ => None,
         }
-    }
-
-    /// Paints one pixel per cell, `cols × rows`, at the top left of
-    /// `context` (see `SentenceAnalysis.paintCells`).
-    #[wasm_bindgen(js_name = paintCells)]
-    pub fn paint_cells(&self, context: &CanvasRenderingContext2d, gradient: &str) -> Result<(), JsValue> {
-        put_cells(context, &self.bitmap(gradient), self.attention.keys, self.attention.queries)
-    }
-
-    /// The weights as CSV, rows labelled by query, columns by key.
-    pub fn csv(&self) -> String {
-        text::weights_csv_labelled(&self.row_labels, &self.col_labels, &self.attention)
     }
 
     /// Steps 1–4 for query `row`, as a `RowSteps` object (attention-core's `explain`). Throws for the

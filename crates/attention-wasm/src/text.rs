@@ -1,8 +1,7 @@
-//! The plain-Rust side of the boundary: UTF-16 spans for JavaScript and the
-//! CSV export. No JavaScript types here, so all of it is
-//! tested natively.
+//! The plain-Rust side of the boundary: UTF-16 spans for JavaScript. No
+//! JavaScript types here, so all of it is tested natively.
 
-use attention_core::{Attention, Token};
+use attention_core::Token;
 
 use crate::TokenInfo;
 
@@ -36,45 +35,6 @@ pub fn utf16_index(text: &str, byte: usize) -> u32 {
     u32::try_from(units).unwrap_or(u32::MAX)
 }
 
-/// The weights as CSV (RFC 4180): a header `query \ key` and the key
-/// tokens, then one line per query token with its weights to 6 decimals;
-/// masked cells are left empty.
-///
-/// Tokens are always quoted, and a token that a spreadsheet would read as
-/// a formula (starting with `=`, `+`, `-`, `@`) gets a leading `'`, so that
-/// opening the file never runs anything.
-pub fn weights_csv(labels: &[String], attention: &Attention) -> String {
-    weights_csv_labelled(labels, labels, attention)
-}
-
-/// [`weights_csv`] with rows and columns labelled apart (cross-attention:
-/// the queries of one sentence, the keys of another).
-pub fn weights_csv_labelled(rows: &[String], cols: &[String], attention: &Attention) -> String {
-    let n = attention.keys;
-    let mut out = String::from("\"query \\ key\"");
-    for label in cols.iter().take(n) {
-        out.push(',');
-        out.push_str(&csv_field(label));
-    }
-    out.push_str("\r\n");
-    for (i, label) in rows.iter().enumerate().take(attention.queries) {
-        out.push_str(&csv_field(label));
-        for j in 0..n {
-            out.push(',');
-            if !attention.is_masked(i, j) {
-                out.push_str(&format!("{:.6}", attention.weight(i, j)));
-            }
-        }
-        out.push_str("\r\n");
-    }
-    out
-}
-
-fn csv_field(text: &str) -> String {
-    let guard = if text.starts_with(['=', '+', '-', '@']) { "'" } else { "" };
-    format!("\"{guard}{}\"", text.replace('"', "\"\""))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,28 +66,5 @@ mod tests {
         assert_eq!(utf16_index("é!", 1), 1, "inside 'é' counts from its start");
         assert_eq!(utf16_index("é!", 2), 1);
         assert_eq!(utf16_index("é!", 99), 2);
-    }
-
-    #[test]
-    fn csv_has_a_header_quoted_tokens_and_empty_masked_cells() {
-        let opts = Options { self_attention: false, ..Options::default() };
-        let a = analyze("king = queen", &tiny(), &opts).unwrap();
-        let labels: Vec<String> = a.used_tokens().map(|t| t.text.clone()).collect();
-        let csv = weights_csv(&labels, &a.attention);
-        let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert_eq!(lines[0], "\"query \\ key\",\"king\",\"'=\",\"queen\"");
-        assert!(lines[1].starts_with("\"king\",,0."), "{}", lines[1]);
-        let cells: Vec<&str> = lines[2].split(',').collect();
-        assert_eq!(cells[0], "\"'=\"");
-        assert_eq!(cells[2], "", "self is masked");
-        let sum: f64 = cells[1..].iter().filter(|c| !c.is_empty()).map(|c| c.parse::<f64>().unwrap()).sum();
-        assert!((sum - 1.0).abs() < 1e-5);
-        assert_eq!(lines.len(), 5, "3 rows, a header and the final empty piece");
-    }
-
-    #[test]
-    fn quotes_in_tokens_are_doubled() {
-        assert_eq!(csv_field("a\"b"), "\"a\"\"b\"");
-        assert_eq!(csv_field("-"), "\"'-\"");
     }
 }

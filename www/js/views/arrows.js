@@ -22,17 +22,19 @@ export function mountArrows(ctx) {
   wireArrowClicks(canvas, () => geometry, (row) => store.update({ focus: row, cell: null }, 'push'));
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
   ctx.observe(box, () => draw());
+  if (ctx.embed && box.closest('.views')) ctx.observe(box.closest('.views'), () => draw());
 
   function draw() {
     if (!analysis || !state) return;
     const width = Math.max(200, ctx.widthOf(box) || box.clientWidth);
-    if (!laidOut || laidOut.analysis !== analysis || laidOut.width !== width || laidOut.theme !== ctx.theme) {
-      laidOut = { analysis, width, theme: ctx.theme };
+    const left = document.documentElement.dataset.fit ? ctx.heightOf(box.closest('.views') ?? box) : 0;
+    if (!laidOut || laidOut.analysis !== analysis || laidOut.width !== width || laidOut.theme !== ctx.theme || laidOut.left !== left) {
+      laidOut = { analysis, width, theme: ctx.theme, left };
       geometry?.free();
       const measure = canvas.getContext('2d');
       const widest = labelWidth(measure, analysis.labels, ctx.theme, ' 0.00');
-      // As tall as the heatmap beside it, at least 480 px.
-      const maxHeight = Math.max(480, Math.min(width * 1.2, 900));
+      // As tall as the heatmap beside it, at least 480 px; in a fixed-size iframe, what is left.
+      const maxHeight = left > 0 ? Math.max(160, left - 30) : Math.max(480, Math.min(width * 1.2, 900));
       geometry = new ctx.wasm.ArrowGeometry(analysis.n, width, widest, ctx.theme.fontSize, maxHeight);
       layout = arrowLayout(geometry);
       sizeCanvas(canvas, layout.width, layout.height);
@@ -42,6 +44,7 @@ export function mountArrows(ctx) {
   }
 
   return {
+    visible: (state) => ctx.shows('arrows', state),
     update(next, nextAnalysis) {
       if (nextAnalysis.pending) return;
       state = next;

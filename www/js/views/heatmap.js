@@ -3,6 +3,8 @@
 // hover on an overlay. Pointer and keyboard (heatmap-view.js) move the focus
 // through the store; zoom and pan (zoom.js) pick the part on screen.
 
+import { paintable } from '../analysis.js';
+import { settingsCaption } from '../figure.js';
 import { el, put } from '../dom.js';
 import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay } from '../paint.js';
@@ -22,11 +24,12 @@ class MainHeatmap {
     this.overlay = document.getElementById('heatmap-overlay');
     this.announcer = document.getElementById('announce');
     this.zoom = new ZoomWindow(0);
-    this.controls = zoomControls(box, this.zoom, () => this.redraw());
+    this.controls = zoomControls(box, this.zoom, () => this.zoomed());
     this.analysis = null; // the analysis drawn
     this.view = null; // what the painters read: analysis data + layout + window
     this.drawn = null; // { analysis, width, theme, window } of the base layer
     this.focus = null;
+    this.palette = 'viridis';
     const store = this.store;
     this.heatmap = new HeatmapView({
       overlay: this.overlay,
@@ -43,9 +46,43 @@ class MainHeatmap {
     wireZoom(this.overlay, this.zoom, {
       at: (event) => this.cellAt(event),
       cellSize: () => this.view?.layout.cell ?? 1,
-      changed: () => this.redraw(),
+      changed: () => this.zoomed(),
     });
     ctx.observe(box, () => this.redraw());
+    ctx.figures.set('main', {
+      name: 'the heatmap (GloVe)',
+      visible: () => Boolean(this.analysis) && this.ctx.shows('heatmap', this.store.get()),
+      figure: () => this.figure(),
+    });
+    this.views = box.closest('.views');
+    if (ctx.embed && this.views) ctx.observe(this.views, () => this.redraw());
+  }
+
+  /** The width to lay the heatmap out in: the box's, or less when a fixed-size iframe leaves less height. */
+  width() {
+    const width = Math.max(200, this.ctx.widthOf(this.box) || this.box.clientWidth);
+    if (!document.documentElement.dataset.fit || !this.views) return width;
+    // The layout is about as tall as it is wide (square cells, labels above, colorbar beside).
+    const height = this.ctx.heightOf(this.views);
+    return height > 0 ? Math.max(160, Math.min(width, height + 24)) : width;
+  }
+
+  /** The zoom changed by a gesture or a button: it goes into the link (one history entry per gesture). */
+  zoomed() {
+    this.redraw();
+    this.store.update({ zoom: this.zoom.link }, 'push', 'zoom');
+  }
+
+  /** The analysis drawn, as a figure to download (figure.js). */
+  figure() {
+    const { analysis } = this;
+    if (!analysis) return null;
+    const state = this.store.get();
+    return {
+      kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim), rows: analysis.n, cols: analysis.n,
+      rowLabels: analysis.labels, colLabels: analysis.labels, weights: analysis.weights, masked: analysis.masked,
+      scaleMax: analysis.scaleMax, palette: state.palette,
+    };
   }
 
   /** The matrix row and column (fractional) under a pointer event. */
@@ -77,9 +114,8 @@ class MainHeatmap {
   redraw() {
     const { analysis, ctx, zoom } = this;
     if (!analysis) return;
-    zoom.show(this.focus);
-    const width = Math.max(200, ctx.widthOf(this.box) || this.box.clientWidth);
-    const key = { analysis, width, theme: ctx.theme, window: JSON.stringify(zoom.window) };
+    const width = this.width();
+    const key = { analysis, width, theme: ctx.theme, window: JSON.stringify(zoom.window), palette: this.palette };
     if (!this.drawn || Object.keys(key).some((k) => key[k] !== this.drawn[k])) {
       this.drawn = key;
       this.layout(width);
@@ -94,7 +130,7 @@ class MainHeatmap {
     const shownLabels = win ? analysis.labels.slice(win.row0, win.row0 + span) : analysis.labels;
     const widest = labelWidth(this.base.getContext('2d'), shownLabels, ctx.theme);
     const layout = this.heatmap.setGeometry(new ctx.wasm.HeatmapGeometry(span, span, width, widest, ctx.theme.fontSize));
-    this.view = { ...analysis.data, n: analysis.n, labels: analysis.labels, layout, window: win, theme: ctx.theme };
+    this.view = { ...analysis.data, ...paintable(ctx.wasm, analysis.data, this.palette), n: analysis.n, labels: analysis.labels, layout, window: win, theme: ctx.theme };
     paintBase(this.base, this.overlay, this.view, ctx.theme);
     this.overlay.setAttribute('aria-label', `Attention heatmap of ${analysis.n} tokens${win ? `, zoomed to rows and columns ${win.row0 + 1}–${win.row0 + span}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
     this.controls.sync(analysis.n);
@@ -127,6 +163,10 @@ class MainHeatmap {
     put(announcer, 'textContent', `Focus on ${labels[i]}, row ${i}. Strongest keys: ${top.join(', ')}.`);
   }
 
+  visible(state) {
+    return this.ctx.shows('heatmap', state);
+  }
+
   update(state, next) {
     if (next.pending) return;
     if (next.error) {
@@ -138,10 +178,17 @@ class MainHeatmap {
     }
     const focusChanged = state.focus !== this.focus;
     this.focus = state.focus;
+    this.palette = state.palette;
     if (next !== this.analysis) {
       if (next.n !== this.zoom.n) this.zoom.reset(next.n);
       this.heatmap.fit(next.n);
       this.analysis = next;
+    }
+    // The link's zoom, clamped to this matrix, moved to show a new focus: the link follows.
+    this.zoom.setLink(state.zoom);
+    const moved = focusChanged && this.zoom.show(state.focus);
+    if (moved || JSON.stringify(this.zoom.link) !== JSON.stringify(state.zoom ?? null)) {
+      queueMicrotask(() => this.store.update({ zoom: this.zoom.link }, 'replace'));
     }
     this.redraw();
     if (focusChanged) this.announce(state);

@@ -89,6 +89,10 @@ class Lab {
     return null;
   }
 
+  visible(state) {
+    return this.ctx.shows('lab', state);
+  }
+
   update(state, analysis) {
     this.last = [state, analysis];
     const open = state.teach.lab;

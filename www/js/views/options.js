@@ -1,5 +1,6 @@
 // The options of the attention: scaling, the self mask, the causal mask and
-// the temperature (a logarithmic slider from 0.001 to 1000).
+// the temperature (a logarithmic slider from 0.001 to 1000); and of the
+// pictures: the colour palette and the theme.
 
 import { put } from '../dom.js';
 import { formatTemperature, temperatureAt } from '../state.js';
@@ -7,6 +8,8 @@ import { formatTemperature, temperatureAt } from '../state.js';
 export function mountOptions({ store }) {
   const boxes = { scale: 'opt-scale', self: 'opt-self', causal: 'opt-causal' };
   const slider = document.getElementById('opt-temperature');
+  const selects = { palette: document.getElementById('opt-palette'), theme: document.getElementById('opt-theme') };
+  for (const [key, select] of Object.entries(selects)) select?.addEventListener('change', () => store.update({ [key]: select.value }, 'push'));
   const shown = document.getElementById('temperature-value');
   for (const [key, id] of Object.entries(boxes)) {
     const box = document.getElementById(id);
@@ -24,6 +27,7 @@ export function mountOptions({ store }) {
         if (Math.abs(Number(slider.value) - position) > 0.005) slider.value = String(position);
       }
       put(shown, 'textContent', formatTemperature(state.temperature));
+      for (const [key, select] of Object.entries(selects)) put(select, 'value', state[key]);
     },
   };
 }

@@ -36,8 +36,8 @@ export function mountSentence(ctx) {
   examples?.addEventListener('change', () => {
     if (examples.value) store.update({ sentence: examples.value, focus: null, cell: null }, 'push');
   });
-  // The menu fills in after the first heatmap, never before it.
-  loadExamples().then((sentences) => {
+  // The menu fills in after the first heatmap, never before it; a widget has none.
+  (ctx.embed ? Promise.resolve([]) : loadExamples()).then((sentences) => {
     if (!examples || sentences.length === 0) return;
     const options = [el('option', 'Examples…')];
     options[0].value = '';

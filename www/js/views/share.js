@@ -1,103 +1,206 @@
-// Share and export: the link (the address bar is the share link), the embed
-// snippets, and the numbers and the picture of what is on screen.
+// Share and export what is on screen. The link is the address (the state,
+// whole); the embed snippets show one view of it (state.js VIEWS) in a blog
+// post: an iframe with the few lines that size it, or one element and one
+// classic script. Downloads take the picture chosen among the figures on
+// screen (ctx.figures, registered by the views that draw them): PNG at twice
+// the screen's resolution, SVG, CSV and JSON, each with the sentence and the
+// settings that made it.
 
-import { copyText, download, el } from '../dom.js';
-import { font } from '../paint.js';
-import { formatHash, formatTemperature } from '../state.js';
+import { colormap, cellsOf } from '../analysis.js';
+import { copyText, download, el, put } from '../dom.js';
+import { csvOf, jsonOf, svgOf } from '../figure.js';
+import { heatmapLayout } from '../heatmap-view.js';
+import { font, paintHeatmap, hatchTile } from '../paint.js';
+import { formatHash, VIEWS } from '../state.js';
+
+const VIEW_NAMES = {
+  main: 'the heatmap and the arrows', heatmap: 'the heatmap', arrows: 'the arrows', steps: 'the steps of the focused word',
+  whatif: 'what if: scaling on and off', play: 'the matrix playground', heads: 'multi-head attention',
+  cross: 'cross-attention', meaning: 'context vectors', model: 'the trained model’s heads', head: 'the trained model’s open head',
+};
 
 function slug(text) {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'sentence';
 }
 
-/** Escapes text for an HTML attribute value in a snippet the user copies. */
+/** Escapes text for an HTML attribute value or text in a snippet the user copies. */
 export function attribute(text) {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** The custom-element and iframe snippets that reproduce `state`. */
-export function embedSnippet(state, base) {
-  const attrs = [`sentence="${attribute(state.sentence)}"`];
-  if (!state.self) attrs.push('no-self');
-  if (state.causal) attrs.push('causal');
-  if (!state.scale) attrs.push('no-scale');
-  if (state.temperature !== 1) attrs.push(`temperature="${formatTemperature(state.temperature)}"`);
-  if (state.focus !== null) attrs.push(`focus="${state.focus}"`);
-  const iframe = new URL('embed.html', base).href + formatHash(state);
-  return [
-    `<script type="module" src="${new URL('attention-viz.js', base).href}"></script>`,
-    `<attention-viz ${attrs.join(' ')}></attention-viz>`,
-    '',
-    '<!-- or, without a script: -->',
-    `<iframe src="${attribute(iframe)}" title="Attention Explorer" width="100%" height="640" style="border:0" loading="lazy"></iframe>`,
+/** The view on screen, as an embed shows it: the open model head, the open tab, or the main views. */
+export function viewOnScreen(state) {
+  if (state.model) return 'head';
+  return state.teach.lab !== 'steps' ? state.teach.lab : 'main';
+}
+
+/** The three things to copy for `state` shown as `view`, on the site at `base`. */
+export function snippets(state, view, base) {
+  const origin = new URL(base).origin;
+  const shown = { ...state, view };
+  const hash = formatHash(shown);
+  const embed = new URL('embed.html', base).href + hash;
+  const iframe = [
+    '<script>',
+    `addEventListener('message', function (e) {`,
+    `  if (e.origin !== '${origin}' || !e.data) return;`,
+    `  document.querySelectorAll('iframe').forEach(function (f) {`,
+    `    if (f.contentWindow !== e.source) return;`,
+    `    if (e.data.type === 'attention-explorer:ready') f.contentWindow.postMessage({ type: 'attention-explorer:resize' }, e.origin);`,
+    `    if (e.data.type === 'attention-explorer:height') f.style.height = Math.min(e.data.height, 20000) + 'px';`,
+    '  });',
+    '});',
+    '</script>',
+    `<iframe src="${attribute(embed)}" title="Attention Explorer: ${attribute(VIEW_NAMES[view])}" style="width:100%;height:560px;border:0" loading="lazy"></iframe>`,
   ].join('\n');
+  const attrs = [`sentence="${attribute(state.sentence)}"`];
+  const params = new URLSearchParams(hash.slice(1));
+  params.delete('s');
+  for (const [key, value] of params) attrs.push(`${key}="${attribute(value)}"`);
+  const fallback = `<a href="${attribute(new URL('index.html', base).href + formatHash(state))}">${attribute(state.sentence.slice(0, 80))} — in Attention Explorer</a>`;
+  const element = [
+    `<script src="${new URL('attention-viz.js', base).href}" defer></script>`,
+    `<attention-viz ${attrs.join(' ')}>${fallback}</attention-viz>`,
+  ].join('\n');
+  return { link: new URL('index.html', base).href + formatHash(state), iframe, element };
 }
 
 export function mountShare(ctx) {
-  const { store } = ctx;
-  const $ = (id) => document.getElementById(id);
-  const status = $('share-status');
-  const code = $('embed-code');
-  const flash = (text) => {
-    if (status) status.textContent = text;
-  };
-  let analysis = null;
-  $('copy-link')?.addEventListener('click', async () => {
-    const ok = await copyText(location.href);
-    flash(ok ? 'Link copied: it opens this sentence, these options and this focus.' : `Copy this link: ${location.href}`);
-  });
-  $('copy-embed')?.addEventListener('click', async () => {
-    const snippet = embedSnippet(store.get(), new URL('.', location.href));
-    if (code) {
-      code.value = snippet;
-      code.hidden = false;
-    }
-    flash((await copyText(snippet)) ? 'Embed code copied.' : 'Copy the embed code below.');
-  });
-  $('export-csv')?.addEventListener('click', () => {
-    if (!analysis) return;
-    download(new Blob([analysis.csv()], { type: 'text/csv' }), `attention-${slug(store.get().sentence)}.csv`);
-    flash('CSV downloaded.');
-  });
-  $('export-png')?.addEventListener('click', () => {
-    if (!analysis) return;
-    picture(store.get(), ctx.theme).toBlob((blob) => {
-      if (blob) download(blob, `attention-${slug(store.get().sentence)}.png`);
-      flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
-    }, 'image/png');
-  });
-  return {
-    update(state, next) {
-      if (!next.pending) analysis = next.error ? null : next;
-    },
-  };
+  return document.getElementById('copy-link') ? new ShareView(ctx) : { update() {} };
 }
 
-/** Heatmap (base + overlay) and arrows side by side, titled, on the page colour. */
-function picture(state, theme) {
-  const heatmap = document.getElementById('heatmap');
-  const overlay = document.getElementById('heatmap-overlay');
-  const arrows = document.getElementById('arrows');
-  const size = (canvas) => ({ width: parseFloat(canvas?.style.width) || 0, height: parseFloat(canvas?.style.height) || 0 });
-  const heat = size(heatmap);
-  const arrow = size(arrows);
-  const ratio = window.devicePixelRatio || 1;
-  const pad = 16;
-  const title = 28;
-  const width = pad * 3 + heat.width + arrow.width;
-  const height = pad * 2 + title + Math.max(heat.height, arrow.height);
-  const canvas = el('canvas');
-  canvas.width = Math.round(width * ratio);
-  canvas.height = Math.round(height * ratio);
-  const ctx = canvas.getContext('2d');
-  ctx.scale(ratio, ratio);
-  ctx.fillStyle = theme.bg;
-  ctx.fillRect(0, 0, width, height);
-  ctx.fillStyle = theme.fg;
-  ctx.font = font(theme, { size: 15, weight: 'bold' });
-  ctx.textBaseline = 'top';
-  ctx.fillText(state.sentence.slice(0, 120), pad, pad);
-  ctx.drawImage(heatmap, pad, pad + title, heat.width, heat.height);
-  ctx.drawImage(overlay, pad, pad + title, heat.width, heat.height);
-  if (arrow.width) ctx.drawImage(arrows, pad * 2 + heat.width, pad + title, arrow.width, arrow.height);
+class ShareView {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.store = ctx.store;
+    const $ = (id) => document.getElementById(id);
+    this.dom = { status: $('share-status'), open: $('share-open'), panel: $('share-panel'), view: $('share-view'), figure: $('export-figure') };
+    this.dom.view?.replaceChildren(...VIEWS.map((view) => Object.assign(el('option', VIEW_NAMES[view]), { value: view })));
+    $('copy-link')?.addEventListener('click', async () => {
+      const ok = await copyText(location.href);
+      this.flash(ok ? 'Link copied: it opens this sentence, these options and this view.' : `Copy this link: ${location.href}`);
+    });
+    this.dom.open?.addEventListener('click', () => {
+      const open = this.dom.panel.hidden;
+      this.dom.panel.hidden = !open;
+      this.dom.open.setAttribute('aria-expanded', String(open));
+      if (open) {
+        put(this.dom.view, 'value', viewOnScreen(this.store.get()));
+        this.fill();
+      }
+    });
+    this.dom.view?.addEventListener('change', () => this.fill());
+    for (const button of document.querySelectorAll('[data-copy]')) {
+      button.addEventListener('click', async () => {
+        const ok = await copyText(document.getElementById(button.dataset.copy).value);
+        this.flash(ok ? 'Copied.' : 'Select the text and copy it.');
+      });
+    }
+    for (const [id, make] of [['export-png', () => this.png()], ['export-svg', () => this.svg()], ['export-csv', () => this.csv()], ['export-json', () => this.json()]]) {
+      $(id)?.addEventListener('click', () => this.exportWith(make));
+    }
+  }
+
+  flash(text) {
+    put(this.dom.status, 'textContent', text);
+  }
+
+  fill() {
+    if (this.dom.panel?.hidden) return;
+    const texts = snippets(this.store.get(), this.dom.view.value, new URL('.', location.href).href);
+    for (const [id, text] of [['share-link', texts.link], ['share-iframe', texts.iframe], ['share-element', texts.element]]) put(document.getElementById(id), 'value', text);
+  }
+
+  /** The figures on screen, for the download menu. */
+  listFigures() {
+    const select = this.dom.figure;
+    if (!select) return;
+    const shown = [...this.ctx.figures].filter(([, entry]) => entry.visible());
+    const key = shown.map(([id]) => id).join();
+    if (select.dataset.key === key) return;
+    const previous = select.value;
+    select.dataset.key = key;
+    select.replaceChildren(...shown.map(([id, entry]) => Object.assign(el('option', entry.name), { value: id })));
+    if (shown.some(([id]) => id === previous)) select.value = previous;
+  }
+
+  figure() {
+    this.listFigures();
+    return this.ctx.figures.get(this.dom.figure?.value ?? 'main')?.figure() ?? null;
+  }
+
+  exportWith(make) {
+    const figure = this.figure();
+    if (!figure) {
+      this.flash('Nothing to download yet.');
+      return;
+    }
+    make(figure);
+  }
+
+  csv(figure = this.figure()) {
+    download(new Blob([csvOf(figure)], { type: 'text/csv' }), `attention-${slug(figure.title)}.csv`);
+    this.flash('CSV downloaded.');
+  }
+
+  json(figure = this.figure()) {
+    download(new Blob([jsonOf(figure)], { type: 'application/json' }), `attention-${slug(figure.title)}.json`);
+    this.flash('JSON downloaded.');
+  }
+
+  svg(figure = this.figure()) {
+    const { ctx } = this;
+    const cellsUrl = (f) => cellsOf(ctx.wasm, f, f.palette).toDataURL('image/png');
+    const text = svgOf(figure, { table: colormap(ctx.wasm, figure.palette), theme: ctx.theme, cellsUrl });
+    download(new Blob([text], { type: 'image/svg+xml' }), `attention-${slug(figure.title)}.svg`);
+    this.flash('SVG downloaded.');
+  }
+
+  png(figure = this.figure()) {
+    pictureOf(figure, this.ctx).toBlob((blob) => {
+      if (blob) download(blob, `attention-${slug(figure.title)}.png`);
+      this.flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
+    }, 'image/png');
+  }
+
+  update(state) {
+    this.listFigures();
+    this.fill();
+  }
+}
+
+/** The figure drawn like the page draws it, titled and captioned, at twice the screen's resolution (at least). */
+export function pictureOf(figure, ctx) {
+  const { theme, wasm } = ctx;
+  const labels = [...figure.rowLabels, ...figure.colLabels];
+  const measure = document.createElement('canvas').getContext('2d');
+  measure.font = font(theme);
+  const widest = Math.ceil(Math.max(0, ...labels.map((l) => measure.measureText(l).width)));
+  const geometry = new wasm.HeatmapGeometry(figure.rows, figure.cols, 760, widest, theme.fontSize);
+  const layout = heatmapLayout(geometry);
+  geometry.free();
+  const [pad, head] = [16, 56];
+  const width = layout.width + pad * 2;
+  const height = layout.height + pad * 2 + head;
+  const ratio = Math.max(2, window.devicePixelRatio || 1);
+  const canvas = Object.assign(document.createElement('canvas'), { width: Math.round(width * ratio), height: Math.round(height * ratio) });
+  const draw = canvas.getContext('2d');
+  draw.scale(ratio, ratio);
+  draw.fillStyle = theme.bg;
+  draw.fillRect(0, 0, width, height);
+  draw.fillStyle = theme.fg;
+  draw.textBaseline = 'top';
+  draw.font = font(theme, { size: 15, weight: 'bold' });
+  draw.fillText(figure.title.slice(0, 110), pad, pad);
+  draw.fillStyle = theme.muted;
+  draw.font = font(theme, { size: 11 });
+  draw.fillText(figure.caption.slice(0, 160), pad, pad + 22);
+  draw.translate(pad, pad + head);
+  const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme);
+  paintHeatmap(draw, {
+    ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
+    cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
+    hatch: draw.createPattern(tile, 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
+  });
   return canvas;
 }

@@ -2,6 +2,7 @@
 // views show when there is nothing to draw.
 
 import { put } from '../dom.js';
+import { describeProblems } from '../params.js';
 import { formatTemperature } from '../state.js';
 
 export function mountStatus(ctx) {
@@ -17,6 +18,11 @@ export function mountStatus(ctx) {
     if (views && message) views.dataset.message = message;
   };
   put(status, 'textContent', 'Loading…');
+  // What a link (or a widget's attributes) asked for that the page did not understand.
+  const linkNote = document.getElementById('link-note');
+  const problems = describeProblems(ctx.linkProblems ?? []);
+  put(linkNote, 'textContent', problems);
+  put(linkNote, 'hidden', !problems);
   return {
     update(state, analysis) {
       if (!ctx.engine) return;

@@ -36,6 +36,7 @@ export function mountModelSlot(ctx) {
   }
 
   return {
+    visible: (state) => ctx.shows('model', state),
     update(state, analysis) {
       button?.setAttribute('aria-expanded', state.model ? 'true' : 'false');
       if (!state.model) {

@@ -4,9 +4,9 @@
 
 import { control, el, input, put } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
-import { colorize } from '../../paint.js';
 import { HEAD_MODES } from '../../teach-state.js';
-import { panelData, sentenceCase, GRADIENT } from '../../analysis.js';
+import { colormap, matrixCanvas, panelData, sentenceCase } from '../../analysis.js';
+import { legend } from '../../legend.js';
 import { attempt, labSteps, panelOptions, setTeach } from './common.js';
 
 /** A distinct colour per head: hues a golden angle apart, readable on light and dark. */
@@ -123,11 +123,11 @@ class HeadsLab {
     const shown = teach.head !== null && teach.head < h ? teach.head : null;
     const hidden = new Set(teach.hide.filter((x) => x < h));
     // A focus change leaves the toggles and the small heatmaps as they are.
-    const key = `${h}/${shown}/${[...hidden]}/${dark()}`;
+    const key = `${h}/${shown}/${[...hidden]}/${dark()}/${state.palette}`;
     if (this.drawn?.mh !== mh || this.drawn.key !== key) {
       this.drawn = { mh, key };
       this.drawToggles(h, hidden);
-      this.drawGrid(mh.size, shown);
+      this.drawGrid(mh.size, shown, state.palette);
     }
     this.showHead(state, mh, h, shown, hidden);
   }
@@ -177,26 +177,25 @@ class HeadsLab {
     }
   }
 
-  /** The grid of small heatmaps, the average first: which head is enlarged. */
-  drawGrid(n, shown) {
-    const table = this.ctx.wasm.colormapTable(GRADIENT);
+  /** The grid of small heatmaps, the average first, on one colour scale: which head is enlarged. */
+  drawGrid(n, shown, palette) {
+    const table = colormap(this.ctx.wasm, palette);
+    let top = 0;
+    for (const weights of [this.copied.average, ...this.copied.perHead]) for (const w of weights) top = Math.max(top, w);
     const tile = (index, name, weights) => {
       const button = el('button', null, 'head-tile');
       button.type = 'button';
       button.dataset.head = String(index);
       button.setAttribute('aria-pressed', String(index === (shown ?? -1)));
       button.setAttribute('aria-label', `Enlarge ${name}`);
-      const canvas = Object.assign(el('canvas'), { width: n, height: n });
+      const canvas = matrixCanvas(this.ctx.wasm, weights, null, n, n, palette, top);
       canvas.setAttribute('aria-hidden', 'true');
-      let max = 0;
-      for (const w of weights) max = Math.max(max, w);
-      canvas.getContext('2d').putImageData(new ImageData(colorize(weights, n, n, max, table), n, n), 0, 0);
       const caption = el('span', name);
       if (index >= 0) caption.style.borderBottomColor = headColor(index, dark());
       button.append(canvas, caption);
       button.addEventListener('click', () => this.set({ head: index < 0 ? null : index, lf: 0, lc: null }));
       return button;
     };
-    this.grid.replaceChildren(tile(-1, 'Average', this.copied.average), ...this.copied.perHead.map((w, k) => tile(k, `Head ${k + 1}`, w)));
+    this.grid.replaceChildren(tile(-1, 'Average', this.copied.average), ...this.copied.perHead.map((w, k) => tile(k, `Head ${k + 1}`, w)), legend(table, top, 'one colour scale for every head'));
   }
 }

@@ -43,8 +43,10 @@ export function mountWhatif(lab, ctx) {
     if (other.error) return;
     const [on, off] = state.scale ? [analysis.data, other.value] : [other.value, analysis.data];
     const focus = state.focus ?? 0;
-    scaled.show(on, { focus, caption: `÷ √${analysis.dim}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
-    unscaled.show(off, { focus, caption: `Unscaled: the largest weight of a row is ${meanMax(off).toFixed(2)} on average` });
+    // One colour scale for both sides: the difference is the point.
+    const scaleMax = Math.max(on.scaleMax, off.scaleMax);
+    scaled.show(on, { focus, scaleMax, caption: `÷ √${analysis.dim}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
+    unscaled.show(off, { focus, scaleMax, caption: `Unscaled: the largest weight of a row is ${meanMax(off).toFixed(2)} on average (the same colour scale)` });
     compareRows(compareTable, on.colLabels, [
       [`weight ÷ √${analysis.dim}`, on.weights.subarray(focus * on.cols, (focus + 1) * on.cols)],
       ['weight unscaled', off.weights.subarray(focus * off.cols, (focus + 1) * off.cols)],

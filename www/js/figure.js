@@ -1,0 +1,121 @@
+// Export of what is on screen: a *figure* is a matrix of weights with its
+// labels and a caption of the settings that made it (GloVe or the model's
+// head, scaled or not, temperature, masks), drawn the way the page draws it.
+// Every view that can be exported registers a figure in `ctx.figures`;
+// Share reads the one on screen. Pure functions of the figure, except the
+// PNG, which draws on a canvas it is given.
+//
+// figure: { kind, title, caption, rows, cols, rowLabels, colLabels,
+//           weights: Float32Array (rows, cols), masked: Uint8Array | null,
+//           scaleMax, palette }
+
+import { formatTemperature } from './state.js';
+
+/** The caption of a GloVe analysis's settings, in words. */
+export function settingsCaption(state, dim = 50) {
+  const parts = [`GloVe 6B ${dim}d`, state.scale ? `scores ÷ √${dim}` : 'unscaled scores'];
+  if (state.temperature !== 1) parts.push(`temperature ${formatTemperature(state.temperature)}`);
+  parts.push(state.self ? 'a word may attend to itself' : 'no attention to itself', state.causal ? 'causal mask' : 'no causal mask');
+  return parts.join(' · ');
+}
+
+/** A CSV field: quoted, and a leading =, +, − or @ defused, so that a spreadsheet never runs a token as a formula. */
+function field(text) {
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+/** The weights as CSV (RFC 4180): a header `query \ key` and the keys, then a line per query; masked cells empty. */
+export function csvOf(figure) {
+  const lines = [['query \\ key', ...figure.colLabels].map(field).join(',')];
+  for (let i = 0; i < figure.rows; i++) {
+    const cells = [field(figure.rowLabels[i])];
+    for (let j = 0; j < figure.cols; j++) {
+      const k = i * figure.cols + j;
+      cells.push(figure.masked?.[k] ? '' : figure.weights[k].toFixed(6));
+    }
+    lines.push(cells.join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** The figure as JSON: what it shows, its settings and its weights (row i = query i; null where masked). */
+export function jsonOf(figure) {
+  const weights = [];
+  for (let i = 0; i < figure.rows; i++) {
+    const row = [];
+    for (let j = 0; j < figure.cols; j++) {
+      const k = i * figure.cols + j;
+      row.push(figure.masked?.[k] ? null : Number(figure.weights[k].toFixed(6)));
+    }
+    weights.push(row);
+  }
+  return `${JSON.stringify({ kind: figure.kind, title: figure.title, caption: figure.caption, queries: figure.rowLabels, keys: figure.colLabels, weights }, null, 1)}\n`;
+}
+
+const xml = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** Above this many cells the SVG carries the cells as one embedded bitmap instead of a rectangle each. */
+export const SVG_RECT_LIMIT = 128 * 128;
+
+/**
+ * The figure as an SVG document: title, caption, labels, one <rect> per cell
+ * (`data-weight` holds its weight) and a colour legend. `table`: the palette's
+ * 256 r, g, b triples; `cellsUrl(figure)`: a PNG data URL of the cells, used
+ * for matrices beyond SVG_RECT_LIMIT cells.
+ */
+export function svgOf(figure, { table, theme, cellsUrl }) {
+  const cell = Math.max(4, Math.min(36, Math.floor(640 / Math.max(figure.rows, figure.cols))));
+  const label = Math.min(160, 8 + 7 * Math.max(...figure.rowLabels.map((l) => l.length), ...figure.colLabels.map((l) => l.length), 1));
+  const [x0, y0] = [label + 16, 70 + label];
+  const width = x0 + figure.cols * cell + 90;
+  const height = y0 + figure.rows * cell + 24;
+  const colour = (w) => {
+    const t = Math.max(0, Math.min(255, Math.round((w / (figure.scaleMax || 1)) * 255))) * 3;
+    return `rgb(${table[t]},${table[t + 1]},${table[t + 2]})`;
+  };
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
+    `<title>${xml(figure.title)}</title>`,
+    `<desc>${xml(figure.caption)}</desc>`,
+    `<rect width="${width}" height="${height}" fill="${xml(theme.bg)}"/>`,
+    `<text x="16" y="24" font-size="15" font-weight="bold" fill="${xml(theme.fg)}">${xml(figure.title.slice(0, 120))}</text>`,
+    `<text x="16" y="44" class="caption" fill="${xml(theme.muted)}">${xml(figure.caption)}</text>`,
+    `<g fill="${xml(theme.fg)}">`,
+  ];
+  if (cell >= 8) {
+    figure.rowLabels.forEach((l, i) => out.push(`<text x="${x0 - 6}" y="${y0 + (i + 0.5) * cell}" text-anchor="end" dominant-baseline="middle">${xml(l)}</text>`));
+    figure.colLabels.forEach((l, j) => out.push(`<text transform="translate(${x0 + (j + 0.5) * cell},${y0 - 6}) rotate(-90)" dominant-baseline="middle">${xml(l)}</text>`));
+  }
+  out.push('</g>');
+  if (figure.rows * figure.cols <= SVG_RECT_LIMIT) {
+    out.push('<g class="cells">');
+    for (let i = 0; i < figure.rows; i++) {
+      for (let j = 0; j < figure.cols; j++) {
+        const k = i * figure.cols + j;
+        const masked = figure.masked?.[k];
+        out.push(`<rect x="${x0 + j * cell}" y="${y0 + i * cell}" width="${cell}" height="${cell}" fill="${masked ? 'none' : colour(figure.weights[k])}" data-weight="${masked ? 'masked' : figure.weights[k].toFixed(4)}"${masked ? ` stroke="${xml(theme.hatch)}"` : ''}/>`);
+      }
+    }
+    out.push('</g>');
+  } else {
+    out.push(`<image x="${x0}" y="${y0}" width="${figure.cols * cell}" height="${figure.rows * cell}" preserveAspectRatio="none" style="image-rendering:pixelated" href="${cellsUrl(figure)}"/>`);
+  }
+  out.push(legendSvg(x0 + figure.cols * cell + 16, y0, Math.max(60, figure.rows * cell), figure.scaleMax, table, theme), '</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+function legendSvg(x, y, height, max, table, theme) {
+  const stops = [];
+  for (let s = 0; s <= 8; s++) {
+    const t = Math.round((s / 8) * 255) * 3;
+    stops.push(`<stop offset="${(1 - s / 8).toFixed(3)}" stop-color="rgb(${table[t]},${table[t + 1]},${table[t + 2]})"/>`);
+  }
+  return [
+    `<defs><linearGradient id="scale" x1="0" y1="0" x2="0" y2="1">${stops.reverse().join('')}</linearGradient></defs>`,
+    `<g class="legend"><rect x="${x}" y="${y}" width="12" height="${height}" fill="url(#scale)" stroke="${xml(theme.muted)}"/>`,
+    `<text x="${x + 16}" y="${y + 8}" fill="${xml(theme.fg)}">${max.toFixed(2)}</text>`,
+    `<text x="${x + 16}" y="${y + height}" fill="${xml(theme.fg)}">0</text>`,
+    `<text x="${x}" y="${y - 6}" fill="${xml(theme.muted)}">weight</text></g>`,
+  ].join('');
+}

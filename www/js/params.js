@@ -1,0 +1,46 @@
+// The parameters of a link, read key by key: every parser of the share
+// format (state.js, teach-state.js, model-state.js) reads through this, so a
+// key that is present but bad falls back to its default *and* is noted, and
+// the page (or a widget) can say which settings it did not understand.
+
+import { wellFormed } from './text.js';
+
+export class LinkParams {
+  /** `text`: a URL hash or query (with or without its leading '#' or '?'). */
+  constructor(text) {
+    try {
+      this.params = new URLSearchParams(wellFormed(text).replace(/^[#?]/, ''));
+    } catch {
+      this.params = new URLSearchParams();
+    }
+    this.problems = []; // { key, value, expected }
+  }
+
+  has(key) {
+    return this.params.has(key);
+  }
+
+  /** The raw text of `key`, or null. */
+  get(key) {
+    return this.params.get(key);
+  }
+
+  /** `parse(text)` of `key`, or null when absent; a present value that `parse` refuses (null) is noted with `expected`. */
+  read(key, parse, expected) {
+    const text = this.params.get(key);
+    if (text === null) return null;
+    const value = parse(text);
+    if (value === null || value === undefined) {
+      this.problems.push({ key, value: text.length > 40 ? `${text.slice(0, 40)}…` : text, expected });
+      return null;
+    }
+    return value;
+  }
+}
+
+/** A short sentence for the page about the settings a link got wrong, or ''. */
+export function describeProblems(problems) {
+  if (!problems.length) return '';
+  const list = problems.slice(0, 4).map((p) => `${p.key}=${p.value} (expected ${p.expected})`).join('; ');
+  return `Some settings were not understood and fall back to their defaults: ${list}${problems.length > 4 ? '; …' : ''}.`;
+}
