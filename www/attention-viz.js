@@ -19,30 +19,26 @@
 //
 //   sentence, no-self, causal, no-scale, temperature, focus, view, theme
 //   (light | dark | auto), palette (viridis | cividis | greys), threshold,
-//   zoom, layer, head, units, height (px, before the widget reports its own),
-//   and any key of the share link under its own name (s, t, pal, lab, b, …).
+//   zoom, model-layer, model-head, units, no-special, height (px, before the
+//   widget reports its own), and any key of the share link under its own
+//   name (s, t, pal, lab, b, h, head, …; docs/share-links.md lists them).
 //
 // Attribute values are untrusted: they only ever go into the iframe's URL
 // hash (encoded), where the embed page reads them like any link and says
 // which it did not understand. A failure draws its message inside the
 // element's own box; nothing here throws into the host page.
-(function () {
-  'use strict';
+// A block, not a module: its names stay out of the post's global scope.
+{
+  // The site this script comes from: its embed page is next to it.
   const script = document.currentScript;
-  let base;
-  try {
-    base = new URL('.', script && script.src ? script.src : location.href);
-  } catch (error) {
-    return;
-  }
-  const EMBED = new URL('embed.html', base).href;
+  const EMBED = new URL('embed.html', script?.src || location.href).href;
   const ORIGIN = new URL(EMBED).origin;
   const HEIGHT = 'attention-explorer:height';
   const READY = 'attention-explorer:ready';
   const RESIZE = 'attention-explorer:resize';
   // Friendly attribute names and the link keys they write (state.js documents the keys).
   const NAMED = {
-    sentence: 's', temperature: 't', palette: 'pal', threshold: 'th', layer: 'mlayer', head: 'mhead',
+    sentence: 's', temperature: 't', palette: 'pal', threshold: 'th', 'model-layer': 'mlayer', 'model-head': 'mhead',
     focus: 'focus', view: 'view', theme: 'theme', zoom: 'zoom', units: 'units',
   };
   const FLAGS = { 'no-self': ['self', '0'], causal: ['causal', '1'], 'no-scale': ['scale', '0'], special: ['special', '1'], 'no-special': ['special', '0'] };
@@ -164,4 +160,4 @@
   } catch (error) {
     // Another script took the name: leave the post as it is.
   }
-})();
+}

@@ -15,13 +15,26 @@ test('a closed model view adds nothing to the state or the link', () => {
 
 test('every model key is read, and a link round-trips', () => {
   const state = parseHash('#s=The%20cat&focus=1&model=1&mlayer=2&mhead=7&units=words&special=0&mfocus=3');
-  assert.deepEqual(state.model, { layer: 2, head: 7, units: 'words', special: false, focus: 3 });
+  assert.deepEqual(state.model, { ...defaultModel(), layer: 2, head: 7, units: 'words', special: false, focus: 3 });
   assert.equal(state.focus, 1, 'the GloVe focus is its own key');
   const again = parseHash(formatHash(state));
   assert.deepEqual(again, state);
   assert.ok(sameState(again, state));
   assert.ok(!sameState(again, { ...state, model: { ...state.model, head: 8 } }));
   assert.ok(!sameState(again, { ...state, model: undefined }));
+});
+
+test('the search, ranking, step panel and rollout keys are read, written only when set, and round-trip', () => {
+  const state = parseHash('#s=The%20cat&model=1&mq=8&mk=2&mrank=same-word&mcell=6&mflow=average');
+  assert.deepEqual(state.model, { ...defaultModel(), query: 8, key: 2, rank: 'same-word', cell: 6, flow: 'average' });
+  const hash = formatHash(state);
+  assert.match(hash, /&mq=8&mk=2&mrank=same-word&mcell=6&mflow=average$/);
+  assert.deepEqual(parseHash(hash), state);
+  assert.ok(!sameState(state, { ...state, model: { ...state.model, rank: 'previous' } }));
+  assert.ok(!sameState(state, { ...state, model: { ...state.model, cell: null } }));
+  assert.doesNotMatch(formatHash(parseHash('#s=hi&model=1')), /mq|mk|mrank|mcell|mflow/, 'absent at their defaults');
+  const bad = parseHash('#model=1&mq=-1&mk=x&mrank=sideways&mcell=1.5&mflow=up');
+  assert.deepEqual(bad.model, defaultModel());
 });
 
 test('opening the view writes the defaults: layer 5, head 11, pieces, [CLS]/[SEP] shown', () => {

@@ -2,7 +2,7 @@
 // they draw, where, and what they leave out, without a browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { colorize, formatTick, paintArrows, paintHeatmap, paintOverlay } from '../../www/js/paint.js';
+import { formatTick, paintArrows, paintHeatmap, paintOverlay } from '../../www/js/paint.js';
 
 /** A 2D context that records method calls and property writes. */
 function recorder() {
@@ -88,11 +88,4 @@ test('tick labels use the decimals of their step', () => {
   assert.equal(formatTick(0.04, 0.02), '0.04');
   assert.equal(formatTick(1, 0.5), '1.0');
   assert.equal(formatTick(0.005, 0.005), '0.005');
-});
-
-test('colorize maps 0 to the first colour of the table and the largest weight to the last, opaque', () => {
-  // Entry t of this colormap is (t, 255 − t, 7): a pixel says which entry it took.
-  const ramp = new Uint8Array(256 * 3).map((_, k) => (k % 3 === 0 ? k / 3 : k % 3 === 1 ? 255 - (k - 1) / 3 : 7));
-  const pixels = colorize(new Float32Array([0, 0.2, 0.4, 0.1]), 2, 2, 0.4, ramp);
-  assert.deepEqual(Array.from(pixels), [0, 255, 7, 255, 128, 127, 7, 255, 255, 0, 7, 255, 64, 191, 7, 255]);
 });

@@ -1,18 +1,26 @@
 // The page's side of the model worker (www/js/model-worker.js): starts it,
-// numbers the run requests and drops answers to requests overtaken by a
-// newer one, so that fast typing never shows an old sentence.
+// numbers the requests and drops answers to requests overtaken by a newer
+// one of the same kind, so that fast typing or clicking never shows an old
+// sentence, head or query.
 
 const WORKER_URL = new URL('./model-worker.js', import.meta.url);
+
+/** Request type → the type of its answer (and its handler's name). */
+const ANSWERS = { run: 'result', search: 'ranking', rank: 'ranking', rollout: 'rollout', details: 'details', project: 'projection' };
 
 export class ModelClient {
   /**
    * `handlers`: { progress({ file, received, total }), ready({ layers, heads, … }),
-   * result({ id, tokens, weights, … }), error({ id, message, file, status }) }.
+   * result({ id, tokens, weights, behaviours, … }), error({ id, message, file, status }),
+   * and, for the questions about a run or a head: ranking(message),
+   * rollout(message), details(message), projection(message),
+   * failed(channel, message) (an error answering one of them) }.
    */
   constructor(handlers) {
     this.handlers = handlers;
     this.worker = null;
-    this.latest = 0;
+    this.next = 0;
+    this.latest = {}; // answer type → id of the latest request for it
     this.loaded = false;
   }
 
@@ -34,12 +42,23 @@ export class ModelClient {
     this.worker.postMessage({ type: 'load' });
   }
 
+  /** Sends a request of `type` (see the worker's messages); returns its id. */
+  ask(type, fields) {
+    this.load();
+    const id = ++this.next;
+    this.latest[ANSWERS[type]] = id;
+    this.worker?.postMessage({ type, id, ...fields });
+    return id;
+  }
+
   /** Asks for a sentence's attention; returns the request id. */
   run(sentence, { words, hideSpecial }) {
-    this.load();
-    const id = ++this.latest;
-    this.worker?.postMessage({ type: 'run', id, sentence, words, hideSpecial });
-    return id;
+    return this.ask('run', { sentence, words, hideSpecial });
+  }
+
+  /** Forgets the pending request of an answer type: its answer, if any comes, is dropped. */
+  forget(answer) {
+    this.latest[answer] = -1;
   }
 
   /** Loads again after a failure (the worker forgets a failed load). */
@@ -56,13 +75,17 @@ export class ModelClient {
         this.loaded = true;
         this.handlers.ready(message);
         break;
-      case 'result':
-        if (message.id === this.latest) this.handlers.result(message);
+      case 'error': {
+        const answer = ANSWERS[message.channel ?? 'run'] ?? 'result';
+        if (answer === 'result') {
+          if (message.id === null || message.id === this.latest.result) this.handlers.error(message);
+        } else if (message.id === this.latest[answer]) {
+          this.handlers.failed?.(answer, message);
+        }
         break;
-      case 'error':
-        if (message.id === null || message.id === this.latest) this.handlers.error(message);
-        break;
+      }
       default:
+        if (message && message.id === this.latest[message.type]) this.handlers[message.type]?.(message);
         break;
     }
   }

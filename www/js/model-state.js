@@ -1,18 +1,31 @@
 // The trained-model view's part of the share format (www/js/state.js reads
 // and writes it; pure functions, no DOM):
 //
-//   #s=…&focus=7&model=1&mlayer=5&mhead=11&units=pieces&special=1&mfocus=8
+//   #s=…&focus=7&model=1&mlayer=5&mhead=11&units=pieces&special=1&mfocus=8&mq=8&mk=2
 //
 // - model: 1 = the trained-model view is open. Absent or anything else = closed,
 //   and then no other key below is written (parseHash leaves `state.model` out).
-// - mlayer, mhead: the open head, 0-based (default layer 5, head 11: the head
-//   that sends 'it' to 'cat'). Values the model does not have fall back to the
-//   default once the model's size is known.
+// - mlayer, mhead: the open head, 0-based (default layer 5, head 11: on the
+//   cat sentence, the head with the largest 'it' → 'cat' weight; it sends most
+//   words there, see the page's measured description). Values the model does
+//   not have fall back to the default once the model's size is known.
 // - units: 'pieces' (WordPiece pieces, default) or 'words' (whole words).
 // - special: 1 = show [CLS] and [SEP] (default), 0 = hide them.
 // - mfocus: 0-based index of the focused token in the model's token list (of
 //   the current units and special setting), when it was chosen in the model
 //   view. Absent = follow the GloVe focus (`focus`).
+// - mq, mk: head search: every head ranked by the weight from token `mq` (the
+//   query) to token `mk` (the key), 0-based indices into the model's token
+//   list like `mfocus`. Absent = no search.
+// - mrank: rank every head by a behaviour measured on the sentence instead:
+//   `previous`, `next`, `self`, `special` ([CLS]/[SEP]), `same-word` (other
+//   occurrences of the same word) or `focus` (one token the others look at).
+//   The page writes either mrank or mq and mk; a link with both ranks by mrank.
+// - mcell: the key whose dot product the open head's step panel lists term by
+//   term, as a 0-based *piece* index with [CLS] = 0 (the panel computes over
+//   pieces whatever the units). Absent = the focused query's strongest key.
+// - mflow: the "across layers" section is open, showing `rollout` (attention
+//   rollout) or `average` (each layer's heads averaged). Absent = closed.
 //
 // ('head' and 'hide' are the teaching views' keys, hence the prefixed names.)
 // Keys are never renamed once links are shared; unknown keys are ignored and
@@ -20,15 +33,27 @@
 
 export const DEFAULT_LAYER = 5;
 export const DEFAULT_HEAD = 11;
+/** What `mrank` may name, in the order the page offers them. */
+export const BEHAVIOURS = ['previous', 'next', 'self', 'special', 'same-word', 'focus'];
+/** What `mflow` may name. */
+export const FLOWS = ['rollout', 'average'];
 
 /** The model part of a state when the view opens. */
 export function defaultModel() {
-  return { layer: DEFAULT_LAYER, head: DEFAULT_HEAD, units: 'pieces', special: true, focus: null };
+  return {
+    layer: DEFAULT_LAYER, head: DEFAULT_HEAD, units: 'pieces', special: true, focus: null,
+    query: null, key: null, rank: null, cell: null, flow: null,
+  };
 }
 
 function index(params, key, fallback) {
   const value = params.get(key);
   return value !== null && /^\d{1,6}$/.test(value) ? Number(value) : fallback;
+}
+
+function oneOf(params, key, values) {
+  const value = params.get(key);
+  return values.includes(value) ? value : null;
 }
 
 /** Reads the model keys of URLSearchParams; `null` when the view is closed. */
@@ -42,19 +67,34 @@ export function parseModel(params) {
   const special = params.get('special');
   if (special === '0' || special === '1') model.special = special === '1';
   model.focus = index(params, 'mfocus', null);
+  model.query = index(params, 'mq', null);
+  model.key = index(params, 'mk', null);
+  model.rank = oneOf(params, 'mrank', BEHAVIOURS);
+  model.cell = index(params, 'mcell', null);
+  model.flow = oneOf(params, 'mflow', FLOWS);
   return model;
 }
+
+const isIndex = (value) => Number.isInteger(value) && value >= 0;
 
 /** The hash parts (`key=value`) of a model state; none when it is closed. */
 export function formatModel(model) {
   if (!model) return [];
   const parts = ['model=1', `mlayer=${model.layer}`, `mhead=${model.head}`, `units=${model.units}`, `special=${model.special ? 1 : 0}`];
-  if (Number.isInteger(model.focus) && model.focus >= 0) parts.push(`mfocus=${model.focus}`);
+  if (isIndex(model.focus)) parts.push(`mfocus=${model.focus}`);
+  if (isIndex(model.query)) parts.push(`mq=${model.query}`);
+  if (isIndex(model.key)) parts.push(`mk=${model.key}`);
+  if (BEHAVIOURS.includes(model.rank)) parts.push(`mrank=${model.rank}`);
+  if (isIndex(model.cell)) parts.push(`mcell=${model.cell}`);
+  if (FLOWS.includes(model.flow)) parts.push(`mflow=${model.flow}`);
   return parts;
 }
+
+const same = (a, b) => (a ?? null) === (b ?? null);
 
 export function sameModel(a, b) {
   if (!a || !b) return !a && !b;
   return a.layer === b.layer && a.head === b.head && a.units === b.units && a.special === b.special &&
-    (a.focus ?? null) === (b.focus ?? null);
+    same(a.focus, b.focus) && same(a.query, b.query) && same(a.key, b.key) && same(a.rank, b.rank) &&
+    same(a.cell, b.cell) && same(a.flow, b.flow);
 }

@@ -9,17 +9,46 @@
 // copy that fails its checksum, or that the model refuses, is dropped and
 // fetched again.
 //
+// The last run is kept (its ModelRun, in wasm memory) for the questions about
+// it: head search, ranking by behaviour, rollout. A question names the run it
+// is about (`run`, the id of that run's request); a question about an older
+// run gets no answer (the page asks again when the new run arrives). Of each
+// kind of request only the latest waiting one is kept; runs go first.
+//
 // Messages in:
 //   { type: 'load' }
-//   { type: 'run', id, sentence, words, hideSpecial }   (only the latest waiting run is kept)
+//   { type: 'run', id, sentence, words, hideSpecial }
+//   { type: 'search', id, run, query, key }       every head by the weight query → key
+//   { type: 'rank', id, run, pattern }            every head by a behaviour (model-state.js BEHAVIOURS)
+//   { type: 'rollout', id, run }                  rollout and head average of every layer
+//   { type: 'details', id, sentence, layer, head, query, key }
+//       one head opened for query *piece* `query` ([CLS] = 0); `key`: the
+//       piece whose dot product is listed term by term (null: the strongest)
+//   { type: 'project', id, sentence, layer, head }  the head's q and k in 2-D (PCA)
 // Messages out:
 //   { type: 'progress', file, received, total }         the core's download
 //   { type: 'ready', layers, heads, shards, coreBytes, cached }
 //   { type: 'result', id, sentence, words, hideSpecial, n, layers, heads,
-//     tokens: [{ text, span: [start, end] (UTF-8 bytes), special }],
+//     tokens: [{ text, span: [start, end] (UTF-8 bytes), special, pieces: [start, end] }],
 //     weights: Float32Array (layers, heads, n, n) (transferred),
+//     behaviours: { sameWordApplies, heads: [{ layer, head, previous, next,
+//       itself, special, sameWord, focus, peak, pattern, description }] },
 //     fetched: { files, bytes }, runMs }
-//   { type: 'error', id, message, file, status }       id is null for a load error
+//   { type: 'ranking', id, query, key, pattern, applies, layers, heads, values }
+//       best first (Uint32Array, Uint32Array, Float32Array); applies = false
+//       when the behaviour does not apply to the sentence (no repeated word)
+//   { type: 'rollout', id, layers, n, rollout, average }   (layers, n, n) each
+//   { type: 'details', id, layer, head, query, n, dim, tokens, queries, keys,
+//     values ((n, dim) each), steps, cell }
+//       steps: { query, factor, dots, scaled, max, exps, sumOfExps,
+//       shiftedExps, shiftedSum, weights, context, cosines } and cell: { key,
+//       terms: [{ dimension, query, key, product }] largest |product| first,
+//       dot, factor, scaled, weight, cosine }: the shapes of the GloVe step
+//       panel (teach-steps.js), from the head's own q, k, v and weights
+//   { type: 'projection', id, layer, head, n, tokens, points ((2n, 2): queries
+//     then keys), explained: [share of axis 1, share of axis 2] }
+//   { type: 'error', id, channel, message, file, status }
+//       channel: the request's type ('run' for a load or run error; id null for a load error)
 
 const MODEL_URL = new URL('../model/', import.meta.url);
 const PKG_URL = new URL('../pkg-model/attention_model_wasm.js', import.meta.url);
@@ -38,22 +67,24 @@ class ModelFileError extends Error {
 }
 
 let loading = null; // Promise of { session, manifest }
-let waiting = null; // the latest run request not started yet
+/** The latest waiting request of each kind, served in this order (a run first). */
+const waiting = { run: null, search: null, rank: null, details: null, project: null, rollout: null };
 let running = false;
+let current = null; // { id, run }: the last ModelRun, kept for questions about it
 
 self.addEventListener('message', (event) => {
   const message = event.data;
   if (message?.type === 'load') {
     load().catch(() => {}); // reported by load itself
-  } else if (message?.type === 'run') {
-    waiting = message;
+  } else if (message && Object.hasOwn(waiting, message.type)) {
+    waiting[message.type] = message;
     if (!running) drain();
   }
 });
 
-function report(error, id = null) {
+function report(error, id = null, channel = 'run') {
   const message = error instanceof Error ? error.message : String(error);
-  self.postMessage({ type: 'error', id, message, file: error?.file ?? null, status: error?.status ?? null });
+  self.postMessage({ type: 'error', id, channel, message, file: error?.file ?? null, status: error?.status ?? null });
 }
 
 function load() {
@@ -229,20 +260,22 @@ async function download(url, entry, onProgress, bypassHttpCache) {
 
 async function drain() {
   running = true;
-  while (waiting) {
-    const request = waiting;
-    waiting = null;
+  for (;;) {
+    const kind = Object.keys(waiting).find((k) => waiting[k] !== null);
+    if (!kind) break;
+    const request = waiting[kind];
+    waiting[kind] = null;
     try {
-      await run(request);
+      await ANSWER[kind](request);
     } catch (error) {
-      report(error, request.id);
+      report(error, request.id, kind);
     }
   }
   running = false;
 }
 
-async function run({ id, sentence, words, hideSpecial }) {
-  const { session, manifest } = await load();
+/** Fetches and adds the embedding shards `sentence` lacks; returns { files, bytes } downloaded. */
+async function ensureShards(session, manifest, sentence) {
   const missing = Array.from(session.missingShards(sentence));
   let bytes = 0;
   await Promise.all(missing.map((k) => {
@@ -257,8 +290,15 @@ async function run({ id, sentence, words, hideSpecial }) {
       if (!fromCache) bytes += shard.length;
     });
   }));
+  return { files: missing.length, bytes };
+}
+
+async function run({ id, sentence, words, hideSpecial }) {
+  const { session, manifest } = await load();
+  const fetched = await ensureShards(session, manifest, sentence);
   const started = performance.now();
   const result = session.run(sentence, Boolean(words), Boolean(hideSpecial));
+  const runMs = performance.now() - started;
   let message;
   try {
     message = {
@@ -272,11 +312,155 @@ async function run({ id, sentence, words, hideSpecial }) {
       heads: result.heads(),
       tokens: result.tokens(),
       weights: result.weights(),
-      fetched: { files: missing.length, bytes },
+      behaviours: result.headBehaviours(),
+      fetched,
+      runMs,
     };
-  } finally {
+  } catch (error) {
     result.free();
+    throw error;
   }
-  message.runMs = performance.now() - started;
+  current?.run.free();
+  current = { id, run: result };
   self.postMessage(message, [message.weights.buffer]);
+}
+
+/** The kept run that `request` is about, or null when a newer run replaced it (no answer then). */
+function runOf(request) {
+  return current && current.id === request.run ? current.run : null;
+}
+
+/** A HeadRanking as a message (its wasm object freed). */
+function rankingMessage(request, ranking, extra) {
+  if (!ranking) return { type: 'ranking', id: request.id, ...extra, applies: false, layers: new Uint32Array(0), heads: new Uint32Array(0), values: new Float32Array(0) };
+  try {
+    return { type: 'ranking', id: request.id, ...extra, applies: true, layers: ranking.layers(), heads: ranking.heads(), values: ranking.values() };
+  } finally {
+    ranking.free();
+  }
+}
+
+const ANSWER = {
+  run,
+  async search(request) {
+    const kept = runOf(request);
+    if (!kept) return;
+    const message = rankingMessage(request, kept.searchHeads(request.query, request.key), { query: request.query, key: request.key, pattern: null });
+    self.postMessage(message, [message.values.buffer]);
+  },
+  async rank(request) {
+    const kept = runOf(request);
+    if (!kept) return;
+    const message = rankingMessage(request, kept.rankHeads(request.pattern), { query: null, key: null, pattern: request.pattern });
+    self.postMessage(message, [message.values.buffer]);
+  },
+  async rollout(request) {
+    const kept = runOf(request);
+    if (!kept) return;
+    const flow = kept.rollout();
+    let message;
+    try {
+      message = { type: 'rollout', id: request.id, layers: flow.layers(), n: flow.size(), rollout: flow.rollout(), average: flow.average() };
+    } finally {
+      flow.free();
+    }
+    self.postMessage(message, [message.rollout.buffer, message.average.buffer]);
+  },
+  async details({ id, sentence, layer, head, query, key }) {
+    const { session, manifest } = await load();
+    await ensureShards(session, manifest, sentence);
+    const inside = session.headDetails(sentence, layer, head, query);
+    let message;
+    try {
+      const n = inside.size();
+      const dim = inside.dim();
+      const [queries, keys, values] = [inside.queries(), inside.keys(), inside.values()];
+      const steps = stepsOf(inside, queries, keys, n, dim);
+      const picked = Number.isInteger(key) && key >= 0 && key < n ? key : strongest(steps.weights);
+      message = {
+        type: 'details', id, layer, head, query, n, dim, tokens: inside.tokens(), queries, keys, values, steps,
+        cell: cellOf(steps, queries, keys, dim, picked), picked: key === picked,
+      };
+    } finally {
+      inside.free();
+    }
+    self.postMessage(message);
+  },
+  async project({ id, sentence, layer, head }) {
+    const { session, manifest } = await load();
+    await ensureShards(session, manifest, sentence);
+    const picture = session.projectHead(sentence, layer, head);
+    let message;
+    try {
+      message = { type: 'projection', id, layer, head, n: picture.size(), tokens: picture.tokens(), points: picture.points(), explained: Array.from(picture.explained()) };
+    } finally {
+      picture.free();
+    }
+    self.postMessage(message, [message.points.buffer]);
+  },
+};
+
+function strongest(weights) {
+  let best = 0;
+  for (let j = 1; j < weights.length; j++) if (weights[j] > weights[best]) best = j;
+  return best;
+}
+
+function cosine(a, ia, b, ib, dim) {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let t = 0; t < dim; t++) {
+    const x = a[ia * dim + t];
+    const y = b[ib * dim + t];
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/**
+ * The steps of the GloVe panel (teach-steps.js) for one head's query row:
+ * q·k, the scale and the weights are the head's own (the numbers the heatmap
+ * draws); exp(s) and the sums are what the softmax does with them.
+ */
+function stepsOf(inside, queries, keys, n, dim) {
+  const query = inside.query();
+  const scaled = Array.from(inside.scaled());
+  const max = scaled.reduce((m, s) => Math.max(m, s), -Infinity);
+  // As the tutorials print it: null where exp overflows (the panel says so).
+  const exps = scaled.map((s) => (Number.isFinite(Math.exp(s)) ? Math.exp(s) : null));
+  const shiftedExps = scaled.map((s) => Math.exp(s - max));
+  const cosines = [];
+  for (let j = 0; j < n; j++) cosines.push(cosine(queries, query, keys, j, dim));
+  return {
+    query,
+    factor: inside.scale(),
+    dots: Array.from(inside.scores()),
+    scaled,
+    max,
+    exps,
+    sumOfExps: exps.includes(null) ? null : exps.reduce((a, b) => a + b, 0),
+    shiftedExps,
+    shiftedSum: shiftedExps.reduce((a, b) => a + b, 0),
+    weights: Array.from(inside.weights()),
+    context: Array.from(inside.context()),
+    cosines,
+  };
+}
+
+/** q·k of the query and key piece `key`, term by term, largest |product| first. */
+function cellOf(steps, queries, keys, dim, key) {
+  const terms = [];
+  for (let t = 0; t < dim; t++) {
+    const q = queries[steps.query * dim + t];
+    const k = keys[key * dim + t];
+    terms.push({ dimension: t, query: q, key: k, product: q * k });
+  }
+  terms.sort((a, b) => Math.abs(b.product) - Math.abs(a.product));
+  return {
+    query: steps.query, key, terms, dot: steps.dots[key], factor: steps.factor, scaled: steps.scaled[key],
+    weight: steps.weights[key], cosine: steps.cosines[key],
+  };
 }

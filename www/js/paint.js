@@ -5,7 +5,8 @@
 // The heatmap has two layers: the base (cells, labels, colorbar), painted
 // when the sentence, the options, the size or the theme change; and a light
 // overlay (focus band, hover outline), repainted on every pointer move or
-// click. The cells are one n × n bitmap built in wasm and drawn scaled with
+// click. The cells are one n × n bitmap painted by the wasm painter
+// (`paintMatrix`, see analysis.js matrixCanvas) and drawn scaled with
 // smoothing off, so 1,024 tokens cost one drawImage.
 
 /** Colours and fonts of the current theme, read from the CSS variables. */
@@ -50,29 +51,6 @@ export function hatchTile(makeCanvas, theme) {
 function isLight(table, t) {
   const k = Math.max(0, Math.min(255, Math.round(t * 255))) * 3;
   return 0.2126 * table[k] + 0.7152 * table[k + 1] + 0.0722 * table[k + 2] > 140;
-}
-
-/**
- * RGBA pixels of a `(rows, cols)` matrix through the colormap `table` (256
- * `r, g, b` triples), 0 → the first colour, `max` → the last; cells where
- * `masked` is set stay transparent (the painter's hatching shows through).
- * One 32-bit store a cell, through a packed lookup table: a million cells in
- * a few milliseconds.
- */
-export function colorize(weights, rows, cols, max, table, masked = null) {
-  const count = rows * cols;
-  const pixels = new Uint8ClampedArray(count * 4);
-  const out = new Uint32Array(pixels.buffer);
-  // Little-endian RGBA as one number: every browser's platform order.
-  const lut = new Uint32Array(256);
-  for (let t = 0; t < 256; t++) lut[t] = ((255 << 24) | (table[t * 3 + 2] << 16) | (table[t * 3 + 1] << 8) | table[t * 3]) >>> 0;
-  const inverse = max > 0 ? 255 / max : 255;
-  for (let k = 0; k < count; k++) {
-    if (masked !== null && masked[k]) continue;
-    const t = (weights[k] * inverse + 0.5) | 0;
-    out[k] = lut[t < 0 ? 0 : t > 255 ? 255 : t];
-  }
-  return pixels;
 }
 
 /** Formats a tick or weight with as few decimals as its step needs. */

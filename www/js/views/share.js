@@ -19,6 +19,12 @@ const VIEW_NAMES = {
   cross: 'cross-attention', meaning: 'context vectors', model: 'the trained model’s heads', head: 'the trained model’s open head',
 };
 
+/** The friendlier attribute names of <attention-viz> for some link keys (www/attention-viz.js reads both). */
+const ATTRIBUTES = { t: 'temperature', pal: 'palette', th: 'threshold', mlayer: 'model-layer', mhead: 'model-head' };
+
+/** Links longer than this may be cut by the apps they are pasted into. */
+const LONG_LINK = 2000;
+
 function slug(text) {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'sentence';
 }
@@ -55,8 +61,11 @@ export function snippets(state, view, base) {
   ].join('\n');
   const attrs = [`sentence="${attribute(state.sentence)}"`];
   const params = new URLSearchParams(hash.slice(1));
-  params.delete('s');
-  for (const [key, value] of params) attrs.push(`${key}="${attribute(value)}"`);
+  for (const [key, value] of params) {
+    const flag = { 'self=0': 'no-self', 'causal=1': 'causal', 'scale=0': 'no-scale' }[`${key}=${value}`];
+    if (flag) attrs.push(flag);
+    else if (!['s', 'self', 'causal', 'scale', 'model'].includes(key)) attrs.push(`${ATTRIBUTES[key] ?? key}="${attribute(value)}"`);
+  }
   const fallback = `<a href="${attribute(new URL('index.html', base).href + formatHash(state))}">${attribute(state.sentence.slice(0, 80))} — in Attention Explorer</a>`;
   const element = [
     `<script src="${new URL('attention-viz.js', base).href}" defer></script>`,
@@ -74,7 +83,7 @@ class ShareView {
     this.ctx = ctx;
     this.store = ctx.store;
     const $ = (id) => document.getElementById(id);
-    this.dom = { status: $('share-status'), open: $('share-open'), panel: $('share-panel'), view: $('share-view'), figure: $('export-figure') };
+    this.dom = { status: $('share-status'), open: $('share-open'), panel: $('share-panel'), view: $('share-view'), figure: $('export-figure'), longNote: $('share-long') };
     this.dom.view?.replaceChildren(...VIEWS.map((view) => Object.assign(el('option', VIEW_NAMES[view]), { value: view })));
     $('copy-link')?.addEventListener('click', async () => {
       const ok = await copyText(location.href);
@@ -90,6 +99,7 @@ class ShareView {
       }
     });
     this.dom.view?.addEventListener('change', () => this.fill());
+    for (const event of ['focus', 'pointerdown']) this.dom.figure?.addEventListener(event, () => this.listFigures());
     for (const button of document.querySelectorAll('[data-copy]')) {
       button.addEventListener('click', async () => {
         const ok = await copyText(document.getElementById(button.dataset.copy).value);
@@ -107,8 +117,15 @@ class ShareView {
 
   fill() {
     if (this.dom.panel?.hidden) return;
-    const texts = snippets(this.store.get(), this.dom.view.value, new URL('.', location.href).href);
+    const state = this.store.get();
+    const texts = snippets(state, this.dom.view.value, new URL('.', location.href).href);
     for (const [id, text] of [['share-link', texts.link], ['share-iframe', texts.iframe], ['share-element', texts.element]]) put(document.getElementById(id), 'value', text);
+    // Everything is in the link, so a long text makes a long link: say so where it matters.
+    const long = texts.link.length > LONG_LINK;
+    put(this.dom.longNote, 'hidden', !long);
+    put(this.dom.longNote, 'textContent', long
+      ? `This link is ${texts.link.length.toLocaleString('en-US')} characters long because it carries the whole text (${state.sentence.length.toLocaleString('en-US')} characters): browsers open it, but some chat apps and forms cut links after about ${LONG_LINK.toLocaleString('en-US')} characters. The snippets carry the same text.`
+      : '');
   }
 
   /** The figures on screen, for the download menu. */
@@ -163,8 +180,10 @@ class ShareView {
     }, 'image/png');
   }
 
-  update(state) {
+  update() {
     this.listFigures();
+    // The teaching views draw after the frame is painted: list their figures then too.
+    this.ctx.afterPaint(() => this.ctx.afterPaint(() => this.listFigures()));
     this.fill();
   }
 }

@@ -2,22 +2,44 @@
 // wasm geometry of the GloVe views, with the same pointer and keyboard) and
 // its weights table. While it shows, its table carries the id `weights` (the
 // page's accessible numbers follow the head on screen) and the GloVe table
-// steps aside as `glove-weights`; `release()` gives the ids back.
+// steps aside as `glove-weights`; `release()` gives the ids back. Besides
+// its own pointer hover, the heatmap lights up the model view's shared hover
+// (`linked`: a token's row or column, from the queries-and-keys picture) and
+// reports its own hover (`onHover`), so that the two stay linked.
 
 import { el } from '../../dom.js';
 import { arrowLayout, HeatmapView, labelWidth, markTableFocus, paintBase, paintFocusArrows, sizeCanvas, tableHead, wireArrowClicks } from '../../heatmap-view.js';
-import { colorize, paintOverlay } from '../../paint.js';
+import { paintOverlay } from '../../paint.js';
 import { MODEL_NAME } from './skeleton.js';
 
 /** Above this many tokens the table lists only the focused row. */
 const FULL_TABLE_LIMIT = 128;
 
+/** Outlines row `linked.row` or column `linked.col` (-1: none) of the matrix of `layout` on `ctx`. */
+export function paintLinked(ctx, layout, n, linked, theme) {
+  const [mx, my, mw, mh] = layout.matrix;
+  const cell = layout.cell;
+  ctx.strokeStyle = theme.fg;
+  ctx.lineWidth = 2;
+  ctx.setLineDash([4, 3]);
+  if (linked.row >= 0 && linked.row < n) ctx.strokeRect(mx, my + linked.row * cell, mw, cell);
+  if (linked.col >= 0 && linked.col < n) ctx.strokeRect(mx + linked.col * cell, my, cell, mh);
+  ctx.setLineDash([]);
+}
+
 export class HeadView {
-  /** dom: the skeleton; ctx: the page's view context; focus(): the model token in focus; focusToken(index, how); clear() */
-  constructor(dom, ctx, { focus, focusToken, clear }) {
+  /**
+   * dom: the skeleton; ctx: the page's view context; focus(): the model token
+   * in focus; focusToken(index, how, cell): a click (cell: the clicked key
+   * column, or null); clear(); onHover(hover): the heatmap's hover changed
+   */
+  constructor(dom, ctx, { focus, focusToken, clear, onHover }) {
     this.dom = dom;
     this.ctx = ctx;
     this.focus = focus;
+    this.onHover = onHover;
+    this.linked = null; // { row, col } lit from elsewhere in the model view (-1: none)
+    this.reported = null; // the hover last reported
     this.hv = null; // what the painters read: { n, labels, weights, masked, cells, scaleMax, table, ticks, layout, arrows }
     this.arrowGeometry = null;
     this.heatmap = new HeatmapView({
@@ -25,7 +47,8 @@ export class HeadView {
       tooltip: dom.tooltip,
       size: () => (this.hv ? this.hv.n : null),
       focus,
-      onFocus: (index, how) => focusToken(index, how),
+      onFocus: (index, how, cell) => focusToken(index, how, cell),
+      onEnter: (row, col) => focusToken(row, 'push', col),
       onClear: clear,
       tooltipLines: (row, col) => (this.hv?.layout
         ? [`'${this.hv.labels[row]}' → '${this.hv.labels[col]}'`, `weight ${this.hv.weights[row * this.hv.n + col].toFixed(4)}`, dom.headName.textContent]
@@ -35,19 +58,23 @@ export class HeadView {
     wireArrowClicks(dom.arrows, () => this.arrowGeometry, (index) => focusToken(index));
     dom.threshold.addEventListener('input', () => this.paintArrows());
     ctx.observe(dom.heatBox, () => this.relayout());
+    ctx.figures.set('model-head', {
+      name: 'the trained model’s open head',
+      visible: () => Boolean(this.hv) && !dom.heatBox.closest('[hidden]'),
+      figure: () => this.figure(),
+    });
   }
 
-  /** Shows head (layer, head) of `run`; `colormap` is the page's colour table. */
-  show(run, layer, head, colormap, special) {
+  /** Shows head (layer, head) of `run` in the page's `colours` (view.js). */
+  show(run, layer, head, colours, special) {
     const nn = run.n * run.n;
     const at = (layer * run.heads + head) * nn;
     const weights = run.weights.slice(at, at + nn);
     const scaleMax = run.headMax[layer * run.heads + head];
-    const cells = Object.assign(document.createElement('canvas'), { width: run.n, height: run.n });
-    if (run.n > 0) cells.getContext('2d').putImageData(new ImageData(colorize(weights, run.n, run.n, scaleMax, colormap), run.n, run.n), 0, 0);
     this.hv = {
-      n: run.n, labels: run.labels, weights, masked: new Uint8Array(nn), cells, scaleMax, table: colormap,
-      ticks: Array.from(this.ctx.wasm.ticks(scaleMax, 4)),
+      n: run.n, labels: run.labels, weights, masked: new Uint8Array(nn), cells: colours.canvas(weights, run.n, run.n, scaleMax),
+      scaleMax, table: colours.table, ticks: Array.from(this.ctx.wasm.ticks(scaleMax, 4)),
+      layer, head, special, units: run.words ? 'whole words' : 'word pieces',
     };
     this.heatmap.fit(run.n);
     const name = `Layer ${layer}, head ${head}`;
@@ -55,6 +82,18 @@ export class HeadView {
     this.dom.heatCaption.textContent = `${name}: each row is a query token, each column a key token; colour is the attention weight. Click a row or a cell to focus that query.`;
     this.relayout();
     this.buildTable(layer, head, special);
+  }
+
+  /** The open head as a figure to download (figure.js): the model's weights, and which head they are. */
+  figure() {
+    const { hv } = this;
+    if (!hv) return null;
+    const state = this.ctx.store.get();
+    const special = hv.special ? 'with [CLS] and [SEP]' : 'without [CLS] and [SEP] (rows sum to what they did not send there)';
+    return {
+      kind: 'model', title: state.sentence, caption: `${MODEL_NAME} · layer ${hv.layer}, head ${hv.head} · ${hv.units} · ${special}`,
+      rows: hv.n, cols: hv.n, rowLabels: hv.labels, colLabels: hv.labels, weights: hv.weights, masked: null, scaleMax: hv.scaleMax, palette: state.palette,
+    };
   }
 
   relayout() {
@@ -75,7 +114,22 @@ export class HeadView {
   }
 
   paintOverlay() {
-    if (this.hv?.layout) paintOverlay(this.dom.overlay.getContext('2d'), { ...this.hv, theme: this.ctx.theme }, this.focus(), this.heatmap.hover);
+    const hover = this.heatmap.hover;
+    if (this.hv?.layout) {
+      const context = this.dom.overlay.getContext('2d');
+      paintOverlay(context, { ...this.hv, theme: this.ctx.theme }, this.focus(), hover ?? this.linked);
+      if (!hover && this.linked) paintLinked(context, this.hv.layout, this.hv.n, this.linked, this.ctx.theme);
+    }
+    if (hover !== this.reported) {
+      this.reported = hover;
+      this.onHover?.(hover);
+    }
+  }
+
+  /** Lights up a token's row or column from elsewhere ({ row, col }, -1 for none; null: nothing). */
+  light(linked) {
+    this.linked = linked;
+    this.paintOverlay();
   }
 
   paintArrows() {

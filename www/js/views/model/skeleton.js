@@ -1,7 +1,10 @@
 // The DOM of the trained-model view, built once when it first opens: the
-// head and loading lines, the controls, the grid of heads beside the
-// comparison, the open head's heatmap and arrows, its weights table. Every
-// element that the other modules of this view use is returned by name.
+// head and loading lines, the controls and the open head's measured
+// description, the grid of heads beside the comparison, the head search, the
+// open head's heatmap and arrows, its step panel beside its queries and keys,
+// its weights table, and the section across layers. Every element that the
+// other modules of this view use is returned by name; the search, the step
+// panel, the projection and the rollout fill their own boxes.
 
 import { el } from '../../dom.js';
 
@@ -13,10 +16,19 @@ export function buildSkeleton(root) {
   dom.close = el('button', 'Close', 'small');
   dom.close.type = 'button';
   head.append(el('h2', `A trained transformer: ${MODEL_NAME}`), dom.close);
-  dom.intro = el('p', 'The same sentence through MiniLM (6 layers × 12 heads, trained on a billion sentence pairs), computed on this page. Each head has learned its own query and key projections, so it can look at words for other reasons than similarity.', 'model-intro');
+  dom.intro = el('p', 'The same sentence through MiniLM (6 layers × 12 heads, trained on a billion sentence pairs), computed on this page. Each head has learned its own query and key projections, so it can look at words for other reasons than similarity. What this view says about a head is measured on the sentence on screen: change the sentence and it may say something else.', 'model-intro');
   loading(dom);
   const body = el('div', null, 'model-body');
-  body.append(controls(dom), top(dom), views(dom), tableSection(dom));
+  dom.headAbout = el('p', '', 'model-head-about');
+  dom.headAbout.id = 'model-head-about';
+  dom.summary = el('p', '', 'model-summary');
+  dom.summary.id = 'model-summary';
+  dom.search = el('section', null, 'model-search');
+  dom.search.id = 'model-search';
+  dom.search.setAttribute('aria-label', 'Find heads');
+  dom.flow = el('section', null, 'model-flow-section');
+  dom.flow.setAttribute('aria-label', 'Across layers');
+  body.append(controls(dom), dom.headAbout, dom.summary, top(dom), dom.search, views(dom), inside(dom), tableSection(dom), dom.flow);
   const footer = el('p', null, 'model-footer');
   footer.append('Model: all-MiniLM-L6-v2 (Apache-2.0; ', Object.assign(el('a', 'model card'), { href: new URL('../../../model/MODEL-CARD.md', import.meta.url).href }), '), weights stored as 16-bit floats, kept by your browser after the first visit. Nothing is sent anywhere.');
   dom.body = body;
@@ -110,6 +122,15 @@ function views(dom) {
   dom.arrowsBox.append(dom.arrows);
   arrows.append(threshold, dom.arrowsBox);
   box.append(heat, arrows);
+  return box;
+}
+
+function inside(dom) {
+  const box = el('div', null, 'model-inside');
+  box.id = 'model-inside';
+  dom.inside = el('div', null, 'model-inside-steps');
+  dom.projection = el('div', null, 'model-inside-projection');
+  box.append(dom.inside, dom.projection);
   return box;
 }
 

@@ -2,10 +2,15 @@
 // sentence, beside the GloVe attention. The model runs in a Web Worker
 // (model-worker.js through model-client.js), so the page never waits for it.
 // This module holds the run shown and wires the parts: the grid of heads
-// (grid.js), the open head (head.js), the comparison (compare.js). The state
-// is the page's (`state.model`, see model-state.js), changed through the store.
+// (grid.js), the open head (head.js), the comparison (compare.js), head
+// search (search.js), the open head step by step (inside.js), its queries and
+// keys (projection.js) and the layers together (rollout.js). The parts read
+// this view (`state`, `run`, `glove`, `focus()`, `currentHead()`), ask the
+// worker through `client`, and change the state through `change()`; the
+// state is the page's (`state.model`, see model-state.js). The heatmap and
+// the projection share one hover (`setHover`), which is not in the link.
 
-import { GRADIENT } from '../../analysis.js';
+import { colormap, matrixCanvas } from '../../analysis.js';
 import { ModelClient } from '../../model-client.js';
 import { withUtf16Spans } from '../../model-spans.js';
 import { DEFAULT_HEAD, DEFAULT_LAYER } from '../../model-state.js';
@@ -13,12 +18,45 @@ import { renderCompare } from './compare.js';
 import { gloveRowOf, modelFocus } from './focus.js';
 import { buildGrid, markGrid, wireGrid } from './grid.js';
 import { HeadView } from './head.js';
+import { InsideView } from './inside.js';
+import { ProjectionView } from './projection.js';
+import { FlowView } from './rollout.js';
+import { SearchView } from './search.js';
 import { buildSkeleton } from './skeleton.js';
 
 const CSS_URL = new URL('../../../model.css', import.meta.url);
 
 function formatMB(bytes) {
   return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/** `map[p]`: the run token that covers piece `p` ([CLS] = 0), undefined when none shows it. */
+function tokenOfPiece(tokens) {
+  const map = [];
+  tokens.forEach((t, i) => {
+    for (let p = t.pieces[0]; p < t.pieces[1]; p++) map[p] = i;
+  });
+  return map;
+}
+
+const PATTERN_NAMES = { previous: 'the previous token', next: 'the next token', self: 'itself', special: '[CLS]/[SEP]', 'same-word': 'other occurrences of the same word' };
+
+/** One line measured on the sentence: how many heads do what (the descriptions' patterns, counted). */
+function summarize(run) {
+  const heads = run.behaviours?.heads;
+  if (!heads?.length) return '';
+  const counts = new Map();
+  let none = 0;
+  for (const h of heads) {
+    if (!h.pattern) none++;
+    else {
+      const name = h.pattern === 'focus' ? `'${run.labels[h.focus.token] ?? '?'}' (the other tokens’ common target)` : PATTERN_NAMES[h.pattern];
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+  }
+  const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([name, count]) => `${count} to ${name}`);
+  if (none) parts.push(`${none} with no common pattern`);
+  return `Measured on this sentence, of the ${heads.length} heads (each one’s largest pattern holding at least 30% of its attention): ${parts.join(', ')}.`;
 }
 
 function maxOf(values) {
@@ -41,7 +79,7 @@ class ModelView {
     this.store = ctx.store;
     this.dom = buildSkeleton(root);
     root.dataset.state = 'loading';
-    this.colormap = ctx.wasm.colormapTable(GRADIENT);
+    this.colours = this.coloursOf(ctx.store.get().palette);
     this.state = null; // the page state last seen
     this.glove = null; // the page's analysis last seen
     this.run = null; // the result shown
@@ -50,13 +88,21 @@ class ModelView {
     this.loadedOnce = false;
     this.downloaded = 0;
     this.runs = 0;
+    this.carry = null; // the search's query and key pieces, while the units or [CLS]/[SEP] change
     this.head = new HeadView(this.dom, ctx, {
       focus: () => this.focus(),
-      focusToken: (index, how) => this.focusToken(index, how),
-      clear: () => this.change({ focus: null, model: { ...this.state.model, focus: null } }),
+      focusToken: (index, how, cell) => this.focusToken(index, how, cell),
+      clear: () => this.clearFocus(),
+      onHover: (hover) => this.projection.light(hover),
     });
     this.client = new ModelClient(this.handlers());
-    wireGrid(this.dom.grid, { size: () => this.run, open: (layer, head) => this.change({ model: { ...this.state.model, layer, head } }) });
+    const parts = { view: this, grid: this.dom.grid };
+    this.search = new SearchView(this.dom.search, parts);
+    this.inside = new InsideView(this.dom.inside, parts);
+    this.projection = new ProjectionView(this.dom.projection, parts);
+    this.flow = new FlowView(this.dom.flow, parts);
+    this.parts = [this.search, this.inside, this.projection, this.flow];
+    wireGrid(this.dom.grid, { size: () => this.run, open: (layer, head) => this.openHead(layer, head) });
     this.wireControls();
   }
 
@@ -68,9 +114,28 @@ class ModelView {
     return modelFocus(this.state, this.glove, this.run);
   }
 
-  focusToken(index, how = 'push') {
-    if (!this.run || index < 0 || index >= this.run.n) return;
-    this.change({ focus: gloveRowOf(this.glove, this.run, index), model: { ...this.state.model, focus: index } }, how);
+  /** Focuses model token `index`; `cell`, a clicked key column, becomes the step panel's key (as a piece). */
+  focusToken(index, how = 'push', cell = null) {
+    const { run } = this;
+    if (!run || index < 0 || index >= run.n) return;
+    const key = cell !== null && cell >= 0 && cell < run.n ? run.tokens[cell].pieces[0] : null;
+    // Moving the query with the keyboard keeps the picked key; a click picks anew.
+    const picked = how === 'replace' && cell === null ? this.state.model.cell : key;
+    this.change({ focus: gloveRowOf(this.glove, run, index), model: { ...this.state.model, focus: index, cell: picked } }, how);
+  }
+
+  clearFocus() {
+    this.change({ focus: null, cell: null, model: { ...this.state.model, focus: null, cell: null } });
+  }
+
+  /** Opens head (layer, head) (the grid, the search list). */
+  openHead(layer, head) {
+    this.change({ model: { ...this.state.model, layer, head } });
+  }
+
+  /** The shared hover of the heatmap and the projection: { row, col } in run tokens (-1: none), or null. */
+  setHover(hover) {
+    this.head.light(hover);
   }
 
   handlers() {
@@ -99,6 +164,11 @@ class ModelView {
         dom.retry.hidden = this.loadedOnce;
         this.showError(message.message);
       },
+      ranking: (message) => this.search.receive(message),
+      details: (message) => this.inside.receive(message),
+      projection: (message) => this.projection.receive(message),
+      rollout: (message) => this.flow.receive(message),
+      failed: (answer, message) => ({ ranking: this.search, details: this.inside, projection: this.projection, rollout: this.flow })[answer]?.fail(message),
     };
   }
 
@@ -111,9 +181,14 @@ class ModelView {
     const key = JSON.stringify([message.sentence, message.words ? 'words' : 'pieces', !message.hideSpecial]);
     if (key !== this.requested) return;
     const tokens = withUtf16Spans(message.sentence, message.tokens);
-    const run = { ...message, id: ++this.runs, key, tokens, labels: tokens.map((t) => t.text), headMax: [] };
+    const run = {
+      ...message, id: ++this.runs, requestId: message.id, key, tokens, labels: tokens.map((t) => t.text), headMax: [],
+      tokenOfPiece: tokenOfPiece(tokens),
+    };
     const nn = run.n * run.n;
     for (let k = 0; k < run.layers * run.heads; k++) run.headMax.push(maxOf(run.weights.subarray(k * nn, (k + 1) * nn)));
+    // The grid compares the heads: one colour scale for all of them.
+    run.gridMax = Math.max(...run.headMax);
     this.run = run;
     const { root, dom } = this;
     root.dataset.state = 'ready';
@@ -123,13 +198,25 @@ class ModelView {
     root.dataset.runMs = run.runMs.toFixed(2);
     dom.status.textContent = `${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed in ${run.runMs.toFixed(0)} ms in a Web Worker · ${formatMB(this.downloaded)} downloaded this visit`;
     performance.mark('model-result');
-    buildGrid(dom.grid, run, this.colormap);
+    dom.summary.textContent = summarize(run);
+    buildGrid(dom.grid, run, this.colours);
     this.shown = null;
+    if (this.carry && this.state?.model) this.carrySearch(run);
     if (this.state?.model) this.showHead();
   }
 
+  /** The search's query and key in the new units (their pieces' tokens), once the new run is in. */
+  carrySearch(run) {
+    const { query, key } = this.carry;
+    this.carry = null;
+    const q = query === null ? null : run.tokenOfPiece[query] ?? null;
+    const k = key === null ? null : run.tokenOfPiece[key] ?? null;
+    const { model } = this.state;
+    if (q !== null && k !== null && (q !== model.query || k !== model.key)) this.change({ model: { ...model, query: q, key: k } }, 'replace');
+  }
+
   /** The open head, falling back to the default when the model lacks it. */
-  openHead() {
+  currentHead() {
     let { layer, head } = this.state.model;
     if (layer >= this.run.layers || head >= this.run.heads) {
       layer = Math.min(DEFAULT_LAYER, this.run.layers - 1);
@@ -141,7 +228,7 @@ class ModelView {
   showHead() {
     const { run, state } = this;
     if (!run || !state?.model) return;
-    const { layer, head } = this.openHead();
+    const { layer, head } = this.currentHead();
     if (layer !== state.model.layer || head !== state.model.head) {
       this.change({ model: { ...state.model, layer, head } }, 'replace');
       return; // the store calls back with the corrected state
@@ -149,7 +236,10 @@ class ModelView {
     const { shown } = this;
     if (!shown || shown.run !== run || shown.layer !== layer || shown.head !== head) {
       this.shown = { run, layer, head };
-      this.head.show(run, layer, head, this.colormap, state.model.special);
+      this.head.show(run, layer, head, this.colours, state.model.special);
+      const about = run.behaviours?.heads[layer * run.heads + head]?.description;
+      this.dom.headAbout.textContent = about ? `Layer ${layer}, head ${head}, measured on this sentence: ${about}.` : '';
+      if (about) this.dom.heatCaption.textContent += ` On this sentence: ${about}.`;
       markGrid(this.dom.grid, layer, head);
       this.root.dataset.head = `${layer}:${head}`;
       if (!performance.getEntriesByName('model-first-head').length) performance.mark('model-first-head');
@@ -160,6 +250,7 @@ class ModelView {
   refocus() {
     this.head.refocus();
     renderCompare(this.dom.compare, { state: this.state, glove: this.glove, run: this.run, hv: this.head.hv, focus: this.focus(), shownHead: this.shown });
+    for (const part of this.parts) part.update();
   }
 
   wireControls() {
@@ -169,12 +260,17 @@ class ModelView {
       const own = this.focus();
       return own === null ? this.state.focus : gloveRowOf(this.glove, this.run, own) ?? this.state.focus;
     };
+    // The search's query and key carry over through their pieces, once the new run is in.
+    const change = (changes) => {
+      const { model } = this.state;
+      const piece = (i) => (i !== null && this.run && i < this.run.n ? this.run.tokens[i].pieces[0] : null);
+      this.carry = model.rank ? null : { query: piece(model.query), key: piece(model.key) };
+      this.change({ focus: carried(), model: { ...model, ...changes, focus: null, query: null, key: null } });
+    };
     for (const input of Object.values(dom.units)) {
-      input.addEventListener('change', () => {
-        if (input.checked) this.change({ focus: carried(), model: { ...this.state.model, units: input.value, focus: null } });
-      });
+      input.addEventListener('change', () => input.checked && change({ units: input.value }));
     }
-    dom.special.addEventListener('change', () => this.change({ focus: carried(), model: { ...this.state.model, special: dom.special.checked, focus: null } }));
+    dom.special.addEventListener('change', () => change({ special: dom.special.checked }));
     dom.close.addEventListener('click', () => this.change({ model: undefined }));
     dom.retry.addEventListener('click', () => {
       this.showError('');
@@ -187,8 +283,20 @@ class ModelView {
     });
   }
 
+  /** The page's palette for this view: its colour table and a painter of matrices on a given scale. */
+  coloursOf(palette) {
+    const { wasm } = this.ctx;
+    return { palette, table: colormap(wasm, palette), canvas: (weights, rows, cols, max) => matrixCanvas(wasm, weights, null, rows, cols, palette, max) };
+  }
+
   update(state, glove) {
     const { root, dom } = this;
+    if (state.palette !== this.colours.palette) {
+      // Another palette: the grid and the open head are painted again.
+      this.colours = this.coloursOf(state.palette);
+      this.shown = null;
+      if (this.run) buildGrid(dom.grid, this.run, this.colours);
+    }
     this.state = state;
     if (!glove.pending) this.glove = glove;
     root.hidden = false;

@@ -1,0 +1,237 @@
+// Inside and across the trained model's heads, in Chromium, from the built
+// files in dist/model/: head search (its ranking equals the CLI's
+// `attention heads`), ranking by behaviour, the open head step by step (its
+// numbers equal the heatmap and the reference forward pass), the queries and
+// keys in 2-D, rollout across layers, and the link keys of all of them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { assertClose, DIST, hashFor, hashOf, openPage, readTable, ready, ROOT, useSite } from './helpers.mjs';
+
+const GOLDEN = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/minilm-l5h11.json'), 'utf8'));
+const CAT = GOLDEN.sentence;
+const TOLERANCE = 1e-4;
+const MODEL_LOAD_MS = 90000;
+
+const site = useSite({
+  check: () => assert.ok(
+    existsSync(path.join(DIST, 'model', 'manifest.json')),
+    'dist/model/manifest.json is missing: the trained-model tests need the built model. Run scripts/build-model, then scripts/build (scripts/test does both).',
+  ),
+});
+
+/** `attention heads … --json` of the CLI: the built binary when there is one, else through cargo. */
+function cliHeads(sentence, from, to) {
+  const args = ['heads', sentence, '--from', from, '--to', to, '--top', '72', '--json'];
+  const binary = path.join(ROOT, 'target', 'debug', 'attention');
+  const output = existsSync(binary)
+    ? execFileSync(binary, args, { cwd: ROOT, encoding: 'utf8' })
+    : execFileSync('cargo', ['run', '-q', '--bin', 'attention', '--', ...args], { cwd: ROOT, encoding: 'utf8' });
+  return JSON.parse(output);
+}
+
+async function modelReady(page) {
+  await page.waitForSelector('#model-view[data-state="ready"][data-head]', { timeout: MODEL_LOAD_MS });
+}
+
+async function openModel(hash) {
+  const opened = await openPage(site.browser, site.url + hashFor(CAT, hash));
+  await ready(opened.page);
+  await modelReady(opened.page);
+  return opened;
+}
+
+/** The ranked list as [{ layer, head, value }], once it lists `count` heads. */
+async function ranking(page, count = 72) {
+  await page.waitForSelector(`#model-ranking[data-count="${count}"]`);
+  return page.locator('#model-ranking button.model-hit').evaluateAll((hits) => hits.map((b) => ({
+    layer: Number(b.dataset.layer), head: Number(b.dataset.head), value: Number(b.dataset.value),
+  })));
+}
+
+/** The step panel's table: { key label: weight text }, in the order listed. */
+async function panelWeights(page) {
+  await page.waitForSelector('#model-explain[data-state="ready"]');
+  return page.locator('#model-explain .steps-table tbody tr').evaluateAll((rows) => rows.map((tr) => ({
+    key: tr.querySelector('th').textContent, weight: tr.querySelector('td.weight').textContent,
+  })));
+}
+
+test("head search ranks every head by 'it' → 'cat' as `attention heads` does, and the grid marks the best", async () => {
+  const expected = cliHeads(CAT, 'it', 'cat');
+  const { page, finish } = await openModel('&model=1');
+  await page.fill('#model-search-query', 'it');
+  await page.fill('#model-search-key', 'cat');
+  await page.press('#model-search-key', 'Enter');
+  const ranked = await ranking(page);
+  assert.equal(ranked.length, expected.heads.length);
+  ranked.forEach((hit, r) => {
+    const cli = expected.heads[r];
+    assert.ok(Math.abs(hit.value - cli.weight) <= 1e-5, `rank ${r}: ${hit.value} vs ${cli.weight}`);
+    // Equal weights (within the wasm/native rounding) may come in either order.
+    const tied = expected.heads.filter((h) => Math.abs(h.weight - cli.weight) <= 1e-5);
+    assert.ok(tied.some((h) => h.layer === hit.layer && h.head === hit.head), `rank ${r}: L${hit.layer}H${hit.head}, the CLI has L${cli.layer}H${cli.head}`);
+  });
+  assert.deepEqual([ranked[0].layer, ranked[0].head], [5, 11]);
+  const hash = await hashOf(page);
+  assert.deepEqual([hash.mq, hash.mk, hash.mrank], [String(expected.from.index), String(expected.to.index), undefined]);
+  // The best five are marked on the grid, the best first.
+  const marked = await page.locator('#model-grid .model-thumb[data-rank]').evaluateAll((t) => t.map((b) => [Number(b.dataset.rank), Number(b.dataset.layer), Number(b.dataset.head)]).sort((a, b) => a[0] - b[0]));
+  assert.deepEqual(marked, ranked.slice(0, 5).map((h, r) => [r + 1, h.layer, h.head]));
+  // Each head has its description, measured on this sentence, as the CLI prints it.
+  const first = await page.locator('#model-ranking button.model-hit').first().locator('.model-hit-about').textContent();
+  assert.equal(first, expected.heads[0].description);
+  // A click on a ranked head opens it.
+  await page.locator('#model-ranking button.model-hit').nth(1).click();
+  await page.waitForSelector(`table#weights[data-layer="${ranked[1].layer}"][data-head="${ranked[1].head}"]`);
+  assert.match(await page.locator('#model-head-about').textContent(), new RegExp(`^Layer ${ranked[1].layer}, head ${ranked[1].head}, measured on this sentence: `));
+  await finish();
+});
+
+test('a word not in the sentence is named, and nothing is ranked', async () => {
+  const { page, finish } = await openModel('&model=1');
+  await page.fill('#model-search-query', 'dog');
+  await page.fill('#model-search-key', 'cat');
+  await page.click('#model-search button[type="submit"]');
+  const status = page.locator('#model-search-status');
+  await page.waitForFunction(() => document.querySelector('#model-search-status')?.dataset.problem === '1');
+  assert.match(await status.textContent(), /'dog' is not in the sentence; its words are: the, cat, sat/);
+  assert.equal(await page.locator('#model-ranking button').count(), 0);
+  assert.equal((await hashOf(page)).mq, undefined);
+  // An index beyond the sentence, from a link, says so too.
+  await page.goto(site.url + hashFor(CAT, '&model=1&mq=40&mk=2'));
+  await page.waitForFunction(() => /Token 40 is not in this sentence/.test(document.querySelector('#model-search-status')?.textContent ?? ''));
+  await finish();
+});
+
+test('ranking by behaviour: previous token, and same word disabled with the reason when no word repeats', async () => {
+  const { page, finish } = await openModel('&model=1');
+  await page.click('#model-rank-previous');
+  const ranked = await ranking(page);
+  assert.equal((await hashOf(page)).mrank, 'previous');
+  assert.equal(await page.getAttribute('#model-rank-previous', 'aria-pressed'), 'true');
+  for (let r = 1; r < ranked.length; r++) assert.ok(ranked[r - 1].value >= ranked[r].value, 'best first');
+  // The cat sentence repeats 'the': same word applies.
+  assert.equal(await page.isDisabled('#model-rank-same-word'), false);
+  await page.goto(site.url + hashFor('A cat sat on it', '&model=1&mrank=same-word'));
+  await page.waitForFunction(() => document.querySelector('#model-rank-same-word')?.disabled === true);
+  assert.match(await page.locator('#model-rank-why').textContent(), /no word repeats/);
+  assert.equal(await page.getAttribute('#model-rank-same-word', 'aria-describedby'), 'model-rank-why');
+  await page.waitForFunction(() => /No word repeats in this sentence/.test(document.querySelector('#model-search-status')?.textContent ?? ''));
+  await finish();
+});
+
+test("the open head step by step: the panel's weights are the heatmap row and the reference's", async () => {
+  const { page, finish } = await openModel('&focus=7&model=1&mlayer=5&mhead=11');
+  const panel = await panelWeights(page);
+  const row = (await readTable(page)).rows.find((r) => r.focused);
+  assert.equal(row.query, 'it');
+  assert.deepEqual(panel.map((p) => p.key), GOLDEN.pieces.map((p) => p.text));
+  assert.deepEqual(panel.map((p) => p.weight), row.cells, 'the panel prints the heatmap row');
+  assertClose(panel.map((p) => Number(p.weight)), GOLDEN.rows['8'], TOLERANCE);
+  // ÷√32: the scale of a MiniLM head (384 / 12 dimensions).
+  assert.match(await page.locator('#model-explain ol.steps').textContent(), /1\/√32 = 0\.1768/);
+  // By default the strongest key's dot product, term by term: 6 terms shown, 26 more folded.
+  const cell = page.locator('#model-explain .cell-steps');
+  assert.equal(await cell.locator('h3').textContent(), 'Dot product of it and cat term by term');
+  assert.equal(await cell.locator('table.terms').first().locator('tbody tr').count(), 6);
+  assert.match(await cell.locator('details summary').textContent(), /The other 26 terms/);
+  assert.equal(await page.locator('#model-explain .model-vector-table thead th').count(), 33, 'q and k: 32 dimensions');
+  // Another key: its own dot product, and the link keeps it (as a piece index).
+  await page.locator('#model-explain .steps-table tbody tr', { hasText: 'mat' }).locator('button').click();
+  await page.waitForSelector('#model-explain[data-state="ready"][data-key="6"]');
+  assert.equal((await hashOf(page)).mcell, '6');
+  assert.equal(await cell.locator('h3').textContent(), 'Dot product of it and mat term by term');
+  await finish();
+});
+
+test('in whole words without [CLS]/[SEP] the panel still agrees with the heatmap on every word it shows', async () => {
+  const { page, finish } = await openModel('&focus=7&model=1&units=words&special=0');
+  const panel = await panelWeights(page);
+  const table = await readTable(page);
+  const row = table.rows.find((r) => r.focused);
+  assert.equal(row.query, 'it');
+  const shown = panel.filter((p) => p.key !== '[CLS]' && p.key !== '[SEP]');
+  assert.deepEqual(shown.map((p) => p.weight), row.cells);
+  assertClose(shown.map((p) => Number(p.weight)), GOLDEN.words_without_special.rows['7'], TOLERANCE);
+  assert.match(await page.locator('#model-explain .note').first().textContent(), /\[CLS\] and \[SEP\] are hidden/);
+  await finish();
+});
+
+test('queries and keys: 2n points, a legend, the variance on the axes, linked to the heatmap', async () => {
+  const { page, finish } = await openModel('&focus=7&model=1');
+  const canvas = page.locator('#model-projection');
+  await page.waitForSelector('#model-projection[data-state="ready"]');
+  assert.equal(await canvas.getAttribute('data-points'), String(2 * GOLDEN.pieces.length));
+  const explained = (await canvas.getAttribute('data-explained')).split(',').map(Number);
+  assert.ok(explained[0] > 0 && explained[0] >= explained[1] && explained[0] + explained[1] <= 1, String(explained));
+  const legend = await page.locator('#model-projection-legend li').allTextContents();
+  assert.equal(legend.length, 2);
+  assert.match(legend[0], /query/);
+  assert.match(legend[1], /key/);
+  assert.equal(await page.locator('.model-projection-table tbody tr').count(), GOLDEN.pieces.length);
+  // The heatmap's hover lights up the query of 'it' (piece 8) and the key of 'cat' (piece 2 + n).
+  const overlay = page.locator('#model-heatmap-overlay');
+  await overlay.scrollIntoViewIfNeeded();
+  const box = await overlay.boundingBox();
+  const [x, y] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
+  const side = Number(await overlay.getAttribute('data-cell'));
+  await page.mouse.move(box.x + x + 2.5 * side, box.y + y + 8.5 * side);
+  await page.waitForFunction(() => document.querySelector('#model-projection')?.dataset.lit === '8,14');
+  // And the keyboard walks the points, naming each.
+  await page.mouse.move(0, 0);
+  await canvas.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  assert.match(await page.locator('.model-projection-status').textContent(), /^Key of 'the': \(/);
+  await finish();
+});
+
+test('rollout and the layer average: six layers, and every rollout row sums to 1', async () => {
+  const { page, finish } = await openModel('&focus=7&model=1');
+  await page.click('#model-flow summary');
+  await page.waitForSelector('#model-flow-table[data-flow="rollout"] tbody tr');
+  assert.equal((await hashOf(page)).mflow, 'rollout');
+  const sums = async () => page.locator('#model-flow-table tbody tr').evaluateAll((rows) => rows.map((tr) => {
+    const cells = [...tr.querySelectorAll('td:not(.row-sum)')].map((td) => Number(td.textContent));
+    return cells.reduce((a, b) => a + b, 0);
+  }));
+  const rollout = await sums();
+  assert.equal(rollout.length, 6);
+  // 12 cells printed with 4 decimals: at most 12 × 0.00005 of rounding.
+  for (const sum of rollout) assert.ok(Math.abs(sum - 1) <= 12 * 5e-5, String(sum));
+  assert.equal(await page.locator('#model-flow .model-flow-layer canvas').count(), 6);
+  // Rows of the raw average sum to 1 as well while [CLS] and [SEP] are shown.
+  await page.check('#model-flow input[value="average"]');
+  await page.waitForSelector('#model-flow-table[data-flow="average"]');
+  for (const sum of await sums()) assert.ok(Math.abs(sum - 1) <= 12 * 5e-5, String(sum));
+  assert.equal((await hashOf(page)).mflow, 'average');
+  await finish();
+});
+
+test('the new link keys round-trip, and the search follows a change of units', async () => {
+  const link = '&focus=7&model=1&mlayer=5&mhead=11&units=pieces&special=1&mq=8&mk=2&mcell=6&mflow=average';
+  const { page, finish } = await openModel(link);
+  await ranking(page);
+  assert.equal(await page.inputValue('#model-search-query'), 'it');
+  assert.equal(await page.inputValue('#model-search-key'), 'cat');
+  await page.waitForSelector('#model-explain[data-state="ready"][data-key="6"]');
+  await page.waitForSelector('#model-flow-table[data-flow="average"]');
+  assert.equal(await page.locator('#model-flow').getAttribute('open'), '');
+  const hash = await hashOf(page);
+  for (const [key, value] of new URLSearchParams(link.slice(1))) assert.equal(hash[key], value, key);
+  // Without [CLS]/[SEP] the tokens move down by one: the search keeps 'it' → 'cat'.
+  await page.uncheck('#model-special');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('mq') === '7');
+  assert.equal((await hashOf(page)).mk, '1');
+  assert.equal((await ranking(page))[0].layer, 5);
+  assert.equal(await page.inputValue('#model-search-query'), 'it');
+  // A behaviour in the link.
+  await page.goto(site.url + hashFor(CAT, '&model=1&mrank=special'));
+  await page.waitForSelector('#model-ranking[data-by="special"][data-count="72"]');
+  assert.equal(await page.getAttribute('#model-rank-special', 'aria-pressed'), 'true');
+  await finish();
+});

@@ -1,0 +1,155 @@
+// Share and export as a user does it: every control into a link and back in
+// a fresh browser, the snippets for the view on screen, a long text's link,
+// and the downloads (SVG, PNG, CSV, JSON) of the figure on screen.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { hashFor, hashOf, KING, openPage, readTable, ready, useSite } from './helpers.mjs';
+
+const site = useSite();
+
+/** Everything a user can set outside the teaching tabs, as the page shows it. */
+async function controls(page) {
+  return page.evaluate(() => ({
+    scale: document.getElementById('opt-scale').checked,
+    self: document.getElementById('opt-self').checked,
+    causal: document.getElementById('opt-causal').checked,
+    temperature: document.getElementById('temperature-value').textContent,
+    palette: document.getElementById('opt-palette').value,
+    theme: document.getElementById('opt-theme').value,
+    threshold: document.getElementById('threshold').value,
+    dark: document.documentElement.dataset.theme ?? null,
+    zoom: document.getElementById('heatmap-overlay').getAttribute('aria-label').match(/zoomed to rows and columns [\d–]+/)?.[0] ?? null,
+    tab: document.querySelector('[role="tab"][aria-selected="true"]').id,
+  }));
+}
+
+test('every control goes into the link, and a fresh browser opens exactly the same page', async () => {
+  const text = 'The king and queen ruled the kingdom while the prince and princess studied history in the castle library';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(text));
+  await ready(page);
+  await page.uncheck('#opt-self');
+  await page.check('#opt-causal');
+  await page.locator('#opt-temperature').fill('0.301');
+  await page.selectOption('#opt-palette', 'cividis');
+  await page.selectOption('#opt-theme', 'dark');
+  await page.locator('#threshold').fill('0.3');
+  await page.click('#zoom-in');
+  await page.click('#zoom-in');
+  await page.click('#tokens button.token >> nth=3');
+  await page.click('#tab-whatif');
+  const before = { controls: await controls(page), table: await readTable(page) };
+  assert.equal(before.controls.dark, 'dark');
+  assert.ok(before.controls.zoom, 'zoomed in');
+  const link = await page.evaluate(() => location.href);
+  await finish();
+  const fresh = await openPage(site.browser, link);
+  await ready(fresh.page);
+  assert.deepEqual(await controls(fresh.page), before.controls);
+  assert.deepEqual(await readTable(fresh.page), before.table);
+  assert.deepEqual(Object.keys(await hashOf(fresh.page)), ['s', 'self', 'causal', 'scale', 't', 'focus', 'th', 'pal', 'theme', 'zoom', 'lab']);
+  await fresh.finish();
+});
+
+test('the Share panel offers the link and both snippets for the view on screen', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=heads&h=10'));
+  await ready(page);
+  await page.click('#share-open');
+  assert.equal(await page.inputValue('#share-view'), 'heads', 'the open tab is what is on screen');
+  const iframe = await page.inputValue('#share-iframe');
+  const src = iframe.match(/<iframe src="([^"]+)"/)[1].replace(/&amp;/g, '&');
+  assert.ok(src.startsWith(`${site.url}embed.html#s=The%20king`), src);
+  const keys = new URLSearchParams(src.split('#')[1]);
+  assert.deepEqual([keys.get('view'), keys.get('h'), keys.get('focus')], ['heads', '10', '1']);
+  assert.match(iframe, new RegExp(`e\\.origin !== '${new URL(site.url).origin}'`), 'the lines accept the widget’s own origin only');
+  const element = await page.inputValue('#share-element');
+  assert.match(element, new RegExp(`<script src="${site.url}attention-viz\\.js" defer></script>`));
+  const tag = element.match(/<attention-viz ([^>]*)>/)[1];
+  assert.equal(tag, 'sentence="The king and queen ruled the kingdom" focus="1" view="heads" lab="heads" h="10"', 'only what differs from the defaults');
+  assert.match(element, /<a href="[^"]+">The king and queen ruled the kingdom — in Attention Explorer<\/a><\/attention-viz>/, 'fallback content');
+  assert.equal(await page.inputValue('#share-link'), await page.evaluate(() => location.href.replace(/\/(#|$)/, '/index.html$1')));
+  await page.selectOption('#share-view', 'arrows');
+  assert.match(await page.inputValue('#share-iframe'), /view=arrows/);
+  await finish();
+});
+
+test('a long text makes a long link, and the panel says why', async () => {
+  const long = Array.from({ length: 400 }, (_, i) => ['king', 'queen', 'ruled', 'kingdom', 'castle'][i % 5]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(long));
+  await ready(page);
+  await page.click('#share-open');
+  const note = await page.textContent('#share-long');
+  assert.match(note, /This link is [\d,]+ characters long because it carries the whole text/);
+  assert.ok(!(await page.isHidden('#share-long')));
+  await finish();
+});
+
+/** Downloads what `button` makes for the figure `figure`; returns its bytes. */
+async function downloaded(page, figure, button) {
+  await page.selectOption('#export-figure', figure);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+  return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
+}
+
+test('downloads: the SVG holds one cell per weight and the caption; PNG, CSV and JSON hold the same', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&scale=0&t=2'));
+  await ready(page);
+  const table = await readTable(page);
+  const svg = await downloaded(page, 'main', '#export-svg');
+  assert.equal(svg.name, 'attention-the-king-and-queen-ruled-the-kingdom.svg');
+  const parsed = await page.evaluate((text) => {
+    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+    return {
+      error: doc.querySelector('parsererror')?.textContent ?? null,
+      cells: [...doc.querySelectorAll('g.cells rect')].map((r) => r.getAttribute('data-weight')),
+      title: doc.querySelector('title').textContent,
+      caption: doc.querySelector('desc').textContent,
+    };
+  }, svg.bytes.toString('utf8'));
+  assert.equal(parsed.error, null);
+  assert.equal(parsed.cells.length, 49, 'one cell per weight');
+  assert.deepEqual(parsed.cells.slice(7, 14), table.rows[1].cells, "the 'king' row");
+  assert.equal(parsed.title, KING);
+  assert.match(parsed.caption, /GloVe 6B 50d · unscaled scores · temperature 2 · a word may attend to itself · no causal mask/);
+  const png = await downloaded(page, 'main', '#export-png');
+  assert.deepEqual([...png.bytes.subarray(1, 4)].map((b) => String.fromCharCode(b)).join(''), 'PNG');
+  const width = png.bytes.readUInt32BE(16);
+  assert.ok(width >= 900, `drawn at twice the screen's resolution: ${width} px wide`);
+  const csv = (await downloaded(page, 'main', '#export-csv')).bytes.toString('utf8').trim().split('\r\n');
+  assert.equal(csv[0], '"query \\ key","the","king","and","queen","ruled","the","kingdom"');
+  assert.deepEqual(csv[2].split(',').slice(1).map((v) => Number(v).toFixed(4)), table.rows[1].cells);
+  const json = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  assert.deepEqual(json.weights[1].map((w) => w.toFixed(4)), table.rows[1].cells);
+  assert.match(json.caption, /unscaled scores/);
+  await finish();
+});
+
+test('a teaching view’s picture is downloaded on the colour scale it is drawn with', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif'));
+  await ready(page);
+  await page.waitForSelector('#whatif-compare tbody tr');
+  await page.focus('#export-figure');
+  const options = await page.$$eval('#export-figure option', (list) => list.map((o) => o.value));
+  assert.ok(options.includes('main') && options.includes('panel-Scaled') && options.includes('panel-Unscaled'), options.join());
+  const json = JSON.parse((await downloaded(page, 'panel-Unscaled', '#export-json')).bytes.toString('utf8'));
+  assert.match(json.caption, /^Unscaled: .*the same colour scale/);
+  assert.ok(json.weights[1][1] > 0.99, 'unscaled, king looks at itself');
+  await finish();
+});
+
+test('with a trained-model head open, the download holds the model’s weights, not GloVe’s', async () => {
+  const cat = 'The cat sat on the mat because it was tired';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(cat, '&model=1&mlayer=5&mhead=11'));
+  await ready(page);
+  await page.waitForSelector('#model-view[data-state="ready"][data-head="5:11"]', { timeout: 90000 });
+  await page.focus('#export-figure');
+  const json = JSON.parse((await downloaded(page, 'model-head', '#export-json')).bytes.toString('utf8'));
+  assert.equal(json.kind, 'model');
+  assert.match(json.caption, /all-MiniLM-L6-v2 · layer 5, head 11 · word pieces · with \[CLS\] and \[SEP\]/);
+  assert.deepEqual(json.queries.slice(0, 3), ['[CLS]', 'the', 'cat']);
+  assert.equal(json.weights[8][2].toFixed(4), '0.6825', "'it' → 'cat' in layer 5, head 11");
+  const glove = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  assert.equal(glove.kind, 'glove');
+  assert.equal(glove.queries[0], 'the');
+  await finish();
+});

@@ -1,0 +1,177 @@
+// Across layers: attention rollout (Abnar & Zuidema, 2020) and the raw
+// average of each layer's heads, as a small multiple of one heatmap per
+// layer on one colour scale, and the focused token's row of each layer as a
+// table (the numbers, for assistive technology and tests). Computed by the
+// worker (`rollout()` of the model's wasm) only while the section is open
+// (`mflow` in the link, see model-state.js).
+
+import { el } from '../../dom.js';
+
+const EXPLAIN = {
+  rollout: 'Rollout estimates how much of each token’s representation after a layer comes from each input token, if attention were all that mixed tokens: each layer’s heads are averaged, the residual connection is counted as attention to itself (A + I, rows renormalised), and the layers are multiplied in order. Every row sums to 1. It is an estimate: it ignores the values, the feed-forward layers and the norms, and it averages heads that do different things.',
+  average: 'Each layer’s attention averaged over its 12 heads, with nothing carried from one layer to the next: the model’s own numbers. Rows sum to 1 when [CLS] and [SEP] are shown; without them, to what the token did not send there.',
+};
+
+/** Paints an (n, n) matrix (`image`: a canvas holding it a pixel a cell) on `ctx`, `size` pixels a side, with the focused row outlined. */
+export function paintFlowLayer(ctx, image, n, size, focus, theme) {
+  ctx.imageSmoothingEnabled = false;
+  ctx.clearRect(0, 0, size, size);
+  ctx.drawImage(image, 0, 0, size, size);
+  if (focus !== null && focus < n) {
+    const cell = size / n;
+    ctx.strokeStyle = theme.accent;
+    ctx.lineWidth = Math.max(1.5, Math.min(3, cell / 4));
+    ctx.strokeRect(1, focus * cell, size - 2, cell);
+  }
+}
+
+export class FlowView {
+  /** box: the section to fill; view: the model view (run, state, focus(), change(), client, colours, ctx) */
+  constructor(box, { view }) {
+    this.view = view;
+    this.flows = null; // the worker's answer for the run shown, with its images
+    this.asked = null;
+    this.details = el('details', null, 'model-flow');
+    this.details.id = 'model-flow';
+    const summary = el('summary', 'Across layers: attention rollout, and each layer’s average');
+    this.body = el('div', null, 'model-flow-body');
+    this.details.append(summary, this.body);
+    box.append(this.details);
+    this.build();
+    this.details.addEventListener('toggle', () => {
+      const { model } = view.state;
+      const flow = this.details.open ? model.flow ?? 'rollout' : null;
+      if (flow !== model.flow) view.change({ model: { ...model, flow } });
+    });
+  }
+
+  build() {
+    this.modes = {};
+    const modes = el('fieldset', null, 'model-flow-modes');
+    modes.append(el('legend', 'Show'));
+    for (const [value, text] of [['rollout', 'Rollout (layers multiplied)'], ['average', 'Average of the heads, layer by layer']]) {
+      const label = el('label');
+      const input = Object.assign(el('input'), { type: 'radio', name: 'model-flow-mode', value });
+      input.addEventListener('change', () => input.checked && this.view.change({ model: { ...this.view.state.model, flow: value } }));
+      this.modes[value] = input;
+      label.append(input, ` ${text}`);
+      modes.append(label);
+    }
+    this.explain = el('p', '', 'note');
+    this.status = el('p', '', 'model-flow-status');
+    this.status.setAttribute('role', 'status');
+    this.multiples = el('div', null, 'model-flow-multiples');
+    this.table = el('table', null, 'weights-table model-flow-table');
+    this.table.id = 'model-flow-table';
+    const scroll = el('div', null, 'table-scroll');
+    scroll.tabIndex = 0;
+    scroll.setAttribute('aria-label', 'The focused token across layers, scrollable');
+    scroll.append(this.table);
+    this.body.append(modes, this.explain, this.status, this.multiples, scroll);
+  }
+
+  /** Follows the state: open or closed, which mode; asks for the numbers of a new run while open. */
+  update() {
+    const { run, state } = this.view;
+    const flow = state.model.flow;
+    if (this.details.open !== Boolean(flow)) this.details.open = Boolean(flow);
+    if (!flow || !run) return;
+    this.modes[flow].checked = true;
+    this.explain.textContent = EXPLAIN[flow];
+    if (this.asked !== run.id) {
+      this.asked = run.id;
+      this.flows = null;
+      this.status.textContent = 'Computing…';
+      this.view.client.ask('rollout', { run: run.requestId });
+    }
+    this.draw();
+  }
+
+  receive(message) {
+    const { run } = this.view;
+    if (!run || message.n !== run.n) return;
+    this.flows = { ...message, images: {} };
+    this.status.textContent = '';
+    this.draw();
+  }
+
+  /** The images of one mode, on one colour scale across the layers. */
+  images(flow) {
+    const { flows } = this;
+    const key = `${flow}/${this.view.colours.palette}`;
+    if (flows.images[key]) return flows.images[key];
+    const { n, layers } = flows;
+    const nn = n * n;
+    const matrices = flows[flow];
+    let max = 0;
+    for (const value of matrices) max = Math.max(max, value);
+    flows.images[key] = Array.from({ length: layers }, (_, l) => this.view.colours.canvas(matrices.subarray(l * nn, (l + 1) * nn), n, n, max || 1));
+    return flows.images[key];
+  }
+
+  draw() {
+    const { flows, view } = this;
+    const flow = view.state.model.flow;
+    if (!flows || !flow) return;
+    const { n, layers } = flows;
+    const focus = view.focus();
+    const drawn = [flows, flow, focus, view.ctx.theme, view.colours.palette];
+    if (this.drawn && drawn.every((v, k) => v === this.drawn[k])) return;
+    this.drawn = drawn;
+    const size = Math.max(n, Math.min(160, n * 12));
+    const images = this.images(flow);
+    const figures = images.map((image, l) => {
+      const figure = el('figure', null, 'model-flow-layer');
+      const canvas = Object.assign(el('canvas'), { width: size, height: size });
+      canvas.setAttribute('role', 'img');
+      canvas.setAttribute('aria-label', `${flow === 'rollout' ? 'Rollout' : 'Average attention'} after layer ${l}: rows are tokens, columns are ${flow === 'rollout' ? 'input tokens' : 'keys'}; the focused token's row is in the table below.`);
+      paintFlowLayer(canvas.getContext('2d'), image, n, size, focus, view.ctx.theme);
+      figure.append(canvas, el('figcaption', `after layer ${l}`));
+      return figure;
+    });
+    this.multiples.replaceChildren(...figures);
+    this.multiples.dataset.layers = String(layers);
+    this.fillTable(flow, focus);
+  }
+
+  /** The focused token's row after each layer (the first token's when nothing is focused). */
+  fillTable(flow, focus) {
+    const { run } = this.view;
+    const { n, layers } = this.flows;
+    const row = focus ?? 0;
+    const matrices = this.flows[flow];
+    const head = el('tr');
+    head.append(el('th', 'after layer'));
+    for (const label of run.labels) {
+      const th = el('th', label);
+      th.scope = 'col';
+      head.append(th);
+    }
+    head.append(el('th', 'row sum'));
+    const thead = el('thead');
+    thead.append(head);
+    const tbody = el('tbody');
+    for (let l = 0; l < layers; l++) {
+      const tr = el('tr');
+      const th = el('th', String(l));
+      th.scope = 'row';
+      tr.append(th);
+      let sum = 0;
+      for (let j = 0; j < n; j++) {
+        const value = matrices[(l * n + row) * n + j];
+        sum += value;
+        tr.append(el('td', value.toFixed(4)));
+      }
+      tr.append(el('td', sum.toFixed(4), 'row-sum'));
+      tbody.append(tr);
+    }
+    const what = flow === 'rollout' ? 'comes from each input token (rollout)' : 'attends to each key, averaged over the heads';
+    this.table.replaceChildren(el('caption', `How much of '${run.labels[row]}' ${what}, after each layer.`), thead, tbody);
+    Object.assign(this.table.dataset, { flow, row: String(row) });
+  }
+
+  fail(message) {
+    this.asked = null;
+    this.status.textContent = `The rollout could not be computed: ${message.message}`;
+  }
+}
