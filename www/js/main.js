@@ -6,6 +6,7 @@ import { mountArrows } from './views/arrows.js';
 import { mountHeatmap } from './views/heatmap.js';
 import { mountLab } from './views/lab.js';
 import { mountOptions } from './views/options.js';
+import { mountQuiz } from './views/quiz.js';
 import { mountSentence } from './views/sentence.js';
 import { mountShare } from './views/share.js';
 import { mountSource } from './views/source.js';
@@ -20,7 +21,7 @@ const openFull = document.getElementById('open-full');
 if (embed) fitFrame();
 startPage({
   embed,
-  views: [mountSentence, mountTokens, mountOptions, mountSource, mountStatus, mountHeatmap, mountArrows, mountLab, mountModelSlot, mountTable, mountShare],
+  views: [mountSentence, mountTokens, mountQuiz, mountOptions, mountSource, mountStatus, mountHeatmap, mountArrows, mountLab, mountModelSlot, mountTable, mountShare],
   onHash: (hash) => {
     if (openFull) openFull.href = new URL('index.html', location.href).href + hash;
   },

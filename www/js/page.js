@@ -90,6 +90,13 @@ function createContext(store, { embed }) {
   };
 }
 
+/** A quiz about the trained model opens the model, at the quiz's head. */
+function quizState(state) {
+  if (state.quiz?.source !== 'model') return state;
+  const model = state.model ?? defaultModel();
+  return { ...state, model: { ...model, layer: state.quiz.layer, head: state.quiz.head } };
+}
+
 /** A widget's link names one view: the tab of a teaching view, or the model, opens with it. */
 function embedState(state) {
   if (EMBED_PARTS[state.view]?.includes('lab')) return { ...state, teach: { ...state.teach, lab: state.view } };
@@ -101,8 +108,9 @@ class Page {
   constructor(mounts, { embed, onHash }) {
     const problems = [];
     const state = parseHash(location.hash, problems);
-    this.store = createStore(embed ? embedState(state) : state);
-    syncUrl(this.store, { embed, onHash, incoming: embed ? embedState : undefined });
+    const incoming = (next) => quizState(embed ? embedState(next) : next);
+    this.store = createStore(incoming(state));
+    syncUrl(this.store, { embed, onHash, incoming });
     this.ctx = createContext(this.store, { embed });
     this.ctx.linkProblems = problems;
     this.complete = null; // the last analysis computed, freed when the next one replaces it

@@ -25,6 +25,12 @@
 //   heatmap, arrows, steps, whatif, play, heads, cross, meaning, model
 //   (the trained model's heads), head (its open head). The full page shows
 //   everything and ignores it.
+// - quiz: a quiz, "predict, then reveal": `g.R1.R2…` asks, for each GloVe
+//   row Ri (the 0-based rows of `focus`), "which word does it attend to
+//   most?"; `m.L.H.T1.T2…` asks the same of the trained model's layer L,
+//   head H for its tokens Ti (in the model's units and [CLS]/[SEP] setting).
+//   At most 10 questions. The weights stay hidden until each is answered;
+//   the answers are computed on the student's page, never written in the link.
 // - vec: the name of the user's own word-vector file the link was made with
 //   (absent: the default GloVe vectors). The file never leaves its owner's
 //   computer: whoever opens the link is asked for a file of that name, and
@@ -50,6 +56,8 @@ export const TEMPERATURE_MAX = 1000;
 export const DEFAULT_THRESHOLD = 0.1;
 export const PALETTES = ['viridis', 'cividis', 'greys'];
 export const THEMES = ['auto', 'light', 'dark'];
+/** The most questions a quiz link holds. */
+export const MAX_QUESTIONS = 10;
 export const VIEWS = ['main', 'heatmap', 'arrows', 'steps', 'whatif', 'play', 'heads', 'cross', 'meaning', 'model', 'head'];
 /** Longest sentence accepted from a link or the box, in UTF-16 units. */
 export const MAX_SENTENCE_LENGTH = 20000;
@@ -57,7 +65,7 @@ export const MAX_SENTENCE_LENGTH = 20000;
 export function defaultState() {
   return {
     sentence: DEFAULT_SENTENCE, scale: true, self: true, causal: false, temperature: 1, focus: null, cell: null,
-    threshold: DEFAULT_THRESHOLD, palette: 'viridis', theme: 'auto', zoom: null, view: 'main', vectors: null,
+    threshold: DEFAULT_THRESHOLD, palette: 'viridis', theme: 'auto', zoom: null, view: 'main', quiz: null, vectors: null,
     teach: defaultTeach(),
   };
 }
@@ -88,6 +96,22 @@ function parseZoom(text) {
   return size >= 1 ? { row, col, size } : null;
 }
 
+/** A quiz as a link writes it (see `quiz` above), or null. Repeated rows are asked once. */
+export function parseQuiz(text) {
+  const glove = /^g((?:\.\d{1,6}){1,10})$/.exec(text);
+  const model = /^m\.(\d{1,2})\.(\d{1,2})((?:\.\d{1,6}){1,10})$/.exec(text);
+  const rows = (list) => [...new Set(list.slice(1).split('.').map(Number))];
+  if (glove) return { source: 'glove', rows: rows(glove[1]) };
+  if (model) return { source: 'model', layer: Number(model[1]), head: Number(model[2]), rows: rows(model[3]) };
+  return null;
+}
+
+/** The link form of a quiz. */
+export function formatQuiz(quiz) {
+  const rows = quiz.rows.slice(0, MAX_QUESTIONS).join('.');
+  return quiz.source === 'model' ? `m.${quiz.layer}.${quiz.head}.${rows}` : `g.${rows}`;
+}
+
 /**
  * Reads a state from `location.hash` (with or without the leading '#').
  * Bad values fall back to their defaults; `problems`, when given, receives
@@ -110,6 +134,7 @@ export function parseHash(hash, problems = null) {
   state.theme = params.read('theme', oneOf(THEMES), THEMES.join(', ')) ?? state.theme;
   state.zoom = params.read('zoom', parseZoom, 'row,column,size');
   state.view = params.read('view', oneOf(VIEWS), VIEWS.join(', ')) ?? state.view;
+  state.quiz = params.read('quiz', parseQuiz, `g.ROW.ROW… or m.LAYER.HEAD.TOKEN… (at most ${MAX_QUESTIONS})`);
   const vec = params.get('vec');
   if (vec) state.vectors = cut(vec, 200);
   state.teach = parseTeach(params);
@@ -137,6 +162,7 @@ export function formatHash(state) {
   if (state.theme && state.theme !== 'auto') parts.push(`theme=${state.theme}`);
   if (state.zoom) parts.push(`zoom=${state.zoom.row},${state.zoom.col},${state.zoom.size}`);
   if (state.view && state.view !== 'main') parts.push(`view=${state.view}`);
+  if (state.quiz) parts.push(`quiz=${formatQuiz(state.quiz)}`);
   if (state.vectors) parts.push(`vec=${encode(state.vectors)}`);
   if (state.teach) parts.push(...formatTeach(state.teach));
   if (state.model) parts.push(...formatModel(state.model));
@@ -168,5 +194,5 @@ export function sameAnalysis(a, b) {
 export function sameState(a, b) {
   return sameAnalysis(a, b) && a.focus === b.focus && (a.cell ?? null) === (b.cell ?? null) &&
     a.threshold === b.threshold && (a.vectors ?? null) === (b.vectors ?? null) && a.palette === b.palette &&
-    a.theme === b.theme && a.view === b.view && JSON.stringify(a.zoom ?? null) === JSON.stringify(b.zoom ?? null) && sameModel(a.model, b.model) && sameTeach(a.teach, b.teach);
+    a.theme === b.theme && a.view === b.view && JSON.stringify(a.quiz ?? null) === JSON.stringify(b.quiz ?? null) && JSON.stringify(a.zoom ?? null) === JSON.stringify(b.zoom ?? null) && sameModel(a.model, b.model) && sameTeach(a.teach, b.teach);
 }

@@ -75,6 +75,7 @@ export class HeadView {
       n: run.n, labels: run.labels, weights, masked: new Uint8Array(nn), cells: colours.canvas(weights, run.n, run.n, scaleMax),
       scaleMax, table: colours.table, ticks: Array.from(this.ctx.wasm.ticks(scaleMax, 4)),
       layer, head, special, units: run.words ? 'whole words' : 'word pieces',
+      description: run.behaviours?.heads?.[layer * run.heads + head]?.description ?? null,
     };
     this.heatmap.fit(run.n);
     const name = `Layer ${layer}, head ${head}`;
@@ -93,6 +94,7 @@ export class HeadView {
     return {
       kind: 'model', title: state.sentence, caption: `${MODEL_NAME} · layer ${hv.layer}, head ${hv.head} · ${hv.units} · ${special}`,
       rows: hv.n, cols: hv.n, rowLabels: hv.labels, colLabels: hv.labels, weights: hv.weights, masked: null, scaleMax: hv.scaleMax, palette: state.palette,
+      layer: hv.layer, head: hv.head, description: hv.description,
     };
   }
 

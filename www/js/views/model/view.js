@@ -203,6 +203,8 @@ class ModelView {
     this.shown = null;
     if (this.carry && this.state?.model) this.carrySearch(run);
     if (this.state?.model) this.showHead();
+    // Views that read the model's numbers (a quiz about a head) hear of the result.
+    this.ctx.refresh();
   }
 
   /** The search's query and key in the new units (their pieces' tokens), once the new run is in. */

@@ -1,0 +1,84 @@
+// Predict, then reveal: a quiz link opens with every weight hidden; a guess
+// reveals the answer, the weights and why; the teacher makes the link in the
+// Share panel; a bad question is left out with a note.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { DIST, hashFor, hashOf, KING, openPage, ready, useSite } from './helpers.mjs';
+
+const site = useSite();
+
+async function hidden(page) {
+  return page.evaluate(() => ['#views', '#teach', '.weights-section', '.model-section'].every((s) => getComputedStyle(document.querySelector(s)).display === 'none'));
+}
+
+test('a quiz link hides every weight until each question is answered', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.1.3'));
+  await ready(page).catch(() => {}); // the heatmap is drawn, hidden
+  await page.waitForSelector('#quiz .quiz-choices button');
+  assert.ok(await hidden(page), 'no heatmap, arrows, table or tab while the quiz runs');
+  assert.match(await page.textContent('#quiz h3'), /Question 1: which word does king attend to most\?/);
+  assert.deepEqual(await page.$$eval('#quiz .quiz-choices button', (bs) => bs.map((b) => b.textContent)), ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
+  assert.equal(await page.locator('#quiz .compare-value').count(), 0, 'no number before the guess');
+  await page.click('#quiz .quiz-choices button >> text=queen');
+  await page.waitForSelector('#quiz .quiz-reveal');
+  assert.match(await page.textContent('#quiz .quiz-wrong'), /you chose 'queen' \(0\.1645\); the most is 'king' \(0\.4431\)/);
+  assert.match(await page.textContent('#quiz .quiz-why'), /largest scaled score: for 'king', q·k = [\d.]+, scaled [\d.]+\. For 'queen': q·k = /);
+  assert.match(await page.textContent('#quiz .quiz-score'), /1 of 2 answered · 0 right/);
+  await page.click('#quiz-next');
+  await page.click('#quiz .quiz-choices button >> text=queen');
+  await page.waitForSelector('#quiz .quiz-right');
+  assert.match(await page.textContent('#quiz .quiz-score'), /2 of 2 answered · 1 right/);
+  assert.equal((await hashOf(page)).quiz, 'g.1.3', 'the score stays on this device, not in the link');
+  await page.click('#quiz-end');
+  assert.equal((await hashOf(page)).quiz, undefined);
+  assert.ok(!(await hidden(page)));
+  assert.ok(await page.isVisible('#heatmap'));
+  await finish();
+});
+
+test('the teacher picks the words in the Share panel and gets the quiz link', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=2'));
+  await ready(page);
+  await page.click('#share-open');
+  await page.check('#quiz-builder .quiz-word:nth-child(2) input');
+  await page.check('#quiz-builder .quiz-word:nth-child(7) input');
+  await page.click('#quiz-copy');
+  const link = await page.inputValue('#quiz-link');
+  const params = new URLSearchParams(link.split('#')[1]);
+  assert.equal(params.get('quiz'), 'g.1.6');
+  assert.equal(params.get('focus'), null, 'the quiz link does not give an answer away');
+  const student = await openPage(site.browser, link);
+  await student.page.waitForSelector('#quiz .quiz-choices button');
+  assert.match(await student.page.textContent('#quiz h3'), /which word does king attend/);
+  await student.finish();
+  await finish();
+});
+
+test('a bad question is left out with a note, and nothing runs as HTML', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('<b>The</b> cat sat', '&quiz=g.1.99'));
+  await page.waitForSelector('#quiz .quiz-choices button');
+  assert.match(await page.textContent('#quiz'), /Question 2: row 99 does not exist: the sentence has \d+ known words, so it is left out\./);
+  assert.equal(await page.locator('#quiz b').count(), 0);
+  const broken = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.<img>'));
+  await ready(broken.page);
+  assert.match(await broken.page.textContent('#link-note'), /quiz=g\.<img> \(expected g\.ROW\.ROW… or m\.LAYER\.HEAD\.TOKEN…/);
+  assert.ok(await broken.page.isHidden('#quiz'));
+  await broken.finish();
+  await finish();
+});
+
+test('a quiz about a model head asks where the model looks, and says what the head does', { skip: !existsSync(path.join(DIST, 'model', 'manifest.json')) && 'no built model' }, async () => {
+  const cat = 'The cat sat on the mat because it was tired';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(cat, '&quiz=m.5.11.8'));
+  await page.waitForSelector('#quiz .quiz-choices button', { timeout: 90000 });
+  assert.ok(await hidden(page));
+  assert.match(await page.textContent('#quiz h3'), /which word does it attend to most/);
+  assert.match(await page.textContent('#quiz .note'), /layer 5, head 11/);
+  await page.click('#quiz .quiz-choices button >> text=cat');
+  await page.waitForSelector('#quiz .quiz-right');
+  assert.match(await page.textContent('#quiz .quiz-right'), /Right: 'cat' \(0\.6825\)/);
+  assert.match(await page.textContent('#quiz .quiz-why'), /What this head does on this sentence: .*'cat'/);
+  await finish();
+});

@@ -1,0 +1,239 @@
+// Predict, then reveal: a quiz in a link. A teacher picks up to ten words of
+// the sentence on screen (in the GloVe attention, or in the trained model's
+// open head) and shares the link; a student opens it with every weight
+// hidden, guesses for each word which word it attends to most, and only then
+// sees the answer, the row of weights and why. The answers are computed on
+// the student's page from the same numbers; the score stays on their device.
+
+import { copyText, el, put } from '../dom.js';
+import { formatHash, MAX_QUESTIONS } from '../state.js';
+import { num, weight } from '../teach-steps.js';
+
+export function mountQuiz(ctx) {
+  const panel = document.getElementById('quiz');
+  return panel ? new QuizView(ctx, panel) : { update() {} };
+}
+
+/** The question `index` of `quiz` with what is needed to answer it, or { pending } or { invalid }. */
+function question(quiz, index, { analysis, model }) {
+  const row = quiz.rows[index];
+  if (quiz.source === 'model') {
+    if (!model) return { pending: 'the trained model is loading…' };
+    if (row >= model.rows) return { invalid: `token ${row} does not exist: the model sees ${model.rows} tokens here` };
+    return { row, word: model.rowLabels[row], keys: model.colLabels, weights: model.weights.subarray(row * model.cols, (row + 1) * model.cols), where: model.caption, why: model.description };
+  }
+  if (!analysis || analysis.pending) return { pending: 'the word vectors are loading…' };
+  if (analysis.error || row >= analysis.n) return { invalid: `row ${row} does not exist: the sentence has ${analysis.n || 0} known words` };
+  const { n, labels, weights, masked } = analysis;
+  const keep = [...Array(n).keys()].filter((j) => !masked[row * n + j]);
+  return { row, word: labels[row], keys: labels, keep, weights: weights.subarray(row * n, (row + 1) * n), steps: () => analysis.steps(row), where: 'GloVe 6B, raw vectors as queries and keys' };
+}
+
+class QuizView {
+  constructor(ctx, panel) {
+    this.ctx = ctx;
+    this.store = ctx.store;
+    this.panel = panel;
+    this.guesses = new Map(); // quiz key → Map(question → guessed key)
+    this.current = 0;
+    this.builder = new QuizBuilder(ctx, document.getElementById('quiz-builder'));
+  }
+
+  key(state) {
+    return formatHash({ ...state, focus: null, cell: null });
+  }
+
+  /** The model's open head as a figure (views/model/head.js registers it), when it is the quiz's head. */
+  modelFigure(quiz) {
+    const figure = this.ctx.figures.get('model-head')?.figure();
+    return figure && figure.layer === quiz.layer && figure.head === quiz.head ? figure : null;
+  }
+
+  update(state, analysis) {
+    this.builder.update(state, analysis);
+    const { quiz } = state;
+    document.body.dataset.quiz = quiz ? 'on' : 'off';
+    put(this.panel, 'hidden', !quiz);
+    if (!quiz) return;
+    const guesses = this.guesses.get(this.key(state)) ?? new Map();
+    this.guesses.set(this.key(state), guesses);
+    const sources = { analysis, model: quiz.source === 'model' ? this.modelFigure(quiz) : null };
+    const questions = quiz.rows.map((_, i) => question(quiz, i, sources));
+    this.current = Math.min(this.current, quiz.rows.length - 1);
+    this.draw(quiz, questions, guesses);
+  }
+
+  draw(quiz, questions, guesses) {
+    const valid = questions.filter((q) => !q.invalid && !q.pending).length;
+    const notes = questions.map((q, i) => (q.invalid ? `Question ${i + 1}: ${q.invalid}, so it is left out.` : null)).filter(Boolean);
+    const right = [...guesses].filter(([i, j]) => questions[i] && isRight(questions[i], j)).length;
+    const head = el('div', null, 'quiz-head');
+    head.append(el('h2', 'Quiz: where does each word look?'), el('span', `${guesses.size} of ${valid} answered · ${right} right`, 'quiz-score'));
+    const nodes = [head, ...notes.map((n) => el('p', n, 'note'))];
+    const q = questions[this.current];
+    if (q?.pending) nodes.push(el('p', `Getting the question ready: ${q.pending}`, 'hint'));
+    else if (q && !q.invalid) nodes.push(this.questionNode(q, guesses));
+    nodes.push(this.navigation(quiz, questions, guesses));
+    this.panel.replaceChildren(...nodes);
+    this.panel.dataset.answered = String(guesses.size);
+  }
+
+  /** One question: the guess buttons, or after a guess, the answer, the weights and why. */
+  questionNode(q, guesses) {
+    const box = el('section', null, 'quiz-question');
+    const title = el('h3');
+    title.append(`Question ${this.current + 1}: which word does `, el('q', q.word), ' attend to most?');
+    box.append(title, el('p', q.where, 'note'));
+    const guess = guesses.get(this.current);
+    if (guess === undefined) {
+      const choices = el('div', null, 'quiz-choices');
+      choices.setAttribute('role', 'group');
+      choices.setAttribute('aria-label', 'Your guess');
+      for (const j of q.keep ?? q.keys.keys()) {
+        const button = el('button', q.keys[j], 'token');
+        button.type = 'button';
+        button.dataset.key = String(j);
+        button.addEventListener('click', () => {
+          guesses.set(this.current, j);
+          this.ctx.refresh();
+        });
+        choices.append(button);
+      }
+      box.append(choices);
+      return box;
+    }
+    box.append(reveal(q, guess));
+    return box;
+  }
+
+  navigation(quiz, questions, guesses) {
+    const nav = el('div', null, 'quiz-nav');
+    const go = (index) => {
+      this.current = index;
+      this.ctx.refresh();
+    };
+    const previous = el('button', 'Previous', 'small');
+    previous.type = 'button';
+    previous.disabled = this.current === 0;
+    previous.addEventListener('click', () => go(this.current - 1));
+    const next = el('button', 'Next question', 'small');
+    next.type = 'button';
+    next.id = 'quiz-next';
+    next.disabled = this.current >= quiz.rows.length - 1;
+    next.addEventListener('click', () => go(this.current + 1));
+    const all = el('button', 'See everything', 'small');
+    all.type = 'button';
+    all.id = 'quiz-end';
+    all.title = 'Leave the quiz: the heatmap, the arrows and every number';
+    all.addEventListener('click', () => this.store.update({ quiz: null }, 'push'));
+    nav.append(previous, next, all);
+    return nav;
+  }
+}
+
+/** Whether key `j` is an answer: the largest weight of the row (a tie counts). */
+function isRight(q, j) {
+  if (q.invalid || q.pending) return false;
+  return q.weights[j] >= Math.max(...(q.keep ?? q.keys.keys()).map((k) => q.weights[k])) - 1e-7;
+}
+
+/** The answer, right or not, the row's strongest weights, and why. */
+function reveal(q, guess) {
+  const box = el('div', null, 'quiz-reveal');
+  const order = [...(q.keep ?? q.keys.keys())].sort((a, b) => q.weights[b] - q.weights[a]);
+  const best = order[0];
+  const right = isRight(q, guess);
+  box.append(el('p', right ? `Right: '${q.keys[guess]}' (${weight(q.weights[guess])}).` : `Not quite: you chose '${q.keys[guess]}' (${weight(q.weights[guess])}); the most is '${q.keys[best]}' (${weight(q.weights[best])}).`, right ? 'quiz-right' : 'quiz-wrong'));
+  const list = el('ol', null, 'compare-list');
+  for (const j of order.slice(0, 6)) {
+    const item = el('li', null, j === guess ? 'self' : '');
+    const bar = el('span', null, 'bar');
+    bar.style.width = `${((q.weights[j] / q.weights[best]) * 100).toFixed(1)}%`;
+    const cell = el('span', null, 'bar-cell');
+    cell.append(bar);
+    item.append(el('span', q.keys[j], 'compare-key'), cell, el('span', weight(q.weights[j]), 'compare-value'));
+    list.append(item);
+  }
+  box.append(list, el('p', why(q, guess, best), 'quiz-why'));
+  return box;
+}
+
+/** Why the answer wins, from the numbers: the dot products (GloVe) or the head's measured behaviour (model). */
+function why(q, guess, best) {
+  if (!q.steps) return q.why ? `What this head does on this sentence: ${q.why}.` : 'The weights are the softmax of this head’s scaled q·k scores.';
+  const steps = q.steps();
+  const dot = (j) => `q·k = ${num(steps.dots[j])}, scaled ${num(steps.scaled[j])}`;
+  const compare = guess === best ? '' : ` For '${q.keys[guess]}': ${dot(guess)}.`;
+  return `The softmax gives the most weight to the largest scaled score: for '${q.keys[best]}', ${dot(best)}.${compare} Raw vectors score high on words that are alike (and on the word itself), not on grammar.`;
+}
+
+/** Making a quiz from what is on screen: pick the words, copy the link. */
+class QuizBuilder {
+  constructor(ctx, box) {
+    this.ctx = ctx;
+    this.box = box;
+    this.picked = new Set();
+    this.key = null;
+    if (!box) return;
+    this.source = el('select');
+    this.source.id = 'quiz-source';
+    this.source.setAttribute('aria-label', 'Ask about');
+    this.words = el('div', null, 'quiz-words');
+    this.words.setAttribute('role', 'group');
+    this.words.setAttribute('aria-label', 'The words to ask about');
+    this.copy = el('button', 'Copy the quiz link', 'small');
+    this.copy.type = 'button';
+    this.copy.id = 'quiz-copy';
+    this.link = el('textarea');
+    this.link.id = 'quiz-link';
+    this.link.readOnly = true;
+    this.link.rows = 2;
+    this.link.setAttribute('aria-label', 'Quiz link');
+    this.copy.addEventListener('click', async () => {
+      this.link.value = this.linkOf();
+      const ok = await copyText(this.link.value);
+      this.copy.textContent = ok ? 'Quiz link copied' : 'Copy the link below';
+    });
+    this.source.addEventListener('change', () => {
+      this.picked.clear();
+      this.key = null;
+      this.ctx.refresh();
+    });
+    box.append(el('h3', 'Make a quiz'), el('p', `Pick up to ${MAX_QUESTIONS} words: whoever opens the link guesses where each looks before seeing any weight.`, 'note'), this.source, this.words, this.copy, this.link);
+  }
+
+  linkOf() {
+    const state = this.ctx.store.get();
+    const rows = [...this.picked].sort((a, b) => a - b).slice(0, MAX_QUESTIONS);
+    const model = this.source.value === 'model' ? this.ctx.figures.get('model-head')?.figure() : null;
+    const quiz = model ? { source: 'model', layer: model.layer, head: model.head, rows } : { source: 'glove', rows };
+    return new URL('index.html', location.href).href + formatHash({ ...state, quiz: rows.length ? quiz : null, focus: null, cell: null });
+  }
+
+  update(state, analysis) {
+    if (!this.box || analysis.pending) return;
+    const model = state.model ? this.ctx.figures.get('model-head')?.figure() : null;
+    const options = [['glove', 'the GloVe attention'], ...(model ? [['model', `the model’s layer ${model.layer}, head ${model.head}`]] : [])];
+    const wanted = options.some(([v]) => v === this.source.value) ? this.source.value : 'glove';
+    if (this.source.options.length !== options.length) this.source.replaceChildren(...options.map(([value, text]) => Object.assign(el('option', text), { value })));
+    this.source.value = wanted;
+    const labels = wanted === 'model' ? model.rowLabels : analysis.labels ?? [];
+    const key = `${wanted}\u0000${labels.join('\u0001')}`;
+    if (key === this.key) return;
+    this.key = key;
+    this.picked.clear();
+    this.words.replaceChildren(...labels.map((_, i) => {
+      const box = Object.assign(el('input'), { type: 'checkbox', value: String(i) });
+      box.addEventListener('change', () => {
+        if (box.checked && this.picked.size >= MAX_QUESTIONS) box.checked = false;
+        else if (box.checked) this.picked.add(i);
+        else this.picked.delete(i);
+        put(this.copy, 'disabled', this.picked.size === 0);
+      });
+      const label = el('label', null, 'quiz-word');
+      label.append(box, ` ${labels[i]}`);
+      return label;
+    }));
+    put(this.copy, 'disabled', true);
+  }
+}
