@@ -25,13 +25,32 @@ const TYPES = {
   '.aewv': 'application/octet-stream',
   '.aews': 'application/octet-stream',
   '.json': 'application/json',
+  '.md': 'text/markdown; charset=utf-8',
 };
 
-/** Serves dist/ on 127.0.0.1 at a free port; resolves to { url, close }. */
+/** The response headers of the '/*' block of a Netlify-style `_headers` file (what scripts/serve sends). */
+async function siteHeaders(root) {
+  const file = path.join(root, '_headers');
+  if (!existsSync(file)) return {};
+  const headers = {};
+  let inside = false;
+  for (const line of (await readFile(file, 'utf8')).split('\n')) {
+    if (!line.trim() || line.trimStart().startsWith('#')) continue;
+    if (!/^\s/.test(line)) inside = line.trim() === '/*';
+    else if (inside) {
+      const at = line.indexOf(':');
+      headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+    }
+  }
+  return headers;
+}
+
+/** Serves dist/ on 127.0.0.1 at a free port, with the site's own headers (CSP); resolves to { url, close }. */
 export async function serveDist(root = DIST) {
   if (!existsSync(path.join(root, 'index.html'))) {
     throw new Error(`${root}/index.html is missing: run scripts/build first`);
   }
+  const headers = await siteHeaders(root);
   const server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url, 'http://localhost');
@@ -40,6 +59,7 @@ export async function serveDist(root = DIST) {
       if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
       const body = await readFile(file);
       response.writeHead(200, {
+        ...headers,
         'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
         'Content-Length': body.length,
         // No CORS header: a widget must work from any host, which most do not send one.
@@ -117,6 +137,12 @@ export async function openPage(browser, url, { allow = [], viewport = { width: 1
     }, SLOW_FRAMES);
   }
   for (const [pattern, handler] of routes) await context.route(pattern, handler);
+  // A Content-Security-Policy violation anywhere (pages, widgets' frames) is an error of the test.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'} in ${event.sourceFile || location.href}`);
+    });
+  });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (message) => {
