@@ -100,14 +100,25 @@ function load() {
 
 async function loadModel() {
   const [wasm, manifest] = await Promise.all([loadWasm(), fetchManifest()]);
+  // Every size the manifest gives is checked before a byte is downloaded or allocated for it.
+  try {
+    wasm.checkManifestListing(manifest);
+  } catch (error) {
+    throw new ModelFileError(`The trained model's model/manifest.json was refused: ${error.message}.`, 'manifest.json');
+  }
   let cached = false;
   const session = await useFile(manifest.core, (bytes, fromCache) => {
     cached = fromCache;
+    let session;
     try {
-      return new wasm.ModelSession(bytes);
+      session = new wasm.ModelSession(bytes);
+      // …and against the core: the number of shards and each one's exact length.
+      session.checkManifest(manifest);
     } catch (error) {
+      session?.free();
       throw new ModelFileError(`The model file ${manifest.core.file} could not be read: ${error.message}.`, manifest.core.file);
     }
+    return session;
   }, reportProgress(manifest.core));
   self.postMessage({
     type: 'ready',
