@@ -30,6 +30,14 @@ The rules, in the order they are tried on each piece of text:
    and the parts between them go back to rule 2.
 8. Whatever is left is one token, known or not.
 
+"Character" in rules 3 to 7 means a cluster: a character with the
+extenders after it (combining marks U+0300..U+036F, U+1AB0..U+1AFF,
+U+1DC0..U+1DFF, U+20D0..U+20FF, U+FE20..U+FE2F; variation selectors
+U+FE00..U+FE0F, U+E0100..U+E01EF; skin tones U+1F3FB..U+1F3FF; tags
+U+E0020..U+E007F; the zero-width joiner U+200D) and any character right
+after a joiner. A cluster is a word character if its first character is one;
+"at most 8 characters" counts clusters.
+
 Apostrophes are non-word characters: they come off at the edges (rules 3 to
 5) but never cut a word inside (rule 7), so "rock'n'roll" stays one token.
 
@@ -75,10 +83,32 @@ def is_word_char(c):
     return c.isalnum()
 
 
+ZWJ = "\u200d"
+EXTENDERS = (
+    (0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F),
+    (0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x1F3FB, 0x1F3FF), (0xE0020, 0xE007F), (0x200D, 0x200D),
+)
+
+
+def is_extender(c):
+    return any(lo <= ord(c) <= hi for lo, hi in EXTENDERS)
+
+
+def clusters(piece):
+    """The (start, end) char offsets of the clusters of piece, in order."""
+    starts = [i for i, c in enumerate(piece) if i == 0 or not (is_extender(c) or piece[i - 1] == ZWJ)]
+    return list(zip(starts, starts[1:] + [len(piece)]))
+
+
 def normalize(piece):
     """Per-character lowercase (like Rust's char::to_lowercase: no final-sigma
     rule), then ’ → '."""
     return "".join(c.lower() for c in piece).replace("\u2019", "'")
+
+
+# Marks that are not Unicode Alphabetic: combining diacritics (but U+0345),
+# combining marks for symbols (keycap U+20E3), half marks, variation selectors.
+NON_ALPHABETIC_MARKS = ((0x0300, 0x0344), (0x0346, 0x0362), (0x20D0, 0x20FF), (0xFE00, 0xFE0F), (0xFE20, 0xFE2F), (0xE0100, 0xE01EF))
 
 
 def check_characters(text):
@@ -103,7 +133,7 @@ def check_characters(text):
         where = f"{c!r} (U+{ord(c):04X}, {cat})"
         if cat == "Cn":
             raise ValueError(f"{where}: unassigned in Python's Unicode {unicodedata.unidata_version}")
-        if cat in ("Mn", "Mc", "Me") and not (0x300 <= ord(c) <= 0x362 and ord(c) != 0x345):
+        if cat in ("Mn", "Mc", "Me") and not any(lo <= ord(c) <= hi for lo, hi in NON_ALPHABETIC_MARKS):
             raise ValueError(f"{where}: a mark that may be Unicode Alphabetic (a word character in Rust)")
         if cat == "So" and "LATIN" in unicodedata.name(c, ""):
             raise ValueError(f"{where}: a symbol that may be Unicode Alphabetic (a word character in Rust)")
@@ -142,17 +172,13 @@ class Tokenizer:
         return result
 
     def _longest_prefix(self, run):
-        """Length of the longest known prefix of run (≤ MAX_RUN chars), at least 1."""
-        for n in range(min(len(run), MAX_RUN), 1, -1):
-            if self.known(run[:n]):
-                return n
-        return 1
+        """Length of the longest known prefix of run (at most MAX_RUN clusters), at least one cluster."""
+        ends = [end for _, end in clusters(run)[:MAX_RUN]]
+        return next((end for end in reversed(ends[1:]) if self.known(run[:end])), ends[0])
 
     def _longest_suffix(self, run):
-        for n in range(min(len(run), MAX_RUN), 1, -1):
-            if self.known(run[-n:]):
-                return n
-        return 1
+        starts = [start for start, _ in clusters(run)[-MAX_RUN:]]
+        return next((len(run) - s for s in starts[:-1] if self.known(run[s:])), len(run) - starts[-1])
 
     def _piece(self, text, a, b, out):
         """Tokenizes text[a:b] (char offsets), appending (start, end) pairs to out."""
@@ -163,13 +189,14 @@ class Tokenizer:
             out.append((a, b))
             return
         n = len(piece)
-        lead = next((i for i, c in enumerate(piece) if is_word_char(c)), n)
+        words = [(s, e) for s, e in clusters(piece) if is_word_char(piece[s])]
+        lead = words[0][0] if words else n
         if 0 < lead < n:  # rule 3
             cut = a + self._longest_prefix(piece[:lead])
             out.append((a, cut))
             self._piece(text, cut, b, out)
             return
-        trail = next((i for i, c in enumerate(reversed(piece)) if is_word_char(c)), n)
+        trail = n - words[-1][1] if words else n
         if 0 < trail < n:  # rule 4
             cut = b - self._longest_suffix(piece[n - trail:])
             self._piece(text, a, cut, out)
@@ -188,13 +215,13 @@ class Tokenizer:
                 self._piece(text, a, cut, out)
                 out.append((cut, b))
                 return
-        inner = [i for i, c in enumerate(piece) if not is_word_char(c) and c not in APOSTROPHES]
+        inner = [(s, e) for s, e in clusters(piece) if not is_word_char(piece[s]) and piece[s] not in APOSTROPHES]
         if inner and not NUMBER.match(piece):  # rule 7
             at = a
-            for i in inner:
-                self._piece(text, at, a + i, out)
-                out.append((a + i, a + i + 1))
-                at = a + i + 1
+            for s, e in inner:
+                self._piece(text, at, a + s, out)
+                out.append((a + s, a + e))
+                at = a + e
             self._piece(text, at, b, out)
             return
         out.append((a, b))  # rule 8

@@ -84,6 +84,12 @@ test('typing recomputes, and unknown words are marked and explained', async () =
   assert.match(note, /left out of the attention/);
   assert.ok(await page.isVisible('#unknown-note'));
 
+  // An emoji with its variation selector is one chip, never an empty one.
+  await page.fill('#sentence', 'I \u2764\uFE0F my cat!');
+  await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 4);
+  assert.deepEqual(await page.locator('#tokens .token').allTextContents(), ['I', '\u2764\uFE0F', 'my', 'cat', '!']);
+  assert.deepEqual(await unknown.allTextContents(), ['\u2764\uFE0F']);
+
   await page.fill('#sentence', '   ');
   await page.waitForFunction(() => !document.querySelector('#error').hidden);
   assert.match(await page.textContent('#error'), /The sentence is empty/);

@@ -8,6 +8,8 @@
 //!
 //! 1. The text is cut at whitespace into chunks.
 //! 2. A chunk the vocabulary holds (lowercased, with ’ read as ') is one token.
+//!    (A chunk longer than any vocabulary word, 1,024 bytes lowercased, is not
+//!    looked up whole.)
 //! 3. Otherwise leading and trailing punctuation comes off, a piece at a time
 //!    (the longest run the vocabulary holds, such as "..." or "--", else one
 //!    character), and the rest is tried again from step 2.
@@ -19,11 +21,18 @@
 //! 6. What is left is one token, known or not. Unknown tokens are reported,
 //!    never dropped or replaced.
 //!
+//! "Character" above means a character with whatever belongs to it: the
+//! combining marks, variation selectors, skin tones and joined characters
+//! after it (see `is_extender`). No cut separates ❤ from the U+FE0F that
+//! makes it the emoji ❤️, or a family emoji into people.
+//!
 //! Every token keeps the byte span of the original text it came from, so
 //! `&text[token.span.clone()]` is always valid and shows what the user typed.
 
 use std::collections::{BTreeSet, HashSet};
 use std::ops::Range;
+
+use crate::embeddings::MAX_WORD_BYTES;
 
 /// Anything that can say whether it holds a word (already lowercased).
 pub trait Vocabulary {
@@ -107,78 +116,182 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
 
+const ZWJ: char = '\u{200D}';
+
+/// Characters that belong to the one before them, so that no cut separates
+/// them from it: combining marks (é typed as e + U+0301), variation
+/// selectors (❤ + U+FE0F is the emoji ❤️), skin tones, emoji tag sequences
+/// and the zero-width joiner (👩‍👧, which also takes the character after it).
+fn is_extender(c: char) -> bool {
+    matches!(c,
+        '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}' // combining marks (and keycap ⃣)
+        | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' // variation selectors
+        | '\u{1F3FB}'..='\u{1F3FF}' // skin tones
+        | '\u{E0020}'..='\u{E007F}' // tags
+        | ZWJ)
+}
+
+/// Byte length of the first cluster of `s`: its first character and every
+/// extender after it (and any character after a zero-width joiner). A
+/// cluster ends before a character exactly when that character is not an
+/// extender and does not follow a joiner, so clusters read the same from
+/// either end.
+fn first_cluster(s: &str) -> usize {
+    let mut chars = s.char_indices();
+    let Some((_, mut prev)) = chars.next() else { return 0 };
+    let mut end = prev.len_utf8();
+    for (i, c) in chars {
+        if prev != ZWJ && !is_extender(c) {
+            break;
+        }
+        prev = c;
+        end = i + c.len_utf8();
+    }
+    end
+}
+
+/// Byte length of the last cluster of `s` (see [`first_cluster`]).
+fn last_cluster(s: &str) -> usize {
+    let mut chars = s.char_indices().rev().peekable();
+    while let Some((i, c)) = chars.next() {
+        match chars.peek() {
+            Some((_, prev)) if *prev == ZWJ || is_extender(c) => {}
+            _ => return s.len() - i,
+        }
+    }
+    0
+}
+
+/// The clusters of `s`, front to back: the byte range and first character of each.
+fn clusters(s: &str) -> impl Iterator<Item = (Range<usize>, char)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let base = s[at..].chars().next()?;
+        let start = at;
+        at += first_cluster(&s[at..]);
+        Some((start..at, base))
+    })
+}
+
+/// The clusters of `s`, back to front.
+fn clusters_rev(s: &str) -> impl Iterator<Item = (Range<usize>, char)> + '_ {
+    let mut end = s.len();
+    std::iter::from_fn(move || {
+        let range = end - last_cluster(&s[..end])..end;
+        let base = s[range.clone()].chars().next()?;
+        end = range.start;
+        Some((range, base))
+    })
+}
+
 fn split_chunk<V: Vocabulary + ?Sized>(text: &str, span: Range<usize>, vocabulary: &V, out: &mut Vec<Token>) {
-    if span.is_empty() {
-        return;
-    }
-    let piece = &text[span.clone()];
-    if vocabulary.contains_word(&normalize(piece)) {
-        push(text, span, vocabulary, out);
-        return;
-    }
-
-    // Leading punctuation: the longest vocabulary run, else one character.
-    let lead: usize = piece.chars().take_while(|c| !is_word_char(*c)).map(char::len_utf8).sum();
-    if lead > 0 && lead < piece.len() {
-        let cut = span.start + longest_known_prefix(&piece[..lead], vocabulary);
-        push(text, span.start..cut, vocabulary, out);
-        split_chunk(text, cut..span.end, vocabulary, out);
-        return;
-    }
-
-    // Trailing punctuation, except an apostrophe that ends a contraction-free
-    // word ("cats'" still splits, as in the treebank).
-    let trail: usize = piece.chars().rev().take_while(|c| !is_word_char(*c)).map(char::len_utf8).sum();
-    if trail > 0 && trail < piece.len() {
-        let run = &piece[piece.len() - trail..];
-        let cut = span.end - longest_known_suffix(run, vocabulary);
-        split_chunk(text, span.start..cut, vocabulary, out);
-        push(text, cut..span.end, vocabulary, out);
-        return;
-    }
-
-    if lead == piece.len() {
-        // All punctuation: pieces the vocabulary holds, else one character each.
-        let mut at = span.start;
-        while at < span.end {
-            let cut = at + longest_known_prefix(&text[at..span.end], vocabulary);
-            push(text, at..cut, vocabulary, out);
-            at = cut;
+    // A loop, not recursion: a chunk of 20,000 brackets or "'d"s (a link can
+    // hold one) would otherwise nest 20,000 calls deep, past a 1 MiB wasm
+    // stack. Each step cuts a piece off the front (pushed now) or off the end
+    // (pushed once the rest is done, last cut last), and costs what the piece
+    // costs, not what the chunk does.
+    let mut span = span;
+    let mut cut_off: Vec<Range<usize>> = Vec::new();
+    // From the first word character to the end of the last one; None: all punctuation.
+    let mut words = word_range(&text[span.clone()]).map(|r| span.start + r.start..span.start + r.end);
+    while !span.is_empty() {
+        let piece = &text[span.clone()];
+        if may_be_word(piece) && vocabulary.contains_word(&normalize(piece)) {
+            push(text, span.clone(), vocabulary, out);
+            break;
         }
-        return;
-    }
-
-    // Contractions: "isn't" → is n't, "it's" → it 's.
-    let lower = normalize(piece);
-    for suffix in CONTRACTIONS {
-        if lower.len() > suffix.len() && lower.ends_with(suffix) {
-            // The suffix is ASCII except for a curly apostrophe (3 bytes in UTF-8).
-            let suffix_bytes = suffix_len_in_original(piece, suffix.chars().count());
-            let cut = span.end - suffix_bytes;
-            if cut > span.start {
-                split_chunk(text, span.start..cut, vocabulary, out);
-                push(text, cut..span.end, vocabulary, out);
-                return;
+        let Some(word) = words.clone() else {
+            // All punctuation: pieces the vocabulary holds, else one character each.
+            let mut at = span.start;
+            while at < span.end {
+                let cut = at + longest_known_prefix(&text[at..span.end], vocabulary);
+                push(text, at..cut, vocabulary, out);
+                at = cut;
             }
-        }
-    }
+            break;
+        };
 
-    // Inner punctuation: split unless the chunk is a number.
-    if !looks_numeric(piece) && piece.chars().any(|c| !is_word_char(c) && c != '\'' && c != '’') {
-        let mut part_start = span.start;
-        for (i, c) in piece.char_indices() {
-            if !is_word_char(c) && c != '\'' && c != '’' {
-                let at = span.start + i;
-                split_chunk(text, part_start..at, vocabulary, out);
-                push(text, at..at + c.len_utf8(), vocabulary, out);
-                part_start = at + c.len_utf8();
+        // Leading punctuation: the longest vocabulary run, else one character.
+        if word.start > span.start {
+            let cut = span.start + longest_known_prefix(&text[span.start..word.start], vocabulary);
+            push(text, span.start..cut, vocabulary, out);
+            span.start = cut;
+            continue;
+        }
+
+        // Trailing punctuation, likewise (so "cats'" splits, as in the treebank).
+        if word.end < span.end {
+            let cut = span.end - longest_known_suffix(&text[word.end..span.end], vocabulary);
+            cut_off.push(cut..span.end);
+            span.end = cut;
+            continue;
+        }
+
+        // Contractions: "isn't" → is n't, "it's" → it 's.
+        if let Some(cut) = contraction_cut(piece).map(|len| span.end - len).filter(|cut| *cut > span.start) {
+            cut_off.push(cut..span.end);
+            span.end = cut;
+            words = word_range(&text[span.clone()]).map(|r| span.start + r.start..span.start + r.end);
+            continue;
+        }
+
+        // Inner punctuation: split unless the chunk is a number. The parts
+        // hold no inner punctuation, so this nests one call deep at most.
+        let cuts_inside =
+            |(_, base): &(Range<usize>, char)| !is_word_char(*base) && *base != '\'' && *base != '’';
+        if !looks_numeric(piece) && clusters(piece).any(|c| cuts_inside(&c)) {
+            let mut part_start = span.start;
+            for (cluster, _) in clusters(piece).filter(cuts_inside) {
+                let at = span.start + cluster.start..span.start + cluster.end;
+                split_chunk(text, part_start..at.start, vocabulary, out);
+                part_start = at.end;
+                push(text, at, vocabulary, out);
             }
+            split_chunk(text, part_start..span.end, vocabulary, out);
+            break;
         }
-        split_chunk(text, part_start..span.end, vocabulary, out);
-        return;
-    }
 
-    push(text, span, vocabulary, out);
+        push(text, span.clone(), vocabulary, out);
+        break;
+    }
+    for range in cut_off.into_iter().rev() {
+        push(text, range, vocabulary, out);
+    }
+}
+
+/// The byte range of `piece` from its first word character to the end of
+/// its last one, or `None` if it has none.
+fn word_range(piece: &str) -> Option<Range<usize>> {
+    let start = clusters(piece).find(|(_, base)| is_word_char(*base))?.0.start;
+    let end = clusters_rev(piece).find(|(_, base)| is_word_char(*base))?.0.end;
+    Some(start..end)
+}
+
+/// Whether `piece` may be a vocabulary word: none is longer than
+/// [`MAX_WORD_BYTES`] once lowercased (the subset and shard formats' limit),
+/// and each character lowercases to at least one byte. Longer pieces are not
+/// looked up whole, so that cutting a huge chunk a piece at a time does not
+/// lowercase all of it at every cut.
+fn may_be_word(piece: &str) -> bool {
+    piece.len() <= MAX_WORD_BYTES
+        || (piece.len() <= 4 * MAX_WORD_BYTES && piece.chars().count() <= MAX_WORD_BYTES)
+}
+
+/// The byte length of the contraction suffix that ends `piece` (which
+/// starts and ends with a word character), if any, taking the first of
+/// [`CONTRACTIONS`] that matches.
+fn contraction_cut(piece: &str) -> Option<usize> {
+    // Only the last four characters decide: each lowercases to one or more,
+    // and a suffix has at most three.
+    let tail_start = piece.char_indices().rev().nth(3).map_or(0, |(i, _)| i);
+    let lower = normalize(&piece[tail_start..]);
+    CONTRACTIONS
+        .iter()
+        .filter(|suffix| (tail_start > 0 || lower.len() > suffix.len()) && lower.ends_with(*suffix))
+        // The suffix is ASCII except for a curly apostrophe (3 bytes in UTF-8).
+        .map(|suffix| suffix_len_in_original(piece, suffix.chars().count()))
+        .find(|len| *len < piece.len())
 }
 
 /// Byte length of the last `chars` characters of `piece`.
@@ -186,32 +299,28 @@ fn suffix_len_in_original(piece: &str, chars: usize) -> usize {
     piece.chars().rev().take(chars).map(char::len_utf8).sum()
 }
 
-/// Byte length of the longest prefix of `run` (at least one character) that the vocabulary holds.
+/// Byte length of the longest prefix of `run` (at least one cluster, at
+/// most eight) that the vocabulary holds.
 fn longest_known_prefix<V: Vocabulary + ?Sized>(run: &str, vocabulary: &V) -> usize {
-    let first = run.chars().next().map_or(0, char::len_utf8);
-    let mut best = first;
-    let mut end = 0;
-    for c in run.chars().take(8) {
-        end += c.len_utf8();
-        if end > first && vocabulary.contains_word(&normalize(&run[..end])) {
-            best = end;
-        }
-    }
-    best
+    let first = first_cluster(run);
+    clusters(run)
+        .take(8)
+        .map(|(cluster, _)| cluster.end)
+        .filter(|end| *end > first && vocabulary.contains_word(&normalize(&run[..*end])))
+        .last()
+        .unwrap_or(first)
 }
 
-/// Byte length of the longest suffix of `run` (at least one character) that the vocabulary holds.
+/// Byte length of the longest suffix of `run` (at least one cluster, at
+/// most eight) that the vocabulary holds.
 fn longest_known_suffix<V: Vocabulary + ?Sized>(run: &str, vocabulary: &V) -> usize {
-    let last = run.chars().next_back().map_or(0, char::len_utf8);
-    let mut best = last;
-    let mut len = 0;
-    for c in run.chars().rev().take(8) {
-        len += c.len_utf8();
-        if len > last && vocabulary.contains_word(&normalize(&run[run.len() - len..])) {
-            best = len;
-        }
-    }
-    best
+    let last = last_cluster(run);
+    clusters_rev(run)
+        .take(8)
+        .map(|(cluster, _)| run.len() - cluster.start)
+        .filter(|len| *len > last && vocabulary.contains_word(&normalize(&run[run.len() - *len..])))
+        .last()
+        .unwrap_or(last)
 }
 
 /// Digits with `,` or `.` between them, such as "12,345,678" or "3.14159".
@@ -323,6 +432,60 @@ mod tests {
         assert_eq!(pieces, ["The", "CAFÉ", "is", "n’t", "(", "open", ")", "!"]);
         assert_eq!(t[1].text, "café");
         assert!(t[1].known);
+    }
+
+    /// A link may hold 20,000 characters (the page's limit) without a space:
+    /// cutting them a piece at a time must neither nest a call per piece (a
+    /// 1 MiB wasm stack overflowed at about 8,000) nor lowercase the whole
+    /// rest at every cut (seconds natively).
+    #[test]
+    fn a_chunk_of_thousands_of_brackets_or_contractions_needs_no_deep_stack() {
+        let cases = [
+            (format!("{}cat{}", "(".repeat(10_000), ")".repeat(10_000)), 20_001),
+            (format!("it{}", "'s".repeat(10_000)), 10_001),
+            (format!("{}cat{}", "'".repeat(10_000), "'".repeat(10_000)), 20_001),
+            (format!("{}the", "\"(".repeat(10_000)), 20_001),
+        ];
+        for (text, count) in cases {
+            let tokens = std::thread::Builder::new()
+                .stack_size(128 << 10)
+                .spawn(move || (tokenize(&text, VOCAB), text))
+                .unwrap()
+                .join();
+            let (tokens, text) = tokens.expect("tokenizing overflowed a 128 KiB stack");
+            assert_eq!(tokens.len(), count, "{}…", &text[..20]);
+            let covered: usize = tokens.iter().map(|t| t.span.len()).sum();
+            assert_eq!(covered, text.len());
+            assert!(tokens.iter().any(|t| t.known && (t.text == "cat" || t.text == "the" || t.text == "it")));
+        }
+    }
+
+    /// Emoji with a variation selector, a skin tone or joiners, keycaps and
+    /// combining accents stay whole: no token is a lone U+FE0F (an empty chip).
+    #[test]
+    fn emoji_and_accents_are_never_cut_from_what_belongs_to_them() {
+        let texts = |text: &str| tokenize(text, VOCAB).iter().map(|t| t.text.clone()).collect::<Vec<_>>();
+        assert_eq!(texts("the cat❤\u{FE0F}."), ["the", "cat", "❤\u{FE0F}", "."]);
+        assert_eq!(texts("(❤\u{FE0F}cat)"), ["(", "❤\u{FE0F}", "cat", ")"]);
+        assert_eq!(texts("👋\u{1F3FD}the"), ["👋\u{1F3FD}", "the"]);
+        assert_eq!(texts("the👩\u{200D}👩\u{200D}👧!"), ["the", "👩\u{200D}👩\u{200D}👧", "!"]);
+        assert_eq!(texts("1\u{FE0F}\u{20E3}"), ["1\u{FE0F}\u{20E3}"]);
+        assert_eq!(texts("cafe\u{301}-cat"), ["cafe\u{301}", "-", "cat"]);
+        assert_eq!(texts("cat-\u{301}mat"), ["cat", "-\u{301}", "mat"]);
+        assert_eq!(texts("\u{FE0F}"), ["\u{FE0F}"]);
+        assert_eq!(texts("\u{FE0F}cat"), ["\u{FE0F}", "cat"]);
+        assert_eq!(texts("cat\u{200D}"), ["cat\u{200D}"]);
+        for text in
+            ["the cat❤\u{FE0F}.", "(❤\u{FE0F}\u{FE0F}\u{FE0F}))", "\u{200D}\u{200D}!", "!!\u{301}?\u{FE0F}"]
+        {
+            for token in tokenize(text, VOCAB) {
+                let shown = &text[token.span.clone()];
+                let starts_a_cluster = token.span.start == 0
+                    || !is_extender(shown.chars().next().unwrap())
+                        && !text[..token.span.start].ends_with(ZWJ);
+                assert!(starts_a_cluster, "{text:?}: {shown:?} was cut from the character before it");
+            }
+        }
     }
 
     #[test]
