@@ -12,9 +12,11 @@
 // - warm calls: the median of many `self_attention` runs at 32, 256 and
 //   1,024 tokens, after the engine has optimized the code;
 // - the first call after instantiation, each in a fresh process (or page), as
-//   is, and after a warm-up (WARMUP, default "64x3": three runs at 64 tokens,
-//   then one macrotask, as a page would do at start-up);
+//   is, and after what a page can do at start-up (WARMUP, default
+//   "none,64x1+100+r32": one run at 64 tokens, 100 ms for the engine to
+//   optimize in the background, 32 MB of wasm memory grown in advance);
 // - whether its outputs equal the native build's bit for bit (NATIVE_DUMP).
+// NODE=0 skips the Node runs (with BROWSER=1: Chromium only).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile, mkdir, cp } from 'node:fs/promises';
@@ -25,7 +27,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const SELF = fileURLToPath(import.meta.url);
 const SIZES = [32, 256, 1024];
 const FIRST_RUNS = Number(process.env.FIRST_RUNS ?? 9);
-const WARMUPS = (process.env.WARMUP ?? 'none,64x3').split(',');
+const WARMUPS = (process.env.WARMUP ?? 'none,64x1+100+r32').split(',');
 const SEED = 42n;
 const WARM_REPEATS = Number(process.env.WARM_REPEATS ?? 5);
 
@@ -46,14 +48,18 @@ async function load(dir) {
   return { glue, instantiateMs: performance.now() - t0 };
 }
 
-/** "none", or "NxK[+W]": K runs at N tokens, then W ms (default a macrotask). */
+/**
+ * "none", or "NxK[+W][+rM]": K runs at N tokens, then W ms (default one
+ * macrotask), then M MB of wasm memory grown and touched (`reserve`).
+ */
 async function warmUp(glue, spec) {
   if (spec === 'none') return;
-  const [, n, k, wait] = spec.match(/^(\d+)x(\d+)(?:\+(\d+))?$/) ?? [];
+  const [, n, k, wait, megabytes] = spec.match(/^(\d+)x(\d+)(?:\+(\d+))?(?:\+r(\d+))?$/) ?? [];
   if (!n) throw new Error(`bad warm-up '${spec}'`);
   const kernel = new glue.Kernel(Number(n), SEED);
   for (let i = 0; i < Number(k); i++) kernel.run();
   kernel.free();
+  if (megabytes) glue.reserve?.(Number(megabytes)); // builds from before reserve() skip it
   await sleep(Number(wait ?? 0));
 }
 
@@ -174,11 +180,12 @@ async function browserRuns(variants) {
             times.push(await inPage(async ({ name, spec, n }) => {
               const glue = await import(`./${name}/kernel_bench.js`);
               await glue.default();
-              const m = spec.match(/^(\d+)x(\d+)(?:\+(\d+))?$/);
+              const m = spec.match(/^(\d+)x(\d+)(?:\+(\d+))?(?:\+r(\d+))?$/);
               if (m) {
                 const kernel = new glue.Kernel(Number(m[1]), 42n);
                 for (let i = 0; i < Number(m[2]); i++) kernel.run();
                 kernel.free();
+                if (m[4]) glue.reserve?.(Number(m[4]));
                 await new Promise((r) => setTimeout(r, Number(m[3] ?? 0)));
               }
               const kernel = new glue.Kernel(Number(n), 42n);
@@ -201,7 +208,7 @@ async function browserRuns(variants) {
 async function main() {
   const variants = process.argv.slice(2).map((arg) => arg.split('='));
   const fmt = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
-  for (const [name, dir] of variants) {
+  for (const [name, dir] of process.env.NODE === '0' ? [] : variants) {
     const wasm = await readFile(path.join(dir, 'kernel_bench_bg.wasm'));
     console.log(`\n== ${name}: kernel wasm ${wasm.length} bytes, ${gzipSync(wasm, { level: 9 }).length} gzipped`);
     if (process.env.NATIVE_DUMP) console.log(`  differs from native at 256 tokens: ${JSON.stringify(child('check', dir, process.env.NATIVE_DUMP))}`);

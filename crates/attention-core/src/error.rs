@@ -6,7 +6,7 @@ use std::fmt;
 /// Everything that can go wrong in the core.
 ///
 /// `Display` gives a one-line message meant to be shown to a user as it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
     /// The sentence is empty or only whitespace.
@@ -33,6 +33,13 @@ pub enum Error {
     InvalidOption(String),
     /// Matrices whose shapes do not fit together.
     Shape(String),
+    /// A product of typed matrices beyond the range of a 32-bit float.
+    Overflow {
+        /// Row and column of the first such entry, from 0.
+        at: (usize, usize),
+        /// Its value, computed in 64 bits.
+        value: f64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -61,6 +68,12 @@ impl fmt::Display for Error {
             Error::InvalidEmbeddings(reason) => write!(f, "invalid word-vector file: {reason}"),
             Error::InvalidOption(reason) => write!(f, "invalid option: {reason}"),
             Error::Shape(reason) => write!(f, "matrix shapes do not fit: {reason}"),
+            Error::Overflow { at: (row, col), value } => write!(
+                f,
+                "row {}, column {} of the product is {value:.1e}, beyond the ±3.4e38 of a 32-bit float: use smaller numbers",
+                row + 1,
+                col + 1
+            ),
         }
     }
 }

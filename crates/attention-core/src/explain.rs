@@ -116,7 +116,7 @@ pub fn explain_row(
     let shifted_exps: Vec<f64> = scaled
         .iter()
         .map(|s| match (s, max) {
-            (Some(s), Some(m)) => (s - m).exp(),
+            (Some(s), Some(m)) => crate::attention::exp(s - m),
             _ => 0.0,
         })
         .collect();

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use attention_core::embeddings::Precision;
-use attention_core::{attend, tokenize, Embeddings, Matrix, Options};
+use attention_core::{attend, attend_with, self_attention, tokenize, Embeddings, Extras, Matrix, Options};
 use proptest::prelude::*;
 
 fn options() -> impl Strategy<Value = Options> {
@@ -29,32 +29,187 @@ fn qkv() -> impl Strategy<Value = (Matrix, Matrix, Matrix)> {
     )
 }
 
-/// Softmax(s·QKᵀ)·V written as plainly as possible, in f64.
-fn naive(q: &Matrix, k: &Matrix, v: &Matrix, o: &Options) -> (Vec<f64>, Vec<f64>) {
-    let d = q.cols() as f64;
+/// Softmax(s·QKᵀ)·V written as plainly as possible, in f64: every
+/// intermediate, and for each context number the scale of its terms
+/// (Σ_j |w_j · v_j|), against which its rounding errors are measured.
+struct Reference {
+    scores: Vec<f64>,
+    /// `None` where masked.
+    scaled: Vec<Option<f64>>,
+    weights: Vec<f64>,
+    context: Vec<f64>,
+    context_scale: Vec<f64>,
+}
+
+fn naive(q: &Matrix, k: &Matrix, v: &Matrix, o: &Options) -> Reference {
+    naive_with(q, k, v, o, &Extras::default())
+}
+
+fn naive_with(q: &Matrix, k: &Matrix, v: &Matrix, o: &Options, extras: &Extras<'_>) -> Reference {
+    let d = extras.scale_dim.unwrap_or(q.cols()) as f64;
     let factor = if o.scale { 1.0 / d.sqrt() } else { 1.0 } / f64::from(o.temperature);
-    let mut weights = vec![0.0; q.rows() * k.rows()];
-    let mut context = vec![0.0; q.rows() * v.cols()];
-    for i in 0..q.rows() {
-        let allowed: Vec<usize> = (0..k.rows()).filter(|&j| !o.is_masked(i, j)).collect();
-        let s: Vec<f64> = allowed
-            .iter()
-            .map(|&j| {
-                factor
-                    * q.row(i).iter().zip(k.row(j)).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>()
-            })
-            .collect();
-        let max = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let e: Vec<f64> = s.iter().map(|x| (x - max).exp()).collect();
+    let (n_q, n_k, d_v) = (q.rows(), k.rows(), v.cols());
+    let masked = |i: usize, j: usize| o.is_masked(i, j) || extras.key_padding.is_some_and(|p| p[j]);
+    let mut r = Reference {
+        scores: vec![0.0; n_q * n_k],
+        scaled: vec![None; n_q * n_k],
+        weights: vec![0.0; n_q * n_k],
+        context: vec![0.0; n_q * d_v],
+        context_scale: vec![0.0; n_q * d_v],
+    };
+    for i in 0..n_q {
+        for j in 0..n_k {
+            let dot = q.row(i).iter().zip(k.row(j)).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>();
+            r.scores[i * n_k + j] = dot;
+            r.scaled[i * n_k + j] = (!masked(i, j)).then_some(factor * dot);
+        }
+        let row = &r.scaled[i * n_k..(i + 1) * n_k];
+        let max = row.iter().flatten().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = row.iter().map(|s| s.map_or(0.0, |s| (s - max).exp())).collect();
         let sum: f64 = e.iter().sum();
-        for (&j, e) in allowed.iter().zip(&e) {
-            weights[i * k.rows() + j] = e / sum;
-            for c in 0..v.cols() {
-                context[i * v.cols() + c] += e / sum * f64::from(v.row(j)[c]);
+        for (j, e) in e.iter().enumerate() {
+            if *e == 0.0 {
+                continue;
+            }
+            let w = e / sum;
+            r.weights[i * n_k + j] = w;
+            for c in 0..d_v {
+                r.context[i * d_v + c] += w * f64::from(v.row(j)[c]);
+                r.context_scale[i * d_v + c] += (w * f64::from(v.row(j)[c])).abs();
             }
         }
     }
-    (weights, context)
+    r
+}
+
+/// `got` is the `f32` rounding of some number within `tolerance` of `want`
+/// (rounding to f32 is monotone, so the two ends bound every such rounding).
+fn rounds_near(got: f32, want: f64, tolerance: f64) -> bool {
+    let (lo, hi) = ((want - tolerance) as f32, (want + tolerance) as f32);
+    lo <= got && got <= hi
+}
+
+/// Checks an attention against the naive reference: scores and scaled scores
+/// are the reference's own sums rounded (same order of summation), weights
+/// within 1e-12 relative of it, context within 1e-12 of the scale of its terms.
+fn check_against_reference(a: &attention_core::Attention, r: &Reference) -> std::result::Result<(), String> {
+    let saturate = |x: f64| x.clamp(-f64::from(f32::MAX), f64::from(f32::MAX)) as f32;
+    for (cell, (got, want)) in a.scores.iter().zip(&r.scores).enumerate() {
+        if *got != saturate(*want) {
+            return Err(format!("score {cell}: {got} vs {want}"));
+        }
+    }
+    for (cell, (got, want)) in a.scaled.iter().zip(&r.scaled).enumerate() {
+        if *got != want.map_or(f32::NEG_INFINITY, saturate) {
+            return Err(format!("scaled score {cell}: {got} vs {want:?}"));
+        }
+    }
+    for (cell, (got, want)) in a.weights.iter().zip(&r.weights).enumerate() {
+        if !rounds_near(*got, *want, want * 1e-12) {
+            return Err(format!("weight {cell}: {got} vs {want}"));
+        }
+    }
+    for (cell, ((got, want), scale)) in a.context.iter().zip(&r.context).zip(&r.context_scale).enumerate() {
+        if !rounds_near(*got, *want, scale * 1e-12) {
+            return Err(format!("context {cell}: {got} vs {want} (terms of size {scale})"));
+        }
+    }
+    for i in 0..a.queries {
+        let sum: f64 = a.weight_row(i).iter().map(|w| f64::from(*w)).sum();
+        let expected = if a.fully_masked[i] { 0.0 } else { 1.0 };
+        if (sum - expected).abs() > 1e-6 {
+            return Err(format!("row {i} sums to {sum}"));
+        }
+    }
+    Ok(())
+}
+
+/// Seeded normal numbers (xorshift64* and Box–Muller), `spread` their
+/// standard deviation: GloVe 6B 50d's components are about N(0, 0.4).
+fn normal_matrix(rows: usize, cols: usize, spread: f64, seed: u64) -> Matrix {
+    let mut state = seed.max(1);
+    let mut uniform = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        ((state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 + 1.0) / (1u64 << 53) as f64
+    };
+    let data = (0..rows * cols)
+        .map(|_| (spread * (-2.0 * uniform().ln()).sqrt() * (std::f64::consts::TAU * uniform()).cos()) as f32)
+        .collect();
+    Matrix::new(rows, cols, data).unwrap()
+}
+
+#[test]
+fn the_kernel_agrees_with_the_naive_reference_at_every_size_mask_and_option() {
+    // Sizes around the kernel's blocks (32 query rows), tiles (128 keys) and
+    // lanes (4), dimensions from 1 to the page's 50, and cross-attention.
+    let shapes = [
+        (1, 1, 1, 1),
+        (2, 3, 3, 2),
+        (5, 5, 4, 5),
+        (7, 9, 50, 50),
+        (31, 33, 50, 50),
+        (64, 64, 50, 50),
+        (129, 129, 50, 50),
+        (33, 260, 50, 7),
+        (260, 45, 13, 50),
+    ];
+    let mut seed = 1;
+    for (n_q, n_k, d, d_v) in shapes {
+        for spread in [0.4, 3.0] {
+            seed += 1;
+            let q = normal_matrix(n_q, d, spread, seed);
+            let k = normal_matrix(n_k, d, spread, seed + 1000);
+            let v = normal_matrix(n_k, d_v, spread, seed + 2000);
+            let padding: Vec<bool> = (0..n_k).map(|j| j % 7 == 3).collect();
+            for (o, pad) in [
+                (Options::default(), false),
+                (Options { causal: true, ..Options::default() }, false),
+                (Options { self_attention: false, causal: true, ..Options::default() }, true),
+                (Options { self_attention: false, scale: false, ..Options::default() }, false),
+                (Options { temperature: 0.05, ..Options::default() }, true),
+                (Options { temperature: 20.0, causal: true, ..Options::default() }, false),
+            ] {
+                let extras = Extras { key_padding: pad.then_some(&padding[..]), ..Extras::default() };
+                let context = format!("{n_q}×{n_k}, d {d}, d_v {d_v}, spread {spread}, {o:?}, padding {pad}");
+                let a = attend_with(&q, &k, &v, &o, &extras).unwrap();
+                check_against_reference(&a, &naive_with(&q, &k, &v, &o, &extras))
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                if n_q == n_k && d == d_v {
+                    // Self-attention: one matrix as queries, keys and values.
+                    let a = attend_with(&q, &q, &q, &o, &extras).unwrap();
+                    check_against_reference(&a, &naive_with(&q, &q, &q, &o, &extras))
+                        .unwrap_or_else(|e| panic!("self-attention {context}: {e}"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_page_setting_at_1024_tokens_agrees_with_the_reference() {
+    // The page's largest input: 1,024 GloVe-like vectors, Q = K = V, d = 50.
+    let x = normal_matrix(1024, 50, 0.4, 42);
+    let a = self_attention(&x, &Options::default()).unwrap();
+    check_against_reference(&a, &naive(&x, &x, &x, &Options::default())).unwrap();
+}
+
+#[test]
+fn empty_and_degenerate_shapes_are_fine() {
+    let empty = Matrix::new(0, 3, vec![]).unwrap();
+    let some = normal_matrix(4, 3, 1.0, 9);
+    let no_keys = attend(&some, &empty, &Matrix::new(0, 2, vec![]).unwrap(), &Options::default()).unwrap();
+    assert_eq!(no_keys.fully_masked, vec![true; 4], "no key to attend to");
+    assert_eq!(no_keys.context, vec![0.0; 8]);
+    let no_queries = attend(&empty, &some, &some, &Options::default()).unwrap();
+    assert!(no_queries.weights.is_empty() && no_queries.context.is_empty());
+    let zero_dim = Matrix::new(3, 0, vec![]).unwrap();
+    assert!(attend(&zero_dim, &zero_dim, &some, &Options::default()).is_err(), "3 keys, 4 values");
+    let values = normal_matrix(3, 2, 1.0, 10);
+    let flat = attend(&zero_dim, &zero_dim, &values, &Options::default()).unwrap();
+    assert_eq!(flat.scores, vec![0.0; 9]);
+    assert!(flat.weights.iter().all(|w| (w - 1.0 / 3.0).abs() < 1e-7), "equal scores, equal weights");
 }
 
 proptest! {
@@ -84,17 +239,12 @@ proptest! {
 
     #[test]
     fn agrees_with_the_naive_reference(
-        (q, k, v) in (1usize..8, 1usize..8, 1usize..6).prop_flat_map(|(n, d, dv)| (matrix(n, d, 3.0), matrix(n, d, 3.0), matrix(n, dv, 3.0))),
+        (q, k, v) in (1usize..8, 1usize..8, 1usize..8, 1usize..6).prop_flat_map(|(n_q, n_k, d, dv)| (matrix(n_q, d, 3.0), matrix(n_k, d, 3.0), matrix(n_k, dv, 3.0))),
         o in options(),
     ) {
         let a = attend(&q, &k, &v, &o).unwrap();
-        let (weights, context) = naive(&q, &k, &v, &o);
-        for (got, want) in a.weights.iter().zip(&weights) {
-            prop_assert!((f64::from(*got) - want).abs() <= 1e-6, "{} vs {}", got, want);
-        }
-        for (got, want) in a.context.iter().zip(&context) {
-            prop_assert!((f64::from(*got) - want).abs() <= 1e-5 * (1.0 + want.abs()), "{} vs {}", got, want);
-        }
+        let checked = check_against_reference(&a, &naive(&q, &k, &v, &o));
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 
     #[test]

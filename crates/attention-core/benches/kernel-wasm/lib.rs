@@ -1,0 +1,48 @@
+//! The attention kernel behind a minimal wasm-bindgen boundary, for
+//! `scripts/bench-kernel` (which builds this file as a cdylib outside the
+//! workspace) and `tests/e2e/bench-kernel.mjs` (which times it in Node).
+//! The vectors are made inside wasm, as the page keeps them there.
+
+use attention_core::{self_attention, Matrix, Options};
+use wasm_bindgen::prelude::*;
+
+#[path = "glove_like.rs"]
+mod glove_like;
+
+/// Grows the wasm memory by `megabytes` and touches it, then frees it: what a
+/// page could do at start-up so that the first long input does not pay for
+/// growing the memory. Returns the bytes touched.
+#[wasm_bindgen]
+pub fn reserve(megabytes: usize) -> usize {
+    let block = vec![1u8; megabytes << 20];
+    std::hint::black_box(&block).len()
+}
+
+/// `n` seeded GloVe-like vectors, ready to attend over.
+#[wasm_bindgen]
+pub struct Kernel {
+    x: Matrix,
+}
+
+#[wasm_bindgen]
+impl Kernel {
+    #[wasm_bindgen(constructor)]
+    pub fn new(n: usize, seed: u64) -> Result<Kernel, JsError> {
+        Ok(Kernel { x: glove_like::glove_like(n, seed)? })
+    }
+
+    /// One `self_attention` (the page's settings); returns the sum of the
+    /// weights so that the work cannot be skipped.
+    pub fn run(&self) -> Result<f64, JsError> {
+        let a = self_attention(&self.x, &Options::default())?;
+        Ok(a.weights.iter().map(|w| f64::from(*w)).sum())
+    }
+
+    /// Every output of one `self_attention` with the given masks, concatenated:
+    /// scores, scaled, weights, context (to compare with native bit for bit).
+    pub fn outputs(&self, self_attention_on: bool, causal: bool) -> Result<Vec<f32>, JsError> {
+        let options = Options { self_attention: self_attention_on, causal, ..Options::default() };
+        let a = attention_core::self_attention(&self.x, &options)?;
+        Ok([a.scores, a.scaled, a.weights, a.context].concat())
+    }
+}
