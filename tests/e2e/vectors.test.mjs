@@ -107,6 +107,30 @@ test('a shard that fails marks its words with the reason, the rest is drawn, and
   await finish();
 });
 
+test('the nearest words fetch each candidate shard once, even when it fails, and then the page rests', async () => {
+  const requested = [];
+  let failing = false;
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=steps'), {
+    allow: [/status of 404/],
+    routes: [[SHARD, async (route) => {
+      requested.push(new URL(route.request().url()).pathname);
+      if (failing) await route.fulfill({ status: 404, body: 'not found' });
+      else await route.fallback();
+    }]],
+  });
+  await ready(page);
+  // From now on every shard fails: the candidates of the nearest-word search.
+  failing = true;
+  const before = requested.length;
+  await page.waitForFunction(() => [...document.querySelectorAll('#explain .nearest-words')].every((s) => s.textContent !== '…'));
+  const candidates = requested.slice(before);
+  await page.waitForTimeout(1500);
+  assert.deepEqual(requested.slice(before), candidates, 'no shard is asked for again while the page rests');
+  assert.equal(new Set(requested).size, requested.length, `a shard fetched twice: ${requested}`);
+  assert.match(await page.textContent('#explain .nearest-words'), /king/);
+  await finish();
+});
+
 test('a damaged shard is refused and named, not used', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
     routes: [routeWordShard('ruled', async (route, body) => {

@@ -62,7 +62,10 @@ export class Engine {
   async nearest(vector, count) {
     await this.neighbors();
     let found = this.explorer.nearest(vector, count);
-    const rough = found.filter((w) => !w.exact).map((w) => this.explorer.shardOf(w.word));
+    // The shards of the candidates not checked yet; once each (a failed one
+    // stays rough, and its arrival must not ask again: that looped).
+    const rough = found.filter((w) => !w.exact).map((w) => this.explorer.shardOf(w.word))
+      .filter((k) => !this.explorer.hasShard(k) && !this.vectors.failed.has(k));
     if (rough.length) {
       await Promise.all([...new Set(rough)].map((k) => this.vectors.load(k)));
       found = this.explorer.nearest(vector, count);

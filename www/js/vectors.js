@@ -76,8 +76,12 @@ export class VectorStore {
     }
   }
 
-  /** Loads shard `k` once; concurrent callers share one request. */
+  /**
+   * Loads shard `k` once; concurrent callers share one request. A shard
+   * already in, or failed (until `retry()`), is not fetched again.
+   */
   load(k) {
+    if (this.explorer.hasShard(k) || this.failed.has(k)) return Promise.resolve();
     if (!this.loading.has(k)) {
       const done = this.#fetch(k).finally(() => {
         this.loading.delete(k);

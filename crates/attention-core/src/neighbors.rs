@@ -93,7 +93,12 @@ impl NeighborIndex {
             }
             let dot: f64 =
                 embeddings.row(row).iter().zip(vector).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
-            heap.push(Ranked(dot * inverse_norm / norm, row));
+            let candidate = Ranked(dot * inverse_norm / norm, row);
+            // Full: only a better candidate than the worst kept goes in (most words do not).
+            if heap.len() == count && heap.peek().is_some_and(|worst| candidate >= *worst) {
+                continue;
+            }
+            heap.push(candidate);
             if heap.len() > count {
                 heap.pop();
             }

@@ -190,6 +190,12 @@ impl Explorer {
         }
     }
 
+    /// Whether shard `index` has been added (always true for a store read from one file).
+    #[wasm_bindgen(js_name = hasShard)]
+    pub fn has_shard(&self, index: u32) -> bool {
+        self.embeddings.has_shard(index)
+    }
+
     /// The shard that holds `word` (lowercased) in a sharded store.
     #[wasm_bindgen(js_name = shardOf)]
     pub fn shard_of(&self, word: &str) -> u32 {

@@ -7,19 +7,57 @@ use crate::TokenInfo;
 
 /// Describes `tokens` for the page. Byte spans become UTF-16 indices (what
 /// `String.prototype.slice` takes); `used[r]` is the token of matrix row `r`.
+/// One pass over the sentence and the tokens (a 1,024-token text asked each
+/// token's offsets from the start: 12 million steps).
 pub fn token_infos(sentence: &str, tokens: &[Token], used: &[usize]) -> Vec<TokenInfo> {
+    let mut row_of = vec![None; tokens.len()];
+    for (row, token) in used.iter().enumerate() {
+        if let (Some(slot), Ok(row)) = (row_of.get_mut(*token), u32::try_from(row)) {
+            *slot = Some(row);
+        }
+    }
+    let mut utf16 = Utf16Cursor::new(sentence);
     tokens
         .iter()
-        .enumerate()
-        .map(|(i, t)| TokenInfo {
+        .zip(row_of)
+        .map(|(t, row)| TokenInfo {
             text: t.text.clone(),
-            start: utf16_index(sentence, t.span.start),
-            end: utf16_index(sentence, t.span.end),
+            start: utf16.index(t.span.start),
+            end: utf16.index(t.span.end),
             known: t.known,
             pending: t.pending,
-            row: used.iter().position(|u| *u == i).and_then(|r| u32::try_from(r).ok()),
+            row,
         })
         .collect()
+}
+
+/// UTF-16 indices of byte offsets asked in increasing order, in one pass
+/// (an offset before the last one asked starts again from the beginning).
+struct Utf16Cursor<'a> {
+    text: &'a str,
+    byte: usize,
+    units: usize,
+}
+
+impl<'a> Utf16Cursor<'a> {
+    fn new(text: &'a str) -> Self {
+        Utf16Cursor { text, byte: 0, units: 0 }
+    }
+
+    fn index(&mut self, byte: usize) -> u32 {
+        if byte < self.byte {
+            *self = Utf16Cursor::new(self.text);
+        }
+        for (at, c) in self.text[self.byte..].char_indices() {
+            if self.byte + at >= byte {
+                self.byte += at;
+                return u32::try_from(self.units).unwrap_or(u32::MAX);
+            }
+            self.units += c.len_utf16();
+        }
+        self.byte = self.text.len();
+        u32::try_from(self.units).unwrap_or(u32::MAX)
+    }
 }
 
 /// The UTF-16 index of byte offset `byte` of `text` (clamped to the text,

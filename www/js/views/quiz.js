@@ -211,7 +211,8 @@ class QuizBuilder {
   }
 
   update(state, analysis) {
-    if (!this.box || analysis.pending) return;
+    // Closed (in the Share panel), it does no work: a long text would make a checkbox per token.
+    if (!this.box || analysis.pending || this.box.closest('[hidden]')) return;
     const model = state.model ? this.ctx.figures.get('model-head')?.figure() : null;
     const options = [['glove', 'the GloVe attention'], ...(model ? [['model', `the model’s layer ${model.layer}, head ${model.head}`]] : [])];
     const wanted = options.some(([v]) => v === this.source.value) ? this.source.value : 'glove';

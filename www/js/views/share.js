@@ -96,6 +96,8 @@ class ShareView {
       if (open) {
         put(this.dom.view, 'value', viewOnScreen(this.store.get()));
         this.fill();
+        // The quiz builder inside waits, while closed, to be seen.
+        this.ctx.refresh();
       }
     });
     this.dom.view?.addEventListener('change', () => this.fill());

@@ -1,19 +1,27 @@
 // The weights as a real table, for screen readers, for copying and for the
 // tests: `<table id="weights">`, one header cell per key token, one row per
-// query token, each weight written with 4 decimals. Long texts render only
-// the rows in view (and the focused query's row, always), with spacers that
-// keep the scroll bar true; aria-rowcount and aria-rowindex tell assistive
-// technology the real size and where each row sits.
+// query token, each weight written with 4 decimals.
+//
+// A long text (more than ALL_ROWS tokens) would make n² cells, a million at
+// 1,024 tokens. There the table has fixed column widths (so laying it out
+// never measures a cell) and renders only the cells in view, the focused
+// query's row always among them, with spacers that keep both scroll bars
+// true; aria-rowcount, aria-colcount, aria-rowindex and aria-colindex tell
+// assistive technology the real size and where each cell sits. Off screen it
+// holds the focused row alone, and fills in when scrolled into view. The header
+// keeps one cell per token, updated in place (typing a word changes one).
 
 import { attr, el, put } from '../dom.js';
-import { tableHead } from '../heatmap-view.js';
 
-/** Up to this many tokens every row is rendered. */
+/** Up to this many tokens every row and column is rendered. */
 const ALL_ROWS = 40;
 /** Height of a row in CSS pixels (style.css keeps it fixed). */
 const ROW_HEIGHT = 26;
-/** Rows rendered beyond the visible ones, above and below. */
-const OVERSCAN = 4;
+/** In a long table: the width of the query column and of every key column. */
+const HEAD_WIDTH = 112;
+const COL_WIDTH = 64;
+/** Rows and columns rendered beyond the visible ones, on each side. */
+const OVERSCAN = 2;
 
 export function mountTable(ctx) {
   const table = document.getElementById('weights');
@@ -28,42 +36,75 @@ class WeightsTable {
     this.note = document.getElementById('weights-note');
     this.analysis = null;
     this.focus = null;
-    this.scrollTop = 0;
-    this.rows = new Map(); // row index → <tr> of the current analysis
+    this.columns = el('colgroup');
+    this.headRow = el('tr');
+    this.headRow.append(el('th', 'query \\ key'));
+    this.head = el('thead');
+    this.head.append(this.headRow);
     this.body = el('tbody');
+    this.caption = el('caption', 'Attention weights: each row is a query token, each column a key token; a row sums to 1.');
+    // Where the table is scrolled, read only in its scroll event: reading it
+    // during an update would force a layout (of the whole table, off screen).
+    this.scrolled = { top: 0, left: 0 };
+    // Off screen (most of the time: the table is at the bottom), a long table
+    // keeps only the focused row: an update then lays out a few cells, not hundreds.
+    this.inView = true;
+    new IntersectionObserver(([entry]) => {
+      const was = this.inView;
+      this.inView = entry.isIntersecting;
+      if (this.inView && !was) this.drawRows();
+    }, { rootMargin: '200px' }).observe(this.scroll ?? table);
     let frame = 0;
     ctx.observe(this.scroll ?? table, () => this.drawRows());
     this.scroll?.addEventListener('scroll', () => {
       frame ||= requestAnimationFrame(() => {
         frame = 0;
-        this.scrollTop = this.scroll.scrollTop;
+        this.scrolled = { top: this.scroll.scrollTop, left: this.scroll.scrollLeft };
         this.drawRows();
       });
     }, { passive: true });
   }
 
-  rowOf(i) {
-    if (this.rows.has(i)) return this.rows.get(i);
+  /** Row `i`, with the cells of columns `from..=to` (spacers for the rest). */
+  row(i, [from, to]) {
     const { n, labels, weights, masked } = this.analysis;
+    const long = n > ALL_ROWS;
     const tr = el('tr');
     tr.dataset.row = String(i);
     tr.setAttribute('aria-rowindex', String(i + 2));
     const th = el('th', labels[i]);
     th.scope = 'row';
+    if (long) th.title = labels[i];
     tr.append(th);
-    for (let j = 0, k = i * n; j < n; j++, k++) {
+    if (from > 0) tr.append(this.gap(from));
+    for (let j = from, k = i * n + from; j <= to; j++, k++) {
       const td = el('td', weights[k].toFixed(4));
+      if (long) td.setAttribute('aria-colindex', String(j + 2));
       if (masked[k]) {
         td.className = 'masked';
         td.title = 'masked';
       }
       tr.append(td);
     }
-    this.rows.set(i, tr);
+    if (to < n - 1) tr.append(this.gap(n - 1 - to));
+    if (i === this.focus) {
+      tr.className = 'focused';
+      tr.setAttribute('aria-current', 'true');
+    }
     return tr;
   }
 
+  /** An empty cell in place of `count` columns. */
+  gap(count) {
+    const td = el('td', null, 'spacer');
+    td.colSpan = count;
+    td.setAttribute('aria-hidden', 'true');
+    return td;
+  }
+
+  /** A row of no cells in place of `count` rows (none for 0). */
   spacer(count) {
+    if (count <= 0) return null;
     const tr = el('tr', null, 'spacer');
     tr.setAttribute('aria-hidden', 'true');
     const td = el('td');
@@ -73,49 +114,65 @@ class WeightsTable {
     return tr;
   }
 
-  /** The first and last rows in view (every row for a short text). */
-  range() {
+  /** The first and last rows and columns in view (all of them for a short text). */
+  window() {
     const n = this.analysis.n;
-    if (n <= ALL_ROWS) return [0, n - 1];
-    const height = this.scroll ? this.ctx.heightOf(this.scroll) || 320 : 320;
-    const head = ROW_HEIGHT * 2; // the caption and the header row
-    const first = Math.max(0, Math.floor((this.scrollTop - head) / ROW_HEIGHT) - OVERSCAN);
-    return [first, Math.min(n - 1, first + Math.ceil(height / ROW_HEIGHT) + 2 * OVERSCAN)];
+    if (n <= ALL_ROWS) return { rows: [0, n - 1], cols: [0, n - 1] };
+    const height = (this.scroll && this.ctx.heightOf(this.scroll)) || 320;
+    const width = (this.scroll && this.ctx.widthOf(this.scroll)) || 800;
+    const { top, left } = this.scrolled;
+    const first = Math.max(0, Math.floor((top - 2 * ROW_HEIGHT) / ROW_HEIGHT) - OVERSCAN);
+    const firstCol = Math.max(0, Math.floor((left - HEAD_WIDTH) / COL_WIDTH) - OVERSCAN);
+    return {
+      rows: [first, Math.min(n - 1, first + Math.ceil(height / ROW_HEIGHT) + 2 * OVERSCAN)],
+      cols: [firstCol, Math.min(n - 1, firstCol + Math.ceil(width / COL_WIDTH) + 2 * OVERSCAN)],
+    };
   }
 
-  /** The rows in view, the focused row, and spacers for the rest. */
+  /** The rows in view, the focused row wherever it is, and spacers for the rest. */
   drawRows() {
     if (!this.analysis) return;
     const { focus } = this;
     const n = this.analysis.n;
-    const [first, last] = this.range();
-    const children = [];
-    if (focus !== null && focus < first) children.push(this.spacer(focus), this.rowOf(focus), this.spacer(first - focus - 1));
-    else if (first > 0) children.push(this.spacer(first));
-    for (let i = first; i <= last; i++) children.push(this.rowOf(i));
-    if (focus !== null && focus > last) children.push(this.spacer(focus - last - 1), this.rowOf(focus), this.spacer(n - 1 - focus));
-    else if (last < n - 1) children.push(this.spacer(n - 1 - last));
-    this.body.replaceChildren(...children);
-    for (const [i, tr] of this.rows) {
-      // Rows far from view are dropped, so a long session does not keep n² cells.
-      if (i !== focus && (i < first - 50 || i > last + 50)) this.rows.delete(i);
-      tr.classList.toggle('focused', i === focus);
-      attr(tr, 'aria-current', i === focus ? 'true' : null);
+    const { rows: [first, last], cols } = this.window();
+    if (n > ALL_ROWS && !this.inView) {
+      const at = focus ?? 0;
+      this.body.replaceChildren(...[this.spacer(at), this.row(at, cols), this.spacer(n - 1 - at)].filter(Boolean));
+      return;
     }
+    const children = [];
+    if (focus !== null && focus < first) children.push(this.spacer(focus), this.row(focus, cols), this.spacer(first - focus - 1));
+    else children.push(this.spacer(first));
+    for (let i = first; i <= last; i++) children.push(this.row(i, cols));
+    if (focus !== null && focus > last) children.push(this.spacer(focus - last - 1), this.row(focus, cols), this.spacer(n - 1 - focus));
+    else children.push(this.spacer(n - 1 - last));
+    this.body.replaceChildren(...children.filter(Boolean));
   }
 
+  /** The header, the column widths and the size, for the analysis' tokens. */
   build() {
-    this.rows.clear();
     const { n, labels } = this.analysis;
-    this.table.replaceChildren(
-      el('caption', 'Attention weights: each row is a query token, each column a key token; a row sums to 1.'),
-      tableHead('query \\ key', labels),
-      this.body,
-    );
-    this.table.setAttribute('aria-rowcount', String(n + 1));
-    this.table.setAttribute('aria-colcount', String(n + 1));
-    this.table.dataset.full = n <= ALL_ROWS ? '1' : '0';
-    put(this.note, 'textContent', n <= ALL_ROWS ? '' : `${n} rows: scroll the table, or focus a token, to bring its row; Download CSV has them all.`);
+    const long = n > ALL_ROWS;
+    if (!this.table.contains(this.body)) this.table.replaceChildren(this.caption, this.columns, this.head, this.body);
+    // The header cells, changed only where a token did.
+    const cells = this.headRow.children;
+    while (cells.length > n + 1) this.headRow.lastChild.remove();
+    for (let j = 0; j < n; j++) {
+      let th = cells[j + 1];
+      if (!th) {
+        th = el('th');
+        th.scope = 'col';
+        this.headRow.append(th);
+      }
+      put(th, 'textContent', labels[j]);
+      put(th, 'title', long ? labels[j] : '');
+    }
+    this.columns.replaceChildren(...(long ? [col(HEAD_WIDTH), col(COL_WIDTH, n)] : []));
+    put(this.table.style, 'width', long ? `${HEAD_WIDTH + n * COL_WIDTH}px` : '');
+    attr(this.table, 'aria-rowcount', String(n + 1));
+    attr(this.table, 'aria-colcount', String(n + 1));
+    put(this.table.dataset, 'full', long ? '0' : '1');
+    put(this.note, 'textContent', long ? `${n} rows: scroll the table, or focus a token, to bring its row; Download CSV has them all.` : '');
   }
 
   update(state, next) {
@@ -133,4 +190,12 @@ class WeightsTable {
     }
     this.drawRows();
   }
+}
+
+/** A `<col>` of `width` pixels spanning `span` columns. */
+function col(width, span = 1) {
+  const column = el('col');
+  column.span = span;
+  column.style.width = `${width}px`;
+  return column;
 }

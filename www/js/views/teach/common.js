@@ -3,7 +3,7 @@
 
 import { el } from '../../dom.js';
 import { tableHead } from '../../heatmap-view.js';
-import { renderSteps, weight } from '../../teach-steps.js';
+import { KEYS_SHOWN, renderSteps, weight } from '../../teach-steps.js';
 import { sentenceCase } from '../../analysis.js';
 
 /** The lab's focus: row `lf` and clicked column `lc` of its own matrix (teach-state.js). */
@@ -50,19 +50,34 @@ export function labSteps(target, ctx, view, data, focus, col, state, { scaleDim 
   });
 }
 
-/** A table of a few named rows over the keys. */
+/**
+ * A table of a few named rows over the keys. Over more than KEYS_SHOWN keys
+ * it lists the keys each row weighs most (in sentence order), and says so.
+ */
 export function compareRows(table, keys, rows, caption) {
-  const head = tableHead('', keys);
+  const columns = keys.length > KEYS_SHOWN ? strongestColumns(rows.map(([, values]) => values), keys.length) : [...keys.keys()];
+  const head = tableHead('', columns.map((j) => keys[j]));
   const body = el('tbody');
   for (const [label, values, format] of rows) {
     const tr = el('tr');
     const th = el('th', label);
     th.scope = 'row';
     tr.append(th);
-    for (const value of values) tr.append(el('td', value === null ? 'masked' : (format ?? weight)(value)));
+    for (const j of columns) tr.append(el('td', values[j] === null ? 'masked' : (format ?? weight)(values[j])));
     body.append(tr);
   }
-  table.replaceChildren(el('caption', caption), head, body);
+  const note = columns.length < keys.length ? `: the ${columns.length} keys that either row weighs most, of ${keys.length}` : '';
+  table.replaceChildren(el('caption', caption + note), head, body);
+}
+
+/** The columns of the KEYS_SHOWN largest values, shared out between `rows`, in column order. */
+function strongestColumns(rows, n) {
+  const picked = new Set();
+  const orders = rows.map((values) => [...Array(n).keys()].sort((a, b) => (values[b] ?? -Infinity) - (values[a] ?? -Infinity)));
+  for (let rank = 0; picked.size < Math.min(KEYS_SHOWN, n) && rank < n; rank++) {
+    for (const order of orders) if (picked.size < KEYS_SHOWN) picked.add(order[rank]);
+  }
+  return [...picked].sort((a, b) => a - b);
 }
 
 /** Shows `error` (or clears it) in a lab's error line and marks the lab failed; returns whether it failed. */
