@@ -1,25 +1,86 @@
 // Screenshots of the page for the README (light and dark, desktop and a
-// phone) and for the tour of the teaching views (docs/tour.md; `element`
-// shots capture one part of the page), made reproducibly by
-// scripts/screenshots into docs/.
+// phone, the embed page, the trained model) and for the tour of the teaching
+// tabs (docs/tour.md), made reproducibly by scripts/screenshots into docs/.
+//
+// A shot is the viewport, or one element (`element`) with a small margin, or
+// the page's full width from the top of `element` (or of the page) to the
+// bottom of `until`. The teaching tabs live in <section id="teach">: a link
+// opens one with the `lab=` key (docs/share-links.md), and its shot is the
+// whole section, the tab bar included, so the picture names the tab.
+// `settled` is a condition of the page (a selector or a function) that holds
+// once that shot's content has been computed and drawn; every shot then
+// waits for the frames after it.
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { hashFor, KING, launch, ROOT, serveDist } from './helpers.mjs';
+import { hashFor, KING, launch, ready, ROOT, serveDist } from './helpers.mjs';
+
+const CAT = 'The cat sat on the mat because it was tired';
+const DESKTOP = { width: 1200, height: 1040 };
+/** Narrower than the two-column layout (1,100 px): the tabs sit below the heatmap, at the page's full width. */
+const TOUR = { width: 1000, height: 900 };
+
+/** Every `.nearest-words` line (the Steps tab's) has been filled in. */
+const nearestFilled = () => [...document.querySelectorAll('.nearest-words')].every((span) => span.textContent !== '…');
 
 const SHOTS = [
-  { file: 'screenshot-light.png', colorScheme: 'light', viewport: { width: 1200, height: 1040 }, hash: hashFor(KING, '&focus=1'), hover: [1, 3] },
-  { file: 'screenshot-dark.png', colorScheme: 'dark', viewport: { width: 1200, height: 1040 }, hash: hashFor(KING, '&focus=1'), hover: [1, 3] },
-  { file: 'screenshot-phone.png', colorScheme: 'light', viewport: { width: 360, height: 900 }, hash: hashFor('The cat sat on the mat because it was tired', '&focus=7') },
-  { file: 'screenshot-embed.png', colorScheme: 'light', viewport: { width: 760, height: 640 }, page: 'embed.html', hash: hashFor('The cat sat on the mat because it was tired', '&causal=1&focus=7') },
-  { file: 'tour-steps.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor(KING, '&focus=1&cell=3'), element: '#explain' },
-  { file: 'tour-whatif.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor(KING, '&focus=1&pad=10'), element: '#lab-whatif' },
-  { file: 'tour-playground.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor(KING, '&lab=play&pq=1&pk=100%3B%2080&pv=&pwq=&pwk=&pwv=&pn=x%20y&pdk=100'), element: '#lab-play' },
-  { file: 'tour-heads.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor('The cat sat on the mat because it was tired', '&lab=heads&h=10&lf=7'), element: '#lab-heads' },
-  { file: 'tour-cross.png', colorScheme: 'dark', viewport: { width: 1000, height: 900 }, hash: hashFor('Where is the Eiffel Tower?', '&lab=cross&lf=4'), element: '#lab-cross' },
+  { file: 'screenshot-light.png', colorScheme: 'light', viewport: DESKTOP, hash: hashFor(KING, '&focus=1'), hover: [1, 3], settled: nearestFilled },
+  { file: 'screenshot-dark.png', colorScheme: 'dark', viewport: DESKTOP, hash: hashFor(KING, '&focus=1'), hover: [1, 3], settled: nearestFilled },
+  // The phone: from the top of the page to the end of the heatmap.
+  { file: 'screenshot-phone.png', colorScheme: 'light', viewport: { width: 360, height: 900 }, hash: hashFor(CAT, '&focus=7'), until: '.heatmap-figure' },
+  { file: 'screenshot-embed.png', colorScheme: 'light', viewport: { width: 760, height: 640 }, page: 'embed.html', hash: hashFor(CAT, '&causal=1&focus=7') },
+  // The Steps tab (open by default) of 'king', with the cell king → queen opened term by term.
+  {
+    file: 'tour-steps.png', colorScheme: 'light', viewport: TOUR, hash: hashFor(KING, '&focus=1&cell=3'), element: '#teach',
+    settled: () => document.querySelector('#lab-steps:not([hidden]) #explain .cell-steps') && [...document.querySelectorAll('#explain .nearest-words')].every((span) => span.textContent !== '…'),
+  },
+  // What if…: scaling on beside off for 'king', and the sentence padded to 10 positions.
+  {
+    file: 'tour-whatif.png', colorScheme: 'light', viewport: TOUR, hash: hashFor(KING, '&focus=1&lab=whatif&pad=10'), element: '#teach',
+    settled: () => document.querySelector('#lab-whatif:not([hidden]) #whatif-compare tbody tr')
+      && document.querySelectorAll('#pad-weights thead th').length === 11
+      && document.querySelector('#lab-whatif .lab-steps .steps-table'),
+  },
+  // The matrix playground with the saturation example (scores 100 and 80, d_k = 100).
+  {
+    file: 'tour-playground.png', colorScheme: 'light', viewport: TOUR, hash: hashFor(KING, '&lab=play&pq=1&pk=100%3B%2080&pv=&pwq=&pwk=&pwv=&pn=x%20y&pdk=100'), element: '#teach',
+    settled: () => document.querySelector('#lab-play:not([hidden]) #play-weights tbody td')?.textContent === '0.8808'
+      && document.querySelector('#play-compare tbody tr') && document.querySelector('#play-steps .steps-table'),
+  },
+  // Multi-head: ten heads and their average, 'it' focused.
+  {
+    file: 'tour-heads.png', colorScheme: 'light', viewport: TOUR, hash: hashFor(CAT, '&lab=heads&h=10&lf=7'), element: '#teach',
+    settled: () => !document.querySelector('#lab-heads').hidden && document.querySelector('#heads-title')?.textContent === 'The average of 10 heads'
+      && document.querySelectorAll('#head-grid .head-tile').length === 11 && document.querySelector('#heads-weights tbody tr'),
+  },
+  // Cross-attention, in the dark: "Where is the Eiffel Tower?" over the default sentence B, 'tower' focused.
+  {
+    file: 'tour-cross.png', colorScheme: 'dark', viewport: TOUR, hash: hashFor('Where is the Eiffel Tower?', '&lab=cross&lf=4'), element: '#teach',
+    settled: () => document.querySelector('#lab-cross:not([hidden]) #cross-weights tbody tr.focused') && document.querySelector('#lab-cross .lab-steps .steps-table'),
+  },
+  // Context vectors: the nearest words of each word's own vector and of its context vector.
+  {
+    file: 'tour-meaning.png', colorScheme: 'light', viewport: TOUR, hash: hashFor('The bank of the river flooded after the storm', '&lab=meaning'), element: '#teach',
+    settled: () => document.querySelector('#lab-meaning:not([hidden]) #meaning-table tbody tr'),
+  },
   // The trained model beside GloVe: from the model view's top to the end of its heatmap and arrows.
-  { file: 'screenshot-model.png', colorScheme: 'light', viewport: { width: 1200, height: 1000 }, hash: hashFor('The cat sat on the mat because it was tired', '&focus=7&model=1'), element: '#model-view', until: '#model-view .model-views', waitFor: '#model-view[data-state="ready"][data-head]' },
-  { file: 'tour-meaning.png', colorScheme: 'light', viewport: { width: 1000, height: 900 }, hash: hashFor('The bank of the river flooded after the storm', '&lab=meaning'), element: '#lab-meaning' },
+  {
+    file: 'screenshot-model.png', colorScheme: 'light', viewport: { width: 1200, height: 1000 }, hash: hashFor(CAT, '&focus=7&model=1'),
+    element: '#model-view', until: '#model-view .model-views', settled: '#model-view[data-state="ready"][data-head]', timeout: 90000,
+  },
 ];
+
+/** Pixels of the page kept around an element's shot. */
+const MARGIN = 8;
+
+/** Text that only a half-loaded view shows. */
+const UNSETTLED = /(Loading|Downloading the model|Starting|Running|Ranking|Computing|Waiting for the model|Finding the nearest words)…/;
+
+/** Two frames and the tasks after them: what the page defers with afterPaint, and a relayout from the ResizeObserver. */
+async function nextFrames(page) {
+  for (let k = 0; k < 2; k++) {
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0)))));
+  }
+}
 
 const server = await serveDist();
 const browser = await launch();
@@ -35,28 +96,40 @@ try {
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(server.url + (shot.page ?? '') + shot.hash);
-    await page.waitForSelector('html[data-ready="1"]');
+    await ready(page);
     if (shot.hover) {
       const overlay = page.locator('#heatmap-overlay');
       const box = await overlay.boundingBox();
       const [x, y] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
       const cell = Number(await overlay.getAttribute('data-cell'));
       await page.mouse.move(box.x + x + (shot.hover[1] + 0.5) * cell, box.y + y + (shot.hover[0] + 0.5) * cell);
+      await page.waitForSelector('#tooltip:not([hidden])');
     }
-    // Let the deferred nearest-words line fill in.
-    await page.waitForFunction(() => !document.querySelector('.nearest-words') || document.querySelector('.nearest-words').textContent !== '…');
-    if (shot.waitFor) {
-      await page.waitForSelector(shot.waitFor, { timeout: 90000 });
-      await page.waitForTimeout(300); // the thumbnails are drawn a layer per task
-    }
+    const timeout = shot.timeout ?? 30000;
+    if (typeof shot.settled === 'string') await page.waitForSelector(shot.settled, { timeout });
+    else if (shot.settled) await page.waitForFunction(shot.settled, null, { timeout });
+    await page.evaluate(() => document.fonts.ready);
+    await nextFrames(page);
+    if (shot.file === 'screenshot-model.png') await page.waitForTimeout(300); // the thumbnails are drawn a layer per task
+    const scope = shot.element ?? 'body';
+    const text = await page.locator(scope).evaluate((e) => e.innerText);
+    const unsettled = text.match(UNSETTLED);
+    if (unsettled) throw new Error(`${shot.file}: ${scope} still shows '${unsettled[0]}'`);
     if (shot.until) {
-      // From the top of `element` to the bottom of `until`, the page's full width.
-      await page.locator(shot.element).scrollIntoViewIfNeeded();
-      const top = await page.locator(shot.element).evaluate((e) => e.getBoundingClientRect().top + window.scrollY);
-      const bottom = await page.locator(shot.until).evaluate((e) => e.getBoundingClientRect().bottom + window.scrollY);
-      await page.screenshot({ path: path.join(out, shot.file), fullPage: true, clip: { x: 0, y: top - 8, width: shot.viewport.width, height: bottom - top + 16 } });
-    } else if (shot.element) await page.locator(shot.element).screenshot({ path: path.join(out, shot.file) });
-    else await page.screenshot({ path: path.join(out, shot.file) });
+      // The page's full width, from the top of `element` (or of the page) to the bottom of `until`.
+      const top = shot.element ? await page.locator(shot.element).evaluate((e) => e.getBoundingClientRect().top + window.scrollY) - MARGIN : 0;
+      const bottom = await page.locator(shot.until).evaluate((e) => e.getBoundingClientRect().bottom + window.scrollY) + MARGIN;
+      await page.screenshot({ path: path.join(out, shot.file), fullPage: true, clip: { x: 0, y: top, width: shot.viewport.width, height: bottom - top } });
+    } else if (shot.element) {
+      // The element and a margin of the page around it.
+      const box = await page.locator(shot.element).evaluate((e) => {
+        const r = e.getBoundingClientRect();
+        return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
+      });
+      const x = Math.max(0, box.x - MARGIN);
+      const y = Math.max(0, box.y - MARGIN);
+      await page.screenshot({ path: path.join(out, shot.file), fullPage: true, clip: { x, y, width: Math.min(shot.viewport.width - x, box.x + box.width + MARGIN - x), height: box.y + box.height + MARGIN - y } });
+    } else await page.screenshot({ path: path.join(out, shot.file) });
     await context.close();
     if (errors.length) throw new Error(`${shot.file}: the page logged errors: ${errors.join('; ')}`);
     console.log(`wrote docs/${shot.file}`);

@@ -1,5 +1,5 @@
-// The interactive heatmap shared by the GloVe view (app.js), the trained-model
-// view (model-view.js) and the teaching panels (teach-panel.js): canvases
+// The interactive heatmap shared by the GloVe view (views/heatmap.js), the trained-model
+// view (views/model/head.js) and the teaching tabs (matrix-panel.js): canvases
 // sized for the device's pixels, the plain layouts of the wasm geometry,
 // the tooltip, hit-testing, and the pointer and keyboard of the overlay.
 //
