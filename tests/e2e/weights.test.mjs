@@ -97,6 +97,24 @@ test('typing recomputes, and unknown words are marked and explained', async () =
   await finish();
 });
 
+test('what is typed survives a redraw that comes before its frame (a shard arriving, an option clicked)', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  // In one task: a keystroke, then a change that redraws every view at once.
+  await page.evaluate(() => {
+    const box = document.getElementById('sentence');
+    box.value = 'The queen ruled';
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    document.getElementById('opt-scale').click();
+  });
+  await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 3);
+  assert.equal(await page.inputValue('#sentence'), 'The queen ruled');
+  const hash = await hashOf(page);
+  assert.equal(hash.s, 'The queen ruled');
+  assert.equal(hash.scale, '0');
+  await finish();
+});
+
 test('bad values in a link fall back to the defaults', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&self=maybe&causal=2&scale=&t=-4&focus=99&colour=red'));
   await ready(page);

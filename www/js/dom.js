@@ -14,6 +14,15 @@ export function put(element, property, value) {
   if (element && element[property] !== value) element[property] = value;
 }
 
+/**
+ * Shows `value` in a text or number field, unless the field has the focus:
+ * what the user is typing there is not committed yet, and a redraw for
+ * something else (a shard arriving) must not undo it.
+ */
+export function putField(field, value) {
+  if (field && document.activeElement !== field) put(field, 'value', value);
+}
+
 /** Sets or removes an attribute only when it differs. */
 export function attr(element, name, value) {
   if (!element) return;

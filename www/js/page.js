@@ -233,7 +233,18 @@ class Page {
           if (textsOf(this.store.get()) === text) this.render();
         });
       };
-      if (this.typing) this.fetchTimer = setTimeout(fetch, TYPING_PAUSE_MS);
+      // The pause counts from the last keystroke (ctx.keystroke, set by the
+      // sentence box), not from the last frame: on a slow machine frames come
+      // further apart than keys, and each would look like a pause. Keys still
+      // waiting for their frame (ctx.inputPending) are not in `text` yet: their
+      // frame either changes the text (and a new call replaces this timer) or
+      // leaves it as it is (and this timer fetches it).
+      const afterPause = () => {
+        const wait = (this.ctx.keystroke ?? 0) + TYPING_PAUSE_MS - performance.now();
+        if (wait > 0 || this.ctx.inputPending?.()) this.fetchTimer = setTimeout(afterPause, Math.max(wait, 16));
+        else fetch();
+      };
+      if (this.typing) this.fetchTimer = setTimeout(afterPause, TYPING_PAUSE_MS);
       else fetch();
     }
     let tokens = [];

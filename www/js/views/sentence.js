@@ -21,7 +21,9 @@ export function mountSentence(ctx) {
     put(note, 'textContent', text);
     put(note, 'hidden', !text);
   };
+  ctx.inputPending = () => frame !== 0;
   box.addEventListener('input', () => {
+    ctx.keystroke = performance.now();
     if (frame) return;
     frame = requestAnimationFrame(() => {
       frame = 0;
@@ -67,8 +69,10 @@ export function mountSentence(ctx) {
       } else if (cutSentence !== undefined && cutSentence !== state.sentence) {
         say('', undefined);
       }
-      // The box keeps what is typed into it: it follows the state only when they differ in substance.
-      if (cut(box.value, MAX_SENTENCE_LENGTH) !== state.sentence) box.value = state.sentence;
+      // The box keeps what is typed into it: it follows the state only when
+      // they differ in substance, and never while typed text waits for its
+      // frame (a shard arriving then would undo the keystrokes).
+      if (!frame && cut(box.value, MAX_SENTENCE_LENGTH) !== state.sentence) box.value = state.sentence;
       syncExample(state.sentence);
     },
   };

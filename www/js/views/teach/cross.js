@@ -3,7 +3,7 @@
 // its source. Sentence B's words are fetched like the sentence's (page.js
 // asks for both while this tab is open).
 
-import { control, el, input, put } from '../../dom.js';
+import { control, el, input, putField } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { DEFAULT_SENTENCE_B } from '../../teach-state.js';
 import { attempt, errorLine, labSteps, panelOptions, setTeach, showFailure } from './common.js';
@@ -36,7 +36,7 @@ export function mountCross(lab, ctx) {
 
   return {
     controls(state) {
-      if (document.activeElement !== b) put(b, 'value', state.teach.b);
+      putField(b, state.teach.b);
     },
     render(state, analysis) {
       if (analysis.pending) return;

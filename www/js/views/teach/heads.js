@@ -2,7 +2,7 @@
 // d_k = d / h dimensions (projected by seeded W_q, W_k, W_v, or split), a
 // grid of every head and their average, per-head colours in the arrows.
 
-import { control, el, input, put } from '../../dom.js';
+import { control, el, input, put, putField } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { HEAD_MODES } from '../../teach-state.js';
 import { colormap, matrixCanvas, panelData, sentenceCase } from '../../analysis.js';
@@ -99,7 +99,7 @@ class HeadsLab {
     const teach = state.teach;
     put(this.count, 'value', String(this.headsOf(teach)));
     for (const mode of HEAD_MODES) put(this.modeInputs[mode], 'checked', mode === teach.headMode);
-    put(this.seed, 'value', String(teach.seed));
+    putField(this.seed, String(teach.seed));
     // Split heads take slices of the vectors: they have no projections, so no seed.
     put(this.seed, 'disabled', teach.headMode === 'split');
     put(this.reseed, 'disabled', teach.headMode === 'split');

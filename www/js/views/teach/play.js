@@ -2,7 +2,7 @@
 // tutorials' worked examples as presets. It needs the wasm module only, not
 // the word vectors, so it works even when they fail to load.
 
-import { control, el, input, put, scrolling } from '../../dom.js';
+import { control, el, input, put, putField, scrolling } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { settingsOf } from '../../state.js';
 import { PRESETS } from '../../teach-state.js';
@@ -78,7 +78,7 @@ export function mountPlay(lab, ctx) {
       const p = state.teach.play;
       // A field being typed in keeps what is typed.
       for (const key of TEXT_KEYS) if (document.activeElement !== fields[key]) put(fields[key], 'value', p[key]);
-      if (document.activeElement !== fields.dk) put(fields.dk, 'value', String(p.dk));
+      putField(fields.dk, String(p.dk));
       const match = Object.entries(PRESETS).find(([, v]) => [...TEXT_KEYS, 'dk'].every((k) => v[k] === p[k]));
       put(preset, 'value', match ? match[0] : '');
     },

@@ -2,7 +2,7 @@
 // analysis, the other its flipped twin, computed once per analysis), and the
 // padding mask on the sentence padded with zero vectors.
 
-import { control, el, input, put, scrolling } from '../../dom.js';
+import { control, el, input, putField, scrolling } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { MAX_PAD } from '../../teach-state.js';
 import { attempt, compareRows, labSteps, meanMax, panelOptions, setTeach } from './common.js';
@@ -69,7 +69,7 @@ export function mountWhatif(lab, ctx) {
 
   return {
     controls(state) {
-      put(padInput, 'value', String(state.teach.pad));
+      putField(padInput, String(state.teach.pad));
     },
     render(state, analysis) {
       if (analysis.pending || analysis.error || !analysis.n) return;
