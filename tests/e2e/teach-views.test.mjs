@@ -83,9 +83,11 @@ test('the padding demo masks the pad keys and leaves the words alone', async () 
 test("cross-attention has A's words as rows and B's as columns", async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=cross'));
   await ready(page);
+  // B is already the example's (its default): only A's rows show the example has been drawn.
   await page.click('#cross-example');
   const columns = ['the', 'eiffel', 'tower', 'is', 'located', 'in', 'paris', ',', 'france', '.'];
   await waitForHeader(page, '#cross-weights', columns);
+  await page.waitForFunction(() => document.querySelector('#cross-weights tbody th')?.textContent === 'where');
   assert.equal(await page.inputValue('#sentence'), A);
   assert.equal(await page.inputValue('#cross-b'), B);
   const table = await tableOf(page, '#cross-weights');
