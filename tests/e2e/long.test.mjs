@@ -109,3 +109,22 @@ test('a 100,000-word paste is cut to the limit, said so, and the page stays usab
   await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 5);
   await finish();
 });
+
+test('a teaching table of a long sentence lists its focused row and announces them all', async () => {
+  const text = words(100);
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&lab=whatif&pad=128&lf=5'));
+  await ready(page);
+  await page.waitForFunction(() => document.querySelector('#pad-weights tbody th')?.textContent);
+  const table = await page.locator('#pad-weights').evaluate((t) => ({
+    rows: [...t.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('th').textContent),
+    cells: t.querySelectorAll('tbody td').length,
+    count: t.getAttribute('aria-rowcount'),
+    focused: t.querySelector('tbody tr.focused th')?.textContent,
+  }));
+  // 100 words padded to 128 positions: one row of 128 cells, not 16,384.
+  assert.deepEqual(table.rows, [text.split(' ')[5].toLowerCase()]);
+  assert.equal(table.focused, table.rows[0]);
+  assert.equal(table.cells, 128);
+  assert.equal(table.count, '129');
+  await finish();
+});
