@@ -44,7 +44,7 @@
   const FLAGS = { 'no-self': ['self', '0'], causal: ['causal', '1'], 'no-scale': ['scale', '0'], special: ['special', '1'], 'no-special': ['special', '0'] };
   const KEYS = ['s', 'self', 'causal', 'scale', 't', 'focus', 'cell', 'th', 'pal', 'theme', 'zoom', 'view', 'vec', 'lab', 'lf', 'lc', 'pad',
     'h', 'hm', 'seed', 'head', 'hide', 'b', 'pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv', 'pn', 'pdk', 'model', 'mlayer', 'mhead', 'units',
-    'special', 'mfocus'];
+    'special', 'mfocus', 'mq', 'mk', 'mrank', 'mcell', 'mflow', 'quiz'];
 
   /** A string safe to put in a URL: lone halves of an emoji become U+FFFD. */
   function wellFormed(text) {

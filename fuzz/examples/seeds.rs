@@ -1,6 +1,6 @@
 //! Writes the seed corpus, `fuzz/corpus/<target>/`: a few valid and a few
 //! broken inputs per target, in the layout each target documents. The same
-//! files every run (no randomness but a fixed SplitMix64).
+//! files every run (no randomness but attention-core's seeded SplitMix64).
 //!
 //!     cd fuzz && cargo run --example seeds
 //!
@@ -12,9 +12,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use attention_core::embeddings::Precision;
+use attention_core::multihead::SeededRng;
 use attention_core::shards::Shard;
 use attention_core::Embeddings;
-use attention_fuzz::{shard_fixture, tiny_model, SplitMix64};
+use attention_fuzz::{shard_fixture, tiny_model};
 use attention_model::DType;
 
 fn main() -> std::io::Result<()> {
@@ -138,9 +139,9 @@ fn main() -> std::io::Result<()> {
     )?);
 
     // attention: bytes for `Unstructured` (any bytes are an input).
-    let mut rng = SplitMix64(13);
+    let mut rng = SeededRng::new(13);
     let random =
-        |rng: &mut SplitMix64, len: usize| (0..len).map(|_| rng.next_u64() as u8).collect::<Vec<u8>>();
+        |rng: &mut SeededRng, len: usize| (0..len).map(|_| rng.next_u64() as u8).collect::<Vec<u8>>();
     let attention_seeds: Vec<(String, Vec<u8>)> =
         [32, 64, 128, 256, 512].iter().map(|len| (format!("random-{len}"), random(&mut rng, *len))).collect();
     let attention_seeds: Vec<(&str, Vec<u8>)> =
@@ -151,7 +152,7 @@ fn main() -> std::io::Result<()> {
     let f16 = tiny_model(DType::F16);
     let q8 = tiny_model(DType::Q8);
     let mode = |mode: u8, dtype: u8, data: &[u8]| [&[mode, dtype][..], data].concat();
-    let mut edits = SplitMix64(7);
+    let mut edits = SeededRng::new(7);
     total.push(write(
         &root,
         "model_core",

@@ -9,13 +9,14 @@
 #![no_main]
 
 use attention_core::glove_text::TextReader;
+use attention_core::multihead::SeededRng;
 use attention_core::{Embeddings, Result};
-use attention_fuzz::{bounded, same, SplitMix64};
+use attention_fuzz::{bounded, same};
 use libfuzzer_sys::fuzz_target;
 
 fn read(text: &[u8], chunk_seed: u8, limit: Option<usize>) -> Result<Embeddings> {
     let mut reader = limit.map_or_else(TextReader::new, TextReader::with_limit);
-    let mut sizes = SplitMix64(u64::from(chunk_seed));
+    let mut sizes = SeededRng::new(u64::from(chunk_seed));
     let mut rest = text;
     while !rest.is_empty() {
         let size = if chunk_seed == 0 { rest.len() } else { 1 + (sizes.next_u64() % 64) as usize };

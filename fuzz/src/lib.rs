@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
+use attention_core::multihead::SeededRng;
 use attention_core::shards::split;
 use attention_core::{Embeddings, ShardSet};
 use attention_model::format::{encode, required_tensors};
@@ -141,22 +142,9 @@ pub const TINY_VOCAB: [&str; 24] = [
     "##s", ".", "a", "un", "##able", "##ing", "'", "t", "don", "é", "中",
 ];
 
-/// SplitMix64: the tiny model's weights, the same every run.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// In [-1, 1).
-    pub fn uniform(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u32 << 23) as f32 - 1.0
-    }
+/// In [-1, 1), 24 bits (exact in f32), from attention-core's seeded SplitMix64.
+pub fn uniform(rng: &mut SeededRng) -> f32 {
+    (rng.next_u64() >> 40) as f32 / (1u32 << 23) as f32 - 1.0
 }
 
 /// The tiny model's shape: 24 words, hidden 8, 2 layers of 2 heads.
@@ -188,12 +176,13 @@ pub fn tiny_model(dtype: DType) -> &'static ModelFiles {
 fn build_tiny(dtype: DType) -> ModelFiles {
     let config = tiny_config();
     let vocab: Vec<String> = TINY_VOCAB.iter().map(|s| s.to_string()).collect();
-    let mut rng = SplitMix64(20240521);
+    let mut rng = SeededRng::new(20240521);
     let tensors: Vec<Tensor> = required_tensors(&config)
         .into_iter()
         .map(|(name, shape)| {
             let offset = if name.ends_with("LayerNorm.weight") { 1.0 } else { 0.0 };
-            let values = (0..shape.iter().product::<usize>()).map(|_| rng.uniform() * 0.5 + offset).collect();
+            let values =
+                (0..shape.iter().product::<usize>()).map(|_| uniform(&mut rng) * 0.5 + offset).collect();
             Tensor { name, shape, values }
         })
         .collect();

@@ -68,3 +68,14 @@ test('a very long sentence from a link is cut, not refused', () => {
 test('settings for the wasm boundary use its field names', () => {
   assert.deepEqual(settingsOf(parseHash('#self=0&t=3')), { scale: true, selfAttention: false, causal: false, temperature: 3 });
 });
+
+test('the <attention-viz> element passes on every key a share link has', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const root = new URL('../../', import.meta.url);
+  const element = await readFile(new URL('www/attention-viz.js', root), 'utf8');
+  const listed = new Set(element.match(/const KEYS = \[([^\]]*)\]/)[1].match(/'[a-z]+'/g).map((k) => k.slice(1, -1)));
+  const documented = [...(await readFile(new URL('docs/share-links.md', root), 'utf8')).matchAll(/^\| `([a-z]+)`(?:, `([a-z]+)`)?(?:, `([a-z]+)`)?/gm)]
+    .flatMap((m) => m.slice(1).filter(Boolean));
+  assert.ok(documented.length > 40, `keys found in docs/share-links.md: ${documented}`);
+  assert.deepEqual(documented.filter((k) => !listed.has(k)), [], 'keys the element would drop');
+});

@@ -11,9 +11,6 @@
 
 import { settingsOf } from './state.js';
 
-/** The default palette (state.js PALETTES lists the others). */
-export const GRADIENT = 'viridis';
-
 const tables = new Map(); // palette → its 256 r, g, b triples
 
 /** The colour table of `palette` (from the core's colormaps). */

@@ -117,6 +117,7 @@ class Page {
     this.typing = false;
     this.fetchTimer = 0;
     this.ensuring = null; // the text whose shards are being fetched
+    this.checked = null; // { engine, version, text } last found within the limits with every shard in
     let frame = 0;
     this.ctx.refresh = () => {
       frame ||= requestAnimationFrame(() => {
@@ -195,14 +196,19 @@ class Page {
   analysisFor(state) {
     const { engine } = this.ctx;
     if (!engine) return { pending: true, tokens: [], n: 0, loading: true };
-    // A text beyond the limit is cut: first roughly (before any shard is
-    // fetched for it), then exactly after its last word that fits.
-    const rough = chunkCut(state.sentence, 2 * this.ctx.wasm.maxTokens());
-    if (rough >= 0) return this.cut(state, rough);
     const text = textsOf(state);
-    if (!engine.vectors.ready(text)) return this.fetch(state, text);
-    const exact = engine.explorer.knownCut(state.sentence, this.ctx.wasm.maxTokens());
-    if (exact >= 0) return this.cut(state, exact);
+    const { checked } = this;
+    // Checked once per text and set of shards, not on every render (a focus click, a slider).
+    if (checked?.engine !== engine || checked.version !== engine.vectors.version || checked.text !== text) {
+      // A text beyond the limit is cut: first roughly (before any shard is
+      // fetched for it), then exactly after its last word that fits.
+      const rough = chunkCut(state.sentence, 2 * this.ctx.wasm.maxTokens());
+      if (rough >= 0) return this.cut(state, rough);
+      if (!engine.vectors.ready(text)) return this.fetch(state, text);
+      const exact = engine.explorer.knownCut(state.sentence, this.ctx.wasm.maxTokens());
+      if (exact >= 0) return this.cut(state, exact);
+      this.checked = { engine, version: engine.vectors.version, text };
+    }
     const { complete } = this;
     // An analysis that left out words still loading (or failed) is redone once more shards are in.
     const stale = !complete || !sameAnalysis(complete.state, state) ||

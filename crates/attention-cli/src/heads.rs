@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use attention_model::heads::{HeadBehaviour, HeadMatch};
-use attention_model::{HeadsView, ModelAttention, CORE_FILE};
+use attention_model::{HeadsView, ModelAttention, WordAttention, CORE_FILE};
 use clap::Args;
 use serde::Serialize;
 
@@ -52,6 +52,9 @@ pub struct HeadsArgs {
 struct View {
     labels: Vec<String>,
     attention: ModelAttention,
+    /// The sentence's words (with [CLS]/[SEP]): `--from`/`--to` name them,
+    /// and with `--words` the heads are ranked over them.
+    sentence_words: WordAttention,
     words: bool,
 }
 
@@ -75,20 +78,18 @@ pub fn run(args: &HeadsArgs) -> Result<(), Failure> {
     }
     let model = crate::model::load(dir, &sentence)?;
     let attention = model.attention(&sentence).map_err(|e| Failure::usage(e.to_string()))?;
+    let sentence_words = attention.words(false);
     let labels = if args.words {
-        attention.words(false).words.into_iter().map(|w| w.text).collect()
+        sentence_words.words.iter().map(|w| w.text.clone()).collect()
     } else {
         attention.pieces.iter().map(|p| p.text.clone()).collect()
     };
-    let view = View { labels, attention, words: args.words };
+    let view = View { labels, attention, sentence_words, words: args.words };
     let from = resolve(&view, &args.from, "--from")?;
     let to = resolve(&view, &args.to, "--to")?;
 
-    let words = view.words.then(|| view.attention.words(false));
-    let heads = match &words {
-        Some(w) => HeadsView::words(w),
-        None => HeadsView::pieces(&view.attention),
-    };
+    let heads =
+        if view.words { HeadsView::words(&view.sentence_words) } else { HeadsView::pieces(&view.attention) };
     let ranked = heads.search(from, to).map_err(|e| Failure::usage(e.to_string()))?;
     let behaviours = heads.behaviours();
     let stdout = io::stdout();
@@ -135,7 +136,7 @@ fn resolve(view: &View, spec: &str, flag: &str) -> Result<usize, Failure> {
     };
     let wanted = word.to_lowercase();
     // Words first (what a reader types), then pieces as the tokenizer writes them.
-    let sentence_words = view.attention.words(false);
+    let sentence_words = &view.sentence_words;
     let by_word: Vec<(usize, &attention_model::Word)> = sentence_words
         .words
         .iter()

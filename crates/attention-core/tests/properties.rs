@@ -10,6 +10,11 @@ use attention_core::embeddings::Precision;
 use attention_core::{attend, attend_with, self_attention, tokenize, Embeddings, Extras, Matrix, Options};
 use proptest::prelude::*;
 
+// The benches' seeded vectors; the tests use only `normal_matrix`.
+#[allow(dead_code)]
+#[path = "../benches/kernel-wasm/glove_like.rs"]
+mod glove_like;
+
 fn options() -> impl Strategy<Value = Options> {
     (any::<bool>(), any::<bool>(), any::<bool>(), prop_oneof![Just(1.0f32), 0.001f32..1000.0]).prop_map(
         |(scale, self_attention, causal, temperature)| Options { scale, temperature, self_attention, causal },
@@ -124,20 +129,10 @@ fn check_against_reference(a: &attention_core::Attention, r: &Reference) -> std:
     Ok(())
 }
 
-/// Seeded normal numbers (xorshift64* and Box–Muller), `spread` their
-/// standard deviation: GloVe 6B 50d's components are about N(0, 0.4).
+/// Seeded normal numbers, `spread` their standard deviation: GloVe 6B 50d's
+/// components are about N(0, 0.4). The benches' generator.
 fn normal_matrix(rows: usize, cols: usize, spread: f64, seed: u64) -> Matrix {
-    let mut state = seed.max(1);
-    let mut uniform = move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        ((state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 + 1.0) / (1u64 << 53) as f64
-    };
-    let data = (0..rows * cols)
-        .map(|_| (spread * (-2.0 * uniform().ln()).sqrt() * (std::f64::consts::TAU * uniform()).cos()) as f32)
-        .collect();
-    Matrix::new(rows, cols, data).unwrap()
+    glove_like::normal_matrix(rows, cols, spread, seed).unwrap()
 }
 
 #[test]

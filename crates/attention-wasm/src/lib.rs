@@ -181,13 +181,12 @@ impl Explorer {
     #[wasm_bindgen(js_name = knownCut)]
     pub fn known_cut(&self, sentence: &str, max: usize) -> i32 {
         let tokens = attention_core::tokenize(sentence, &self.embeddings);
-        match tokens.iter().filter(|t| t.known).nth(max) {
-            Some(_) => {
-                let last = tokens.iter().filter(|t| t.known).nth(max.saturating_sub(1));
-                last.map_or(0, |t| i32::try_from(text::utf16_index(sentence, t.span.end)).unwrap_or(i32::MAX))
-            }
-            None => -1,
+        let mut known = tokens.iter().filter(|t| t.known);
+        let last = if max == 0 { None } else { known.nth(max - 1) };
+        if known.next().is_none() {
+            return -1;
         }
+        last.map_or(0, |t| i32::try_from(text::utf16_index(sentence, t.span.end)).unwrap_or(i32::MAX))
     }
 
     /// Whether shard `index` has been added (always true for a store read from one file).

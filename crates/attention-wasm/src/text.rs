@@ -63,14 +63,7 @@ impl<'a> Utf16Cursor<'a> {
 /// The UTF-16 index of byte offset `byte` of `text` (clamped to the text,
 /// and to the start of the character it falls in).
 pub fn utf16_index(text: &str, byte: usize) -> u32 {
-    let mut units = 0usize;
-    for (at, c) in text.char_indices() {
-        if at >= byte {
-            break;
-        }
-        units += c.len_utf16();
-    }
-    u32::try_from(units).unwrap_or(u32::MAX)
+    Utf16Cursor::new(text).index(byte)
 }
 
 #[cfg(test)]

@@ -76,8 +76,7 @@ export function mountPlay(lab, ctx) {
   return {
     controls(state) {
       const p = state.teach.play;
-      // A field being typed in keeps what is typed.
-      for (const key of TEXT_KEYS) if (document.activeElement !== fields[key]) put(fields[key], 'value', p[key]);
+      for (const key of TEXT_KEYS) putField(fields[key], p[key]);
       putField(fields.dk, String(p.dk));
       const match = Object.entries(PRESETS).find(([, v]) => [...TEXT_KEYS, 'dk'].every((k) => v[k] === p[k]));
       put(preset, 'value', match ? match[0] : '');
