@@ -854,7 +854,8 @@ async function measure() {
   try {
     for (const site of sites) Object.assign(site, { browser, server: await serveDist(site.dist) });
     for (const site of sites) site.url = site.server.url;
-    for (const [name, step] of steps()) {
+    const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
+    for (const [name, step] of steps().filter(([name]) => !only || only.test(name))) {
       for (const site of sites) {
         log(`${site.name}: ${name}`);
         results[site.name] ??= { name: site.name };
@@ -892,4 +893,9 @@ async function report({ machine: m, results }, out) {
 // REPORT_ONLY=1: write the report again from the last run's figures (and the kernel's latest output).
 const out = process.env.KERNEL_OUT ?? path.join(ROOT, 'target', 'bench-page');
 await mkdir(out, { recursive: true });
-await report(process.env.REPORT_ONLY === '1' ? JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) : await measure(), out);
+if (process.env.ONLY) {
+  // A few steps, while working on them: printed, the report and results.json left as they are.
+  console.log(JSON.stringify((await measure()).results, null, 1));
+} else {
+  await report(process.env.REPORT_ONLY === '1' ? JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) : await measure(), out);
+}

@@ -186,6 +186,20 @@ export async function readTable(page, scope = page) {
   }));
 }
 
+/**
+ * Scrolls the weights table into view and waits until it holds every row:
+ * past 16 tokens the table renders the rows in view only (the focused one
+ * alone while off screen). For a table of up to about 20 rows.
+ */
+export async function wholeTable(page) {
+  await page.locator('#weights').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => {
+    const table = document.getElementById('weights');
+    return table.tBodies[0]?.querySelectorAll('tr:not(.spacer)').length === Number(table.getAttribute('aria-rowcount')) - 1;
+  });
+  return readTable(page);
+}
+
 /** The weights of query row `query` as numbers (the first row with that label). */
 export async function rowOf(page, query, scope = page) {
   const table = await readTable(page, scope);

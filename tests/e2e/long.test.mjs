@@ -128,3 +128,37 @@ test('a teaching table of a long sentence lists its focused row and announces th
   assert.equal(table.count, '129');
   await finish();
 });
+
+/** The focused row of the weights table: its query and its cells as numbers. */
+async function focusedRow(page) {
+  const row = (await readTable(page)).rows.find((r) => r.focused);
+  return row && { query: row.query, cells: row.cells.map(Number) };
+}
+
+test('a long text is computed in slices; a change of the options replaces one still being computed', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&focus=3'));
+  await ready(page);
+  const text = words(1010).split(' ').reverse().join(' ');
+  // The new text's analysis starts (the status says so), and causal masking
+  // is switched on in the same task: the first computation stops unfinished.
+  const computing = await page.evaluate((hash) => new Promise((resolve) => {
+    window.addEventListener('hashchange', () => {
+      const said = document.getElementById('status').textContent;
+      document.getElementById('opt-causal').click();
+      resolve(said);
+    }, { once: true });
+    location.hash = hash;
+  }), hashFor(text, '&focus=3'));
+  assert.equal(computing, 'Computing the attention of 1010 tokens…');
+  await page.waitForFunction(() => /^1010 tokens in the attention/.test(document.getElementById('status').textContent));
+  const shown = await focusedRow(page);
+  assert.equal(shown.query, text.split(' ')[3]);
+  assert.ok(shown.cells.length > 10 && shown.cells.slice(4).every((w) => w === 0), `causal, no later key: ${shown.cells}`);
+  assert.ok(shown.cells.slice(0, 4).every((w) => w > 0), 'the earlier keys and itself share the weight');
+  // The same row as a page that computed it in one go.
+  const fresh = await openPage(site.browser, site.url + hashFor(text, '&causal=1&focus=3'));
+  await ready(fresh.page);
+  assert.deepEqual(shown, await focusedRow(fresh.page));
+  await fresh.finish();
+  await finish();
+});

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { hashFor, hashOf, KING, openPage, readTable, ready, useSite } from './helpers.mjs';
+import { hashFor, hashOf, KING, openPage, readTable, ready, useSite, wholeTable } from './helpers.mjs';
 
 const site = useSite();
 
@@ -38,7 +38,7 @@ test('every control goes into the link, and a fresh browser opens exactly the sa
   await page.click('#zoom-in');
   await page.click('#tokens button.token >> nth=3');
   await page.click('#tab-whatif');
-  const before = { controls: await controls(page), table: await readTable(page) };
+  const before = { controls: await controls(page), table: await wholeTable(page) };
   assert.equal(before.controls.dark, 'dark');
   assert.ok(before.controls.zoom, 'zoomed in');
   const link = await page.evaluate(() => location.href);
@@ -46,7 +46,8 @@ test('every control goes into the link, and a fresh browser opens exactly the sa
   const fresh = await openPage(site.browser, link);
   await ready(fresh.page);
   assert.deepEqual(await controls(fresh.page), before.controls);
-  assert.deepEqual(await readTable(fresh.page), before.table);
+  assert.deepEqual(await wholeTable(fresh.page), before.table);
+  assert.equal(before.table.rows.length, 18, 'every row, in the same order');
   assert.deepEqual(Object.keys(await hashOf(fresh.page)), ['s', 'self', 'causal', 'scale', 't', 'focus', 'th', 'pal', 'theme', 'zoom', 'lab']);
   await fresh.finish();
 });

@@ -64,6 +64,21 @@ export function panelData(wasm, view, { rowLabels, colLabels, padding } = {}) {
   };
 }
 
+/**
+ * The tokens of a wasm TokenList (freed here) as objects: { text, start, end
+ * (UTF-16), known, pending (its shard has not arrived), row (in the matrix,
+ * or null) }.
+ */
+export function tokensOf(list) {
+  const texts = list.texts();
+  const numbers = list.numbers();
+  list.free();
+  return texts.map((text, k) => {
+    const [start, end, flags, row] = numbers.subarray(4 * k, 4 * k + 4);
+    return { text, start, end, known: (flags & 1) === 1, pending: (flags & 2) === 2, row: row ? row - 1 : null };
+  });
+}
+
 /** Keeps one value per key, freeing (wasm) the one it replaces. */
 class Memo {
   #key = undefined;
@@ -92,36 +107,53 @@ class Memo {
   }
 }
 
+/** Known tokens above which an analysis is computed in slices instead of in one task. */
+export const SLICED_ABOVE = 256;
+/** Milliseconds of computing per slice: a task stays well under 50 ms. */
+const SLICE_MS = 25;
+
 export class Analysis {
   /**
-   * The analysis of `state`'s sentence and options. Never throws: a sentence
-   * that cannot be analyzed (empty, no known word, too long) gives an
-   * analysis with `error` set, `n` 0 and its tokens.
+   * The analysis of `state`'s sentence and options, at once. Never throws: a
+   * sentence that cannot be analyzed (empty, no known word, too long) gives
+   * an analysis with `error` set, `n` 0 and its tokens.
    */
   static of(engine, state) {
-    const { explorer, wasm } = engine;
+    const started = Analysis.start(engine, state);
+    return started instanceof AnalysisJob ? started.finish() : started;
+  }
+
+  /**
+   * Starts the analysis of `state`: the Analysis itself when it is quick (up
+   * to SLICED_ABOVE known tokens) or fails, else an AnalysisJob that
+   * computes it a slice at a time.
+   */
+  static start(engine, state) {
+    let job;
     try {
-      return new Analysis(engine, state, explorer.analyze(state.sentence, settingsOf(state)));
+      job = engine.explorer.startAnalysis(state.sentence, settingsOf(state));
     } catch (error) {
       let tokens = [];
       try {
-        tokens = explorer.tokenize(state.sentence);
+        tokens = tokensOf(engine.explorer.tokenize(state.sentence));
       } catch {
         // The error above says enough.
       }
       return Object.assign(Object.create(Analysis.prototype), {
-        engine, wasm, state: pick(state), tokens, error: sentenceCase(error.message), n: 0, memos: {},
+        engine, wasm: engine.wasm, state: pick(state), tokens, error: sentenceCase(error.message), n: 0, memos: {},
       });
     }
+    if (job.size <= SLICED_ABOVE) return new Analysis(engine, state, job.finish());
+    return new AnalysisJob(engine, state, job);
   }
 
-  constructor(engine, state, raw) {
+  constructor(engine, state, raw, tokens = tokensOf(raw.tokens())) {
     this.engine = engine;
     this.wasm = engine.wasm;
     this.state = pick(state);
     this.raw = raw;
     this.error = null;
-    this.tokens = raw.tokens();
+    this.tokens = tokens;
     this.data = panelData(engine.wasm, raw);
     this.n = this.data.rows;
     this.dim = raw.dim;
@@ -138,6 +170,11 @@ export class Analysis {
   #memo(name) {
     this.memos[name] ??= new Memo();
     return this.memos[name];
+  }
+
+  /** Paints the heatmap's cells in `palette` now, before a view asks for them (cellsOf keeps them). */
+  prepare(palette) {
+    if (this.raw) cellsOf(this.wasm, this.data, palette);
   }
 
   /** Raw dot products q·k, `(n, n)`. */
@@ -211,6 +248,47 @@ export class Analysis {
     for (const memo of Object.values(this.memos)) memo.free();
     this.raw?.free();
     this.raw = null;
+  }
+}
+
+/**
+ * An analysis being computed, a few query rows at a time: `step()` computes
+ * for SLICE_MS and returns the Analysis once the last row is in (else null),
+ * so that the page stays responsive while a long text is computed.
+ */
+export class AnalysisJob {
+  constructor(engine, state, job) {
+    this.engine = engine;
+    this.state = pick(state);
+    this.job = job;
+    this.tokens = tokensOf(job.tokens());
+    this.size = job.size;
+  }
+
+  /** The share of the rows computed, 0 to 1. */
+  get progress() {
+    return this.job ? this.job.rowsDone / this.size : 1;
+  }
+
+  step() {
+    const start = performance.now();
+    while (!this.job.advance(1)) {
+      if (performance.now() - start >= SLICE_MS) return null;
+    }
+    return this.finish();
+  }
+
+  /** Computes the rest at once. */
+  finish() {
+    const raw = this.job.finish(); // consumes the job
+    this.job = null;
+    return new Analysis(this.engine, this.state, raw, this.tokens);
+  }
+
+  /** Stops: the rows computed so far are dropped. */
+  free() {
+    this.job?.free();
+    this.job = null;
   }
 }
 

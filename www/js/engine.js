@@ -42,12 +42,15 @@ export class Engine {
     this.vectors = vectors;
     this.source = source;
     this.neighborsLoading = null;
+    this.neighborsReady = !explorer.isSharded;
   }
 
   /** Loads the nearest-word index once (a few MB, only when a view asks for nearest words). */
   neighbors() {
     if (!this.explorer.isSharded) return Promise.resolve();
-    this.neighborsLoading ??= fetchNeighbors(this.explorer, this.vectors.manifest).catch((error) => {
+    this.neighborsLoading ??= fetchNeighbors(this.explorer, this.vectors.manifest).then(() => {
+      this.neighborsReady = true;
+    }, (error) => {
       this.neighborsLoading = null;
       throw error;
     });
@@ -71,6 +74,18 @@ export class Engine {
       found = this.explorer.nearest(vector, count);
     }
     return found.slice(0, count);
+  }
+
+  /**
+   * What `nearest` would resolve to, when it needs nothing fetched (the index
+   * is in, and every candidate's shard): a view can then draw it in the same
+   * frame as the rest. Otherwise null.
+   */
+  nearestNow(vector, count) {
+    if (!this.neighborsReady) return null;
+    const found = this.explorer.nearest(vector, count);
+    const settled = found.every((w) => w.exact || this.vectors.failed.has(this.explorer.shardOf(w.word)));
+    return settled ? found.slice(0, count) : null;
   }
 }
 

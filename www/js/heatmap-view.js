@@ -8,7 +8,7 @@
 // callbacks, and the owner repaints. Drawing stays in paint.js, which takes
 // its context as an argument.
 
-import { el } from './dom.js';
+import { el, put } from './dom.js';
 import { font, hatchTile, paintArrows, paintHeatmap } from './paint.js';
 
 const MAX_LINKS = 4000;
@@ -17,24 +17,51 @@ const NONE = 0;
 const CELL = 1;
 const COLUMN_LABEL = 3;
 
-/** Sizes `canvas` to `width` × `height` CSS pixels at the device's pixel ratio; returns its context, in CSS pixels. */
+/**
+ * Sizes `canvas` to `width` × `height` CSS pixels at the device's pixel
+ * ratio and clears it; returns its context, in CSS pixels. A canvas of the
+ * same size keeps its bitmap (cleared and its state reset), so a repaint
+ * allocates nothing.
+ */
 export function sizeCanvas(canvas, width, height) {
   const ratio = window.devicePixelRatio || 1;
-  canvas.width = Math.max(1, Math.round(width * ratio));
-  canvas.height = Math.max(1, Math.round(height * ratio));
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
+  const w = Math.max(1, Math.round(width * ratio));
+  const h = Math.max(1, Math.round(height * ratio));
   const ctx = canvas.getContext('2d');
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+  } else if (typeof ctx.reset === 'function') {
+    ctx.reset();
+  } else {
+    canvas.width = w; // resets and clears, as a new size does
+  }
+  put(canvas.style, 'width', `${width}px`);
+  put(canvas.style, 'height', `${height}px`);
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   return ctx;
 }
 
+const widths = new Map(); // font → label → width in CSS pixels
+
 /** The widest of `labels` (each followed by `extra`) in the theme's font, in whole CSS pixels. */
 export function labelWidth(ctx, labels, theme, extra = '') {
-  ctx.font = font(theme);
+  const shape = font(theme);
+  if (!widths.has(shape)) widths.set(shape, new Map());
+  const known = widths.get(shape);
+  // Each label is measured once per font (a sentence change re-measures only new words).
+  if (known.size > 20000) known.clear();
+  ctx.font = shape;
   let widest = 0;
-  // Measuring a thousand labels is cheap next to drawing them.
-  for (const label of labels) widest = Math.max(widest, ctx.measureText(label + extra).width);
+  for (const label of labels) {
+    const text = label + extra;
+    let width = known.get(text);
+    if (width === undefined) {
+      width = ctx.measureText(text).width;
+      known.set(text, width);
+    }
+    widest = Math.max(widest, width);
+  }
   return Math.ceil(widest);
 }
 

@@ -12,7 +12,7 @@
 // on screen (a closed tab, the closed model view) get no work until they
 // are. Widths come from a ResizeObserver, so an update never forces a layout.
 
-import { Analysis } from './analysis.js';
+import { Analysis, AnalysisJob, tokensOf } from './analysis.js';
 import { engineHub, warmUp } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
@@ -22,6 +22,8 @@ import { syncUrl } from './url.js';
 
 /** How long typing must pause before the words being typed are fetched. */
 const TYPING_PAUSE_MS = 150;
+/** While shards arrive, the tokens' loading states are redrawn at most this often. */
+const LOADING_REDRAW_MS = 100;
 
 /** The parts an embedded widget shows, by its `view` (state.js VIEWS); the full page shows them all. */
 const EMBED_PARTS = {
@@ -114,6 +116,7 @@ class Page {
     this.ctx = createContext(this.store, { embed });
     this.ctx.linkProblems = problems;
     this.complete = null; // the last analysis computed, freed when the next one replaces it
+    this.running = null; // the AnalysisJob computing a long text's analysis, if any
     this.typing = false;
     this.fetchTimer = 0;
     this.ensuring = null; // the text whose shards are being fetched
@@ -158,8 +161,18 @@ class Page {
       for (const view of this.views) view.wasmReady?.(ctx.wasm);
       ctx.defaultEngine = await hub.engine;
       ctx.engine ??= ctx.defaultEngine;
-      // Each shard that arrives or fails shows at once in the tokens (coalesced to a frame).
-      ctx.defaultEngine.vectors.listen(() => ctx.refresh());
+      // Each shard that arrives or fails shows in the tokens, a few times a
+      // second: a long text's hundred shards would redraw them every frame.
+      // (The last one draws the analysis at once: fetch() renders then.)
+      let timer = 0;
+      let last = 0;
+      ctx.defaultEngine.vectors.listen(() => {
+        timer ||= setTimeout(() => {
+          timer = 0;
+          last = performance.now();
+          ctx.refresh();
+        }, Math.max(0, last + LOADING_REDRAW_MS - performance.now()));
+      });
     } catch (error) {
       for (const view of this.views) view.failed?.(error.message);
       document.documentElement.dataset.failed = '1';
@@ -172,6 +185,7 @@ class Page {
 
   /** Computes with `engine` from now on; the analysis of the previous one goes. */
   useEngine(engine) {
+    this.stopJob();
     this.complete?.free();
     this.complete = null;
     this.ctx.engine = engine;
@@ -197,6 +211,8 @@ class Page {
     const { engine } = this.ctx;
     if (!engine) return { pending: true, tokens: [], n: 0, loading: true };
     const text = textsOf(state);
+    // A long analysis of another text, or other options, is not worth finishing.
+    if (this.running && !sameAnalysis(this.running.state, state)) this.stopJob();
     const { checked } = this;
     // Checked once per text and set of shards, not on every render (a focus click, a slider).
     if (checked?.engine !== engine || checked.version !== engine.vectors.version || checked.text !== text) {
@@ -209,18 +225,68 @@ class Page {
       if (exact >= 0) return this.cut(state, exact);
       this.checked = { engine, version: engine.vectors.version, text };
     }
-    const { complete } = this;
+    const { complete, running } = this;
     // An analysis that left out words still loading (or failed) is redone once more shards are in.
     const stale = !complete || !sameAnalysis(complete.state, state) ||
       (complete.version !== engine.vectors.version && complete.tokens.some((t) => t.pending));
-    if (stale) {
-      complete?.free();
-      performance.mark('analyze-start');
-      this.complete = Analysis.of(engine, state);
-      this.complete.version = engine.vectors.version;
-      performance.measure('analyze', 'analyze-start');
+    if (!stale) {
+      this.stopJob();
+      return this.normalize(complete, state);
     }
+    if (running?.engine === engine && sameAnalysis(running.state, state) &&
+      (running.version === engine.vectors.version || !running.tokens.some((t) => t.pending))) {
+      return running.shown;
+    }
+    this.stopJob();
+    performance.mark('analyze-start');
+    const started = Analysis.start(engine, state);
+    performance.measure('analyze', 'analyze-start');
+    if (started instanceof AnalysisJob) return this.runJob(started, engine.vectors.version);
+    // The analysis it replaces is freed only now: views keep drawing it until then.
+    complete?.free();
+    this.complete = started;
+    this.complete.version = engine.vectors.version;
     return this.normalize(this.complete, state);
+  }
+
+  /**
+   * Computes a long text's analysis a slice at a time (a task each), then
+   * draws it in a task of its own. Meanwhile the views keep what they show
+   * and the status says how far it is; a change of the text or the options
+   * stops it.
+   */
+  runJob(job, version) {
+    job.version = version;
+    job.shown = { pending: true, computing: job, tokens: job.tokens, n: 0, state: job.state };
+    this.running = job;
+    const slice = () => {
+      if (this.running !== job) return;
+      const done = job.step();
+      if (!done) {
+        job.timer = setTimeout(slice, 0);
+        return;
+      }
+      this.running = null;
+      this.complete?.free();
+      this.complete = done;
+      done.version = version;
+      // The heatmap's bitmap (a million cells at 1,024 tokens) in a task of
+      // its own too, then the views: each task stays short.
+      job.timer = setTimeout(() => {
+        if (this.complete === done) done.prepare(this.store.get().palette);
+        job.timer = setTimeout(() => this.render(), 0);
+      }, 0);
+    };
+    job.timer = setTimeout(slice, 0);
+    return job.shown;
+  }
+
+  /** Stops the analysis being computed, if any. */
+  stopJob() {
+    if (!this.running) return;
+    clearTimeout(this.running.timer);
+    this.running.free();
+    this.running = null;
   }
 
   /**
@@ -255,7 +321,7 @@ class Page {
     }
     let tokens = [];
     try {
-      tokens = explorer.tokenize(state.sentence);
+      tokens = tokensOf(explorer.tokenize(state.sentence));
     } catch {
       // The analysis will say what is wrong with the sentence.
     }

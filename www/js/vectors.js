@@ -12,6 +12,8 @@
 const TIMEOUT_MS = 15000;
 /** Rounds of "fetch what is missing": a known word can reveal one more round. */
 const MAX_ROUNDS = 8;
+/** Shard requests started in one task (ensure). */
+const REQUESTS_PER_TASK = 16;
 
 /** The manifest of a shard set, checked: what every later request relies on. */
 export function checkManifest(json) {
@@ -72,7 +74,15 @@ export class VectorStore {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const missing = this.missing(text);
       if (missing.length === 0) return;
-      await Promise.all(missing.map((k) => this.load(k)));
+      // A pasted page of rare words needs a hundred shards: the requests go
+      // out a batch per task, since starting a fetch costs the main thread
+      // about half a millisecond (the browser queues most of them anyway).
+      const loads = [];
+      for (let at = 0; at < missing.length; at += REQUESTS_PER_TASK) {
+        if (at > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+        loads.push(...missing.slice(at, at + REQUESTS_PER_TASK).map((k) => this.load(k)));
+      }
+      await Promise.all(loads);
     }
   }
 

@@ -4,7 +4,7 @@
 //! and left out of the attention, so the matrices are `(k, k)` for the `k`
 //! known tokens; [`Analysis::used`] maps matrix rows back to tokens.
 
-use crate::attention::{attend, attend_with, self_attention, Attention, Extras, Matrix, Options};
+use crate::attention::{attend, attend_with, Attention, AttentionJob, Extras, Matrix, Options};
 use crate::embeddings::Embeddings;
 use crate::error::{Error, Result};
 use crate::multihead::{multi_head, HeadMode, MultiHead};
@@ -49,10 +49,57 @@ impl Analysis {
 /// not be looked up yet, in a sharded store), [`Error::InvalidOption`] for a
 /// temperature out of range.
 pub fn analyze(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Analysis> {
-    options.validate()?;
-    let (tokens, used, input) = known_rows(sentence, embeddings)?;
-    let attention = self_attention(&input, options)?;
-    Ok(Analysis { tokens, used, input, attention })
+    Ok(AnalysisJob::start(sentence, embeddings, options)?.finish())
+}
+
+/// [`analyze`] a few query rows at a time ([`AttentionJob`]): the sentence
+/// is tokenized and its vectors looked up at the start, with the same
+/// errors; the attention is computed by [`AnalysisJob::advance`].
+#[derive(Debug, Clone)]
+pub struct AnalysisJob {
+    tokens: Vec<Token>,
+    used: Vec<usize>,
+    input: Matrix,
+    attention: AttentionJob,
+}
+
+impl AnalysisJob {
+    pub fn start(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Self> {
+        options.validate()?;
+        let (tokens, used, input) = known_rows(sentence, embeddings)?;
+        let attention = AttentionJob::new(&input, &input, &input, options, &Extras::default())?;
+        Ok(AnalysisJob { tokens, used, input, attention })
+    }
+
+    /// Every token of the sentence, known or not.
+    pub fn tokens(&self) -> &[Token] {
+        &self.tokens
+    }
+
+    /// `used[r]`: the index in [`tokens`](AnalysisJob::tokens) of attention row `r`.
+    pub fn used(&self) -> &[usize] {
+        &self.used
+    }
+
+    /// Query rows in all, and computed so far.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.attention.rows_done(), self.attention.rows())
+    }
+
+    /// Computes at least `rows` more query rows; returns whether all are done.
+    pub fn advance(&mut self, rows: usize) -> bool {
+        self.attention.advance(rows)
+    }
+
+    /// Computes what is left and returns the analysis.
+    pub fn finish(self) -> Analysis {
+        Analysis {
+            tokens: self.tokens,
+            used: self.used,
+            input: self.input,
+            attention: self.attention.finish(),
+        }
+    }
 }
 
 /// Cross-attention between two sentences: the queries come from `tokens` of

@@ -275,11 +275,6 @@ pub fn attend(query: &Matrix, key: &Matrix, value: &Matrix, options: &Options) -
 }
 
 /// [`attend`] with a key-padding mask and/or an explicit `d_k` for the scaling.
-///
-/// Never inlined: every caller (sentence, teaching views, heads) shares one
-/// copy of the kernel, so the wasm stays small and a warm-up call through any
-/// of them gets the engine to optimize the code all of them run.
-#[inline(never)]
 pub fn attend_with(
     query: &Matrix,
     key: &Matrix,
@@ -287,76 +282,155 @@ pub fn attend_with(
     options: &Options,
     extras: &Extras<'_>,
 ) -> Result<Attention> {
-    options.validate()?;
-    if let Some(padding) = extras.key_padding {
-        if padding.len() != key.rows {
-            return Err(Error::Shape(format!("{} padding flags for {} keys", padding.len(), key.rows)));
-        }
-    }
-    if extras.scale_dim == Some(0) {
-        return Err(Error::InvalidOption("d_k for the scaling must be at least 1".into()));
-    }
-    if query.cols != key.cols {
-        return Err(Error::Shape(format!("queries have {} dimensions, keys have {}", query.cols, key.cols)));
-    }
-    if key.rows != value.rows {
-        return Err(Error::Shape(format!("{} keys but {} values", key.rows, value.rows)));
-    }
-    let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
-    let factor = scale_factor(extras.scale_dim.unwrap_or(d), options);
+    Ok(AttentionJob::new(query, key, value, options, extras)?.finish())
+}
 
-    // The keys (transposed, in tiles) and the values in f64, made once:
-    // products of two f32 are exact in f64, and the inner loops run on one type.
-    let key_tiles = key_tiles(key);
-    let value64 = to_f64(value);
+/// An attention computed a block of query rows at a time: the page computes
+/// a long text in slices of a few milliseconds, so that no task is long.
+/// [`attend_with`] is a job run to its end; the numbers are the same either
+/// way, since each query row depends only on its own scores.
+#[derive(Debug, Clone)]
+pub struct AttentionJob {
+    queries: Vec<f32>,
+    n_q: usize,
+    n_k: usize,
+    d: usize,
+    d_v: usize,
+    factor: f64,
+    options: Options,
+    key_padding: Option<Vec<bool>>,
+    key_tiles: Vec<f64>,
+    value64: Vec<f64>,
+    scores: Vec<f32>,
+    scaled: Vec<f32>,
+    weights: Vec<f32>,
+    context: Vec<f32>,
+    fully_masked: Vec<bool>,
+    grid: Vec<f64>,
+    sums: Vec<f64>,
+    /// The first query row not computed yet.
+    next: usize,
+}
 
-    let mut scores = Vec::with_capacity(n_q * n_k);
-    let mut scaled = Vec::with_capacity(n_q * n_k);
-    let mut weights = Vec::with_capacity(n_q * n_k);
-    let mut context = Vec::with_capacity(n_q * d_v);
-    let mut fully_masked = vec![false; n_q];
-    // A block of query rows at a time, every cell in f64: the dot products,
-    // then the scaled scores, then the weights; the f32 outputs are appended
-    // row by row while the row is in cache. Blocks keep the working set small
-    // (cache, and wasm memory, which never shrinks).
-    let mut grid = vec![0f64; n_q.min(ROWS) * n_k];
-    let mut sums = vec![0f64; n_q.min(ROWS) * d_v];
-    for first in (0..n_q).step_by(ROWS) {
-        let rows = ROWS.min(n_q - first);
-        let (grid, sums) = (&mut grid[..rows * n_k], &mut sums[..rows * d_v]);
-        dot_products(&query.data[first * d..(first + rows) * d], d, &key_tiles, n_k, grid);
-        for r in 0..rows {
-            let (i, row) = (first + r, &mut grid[r * n_k..(r + 1) * n_k]);
-            scores.extend(row.iter().map(|dot| saturate(*dot)));
-            let max = scale_and_mask(row, factor, i, options, extras.key_padding);
-            scaled.extend(row.iter().map(|s| saturate_or_masked(*s)));
-            match max {
-                Some(max) => softmax_in_place(row, max),
-                None => {
-                    // Every key is masked (or there are none): no distribution exists.
-                    fully_masked[i] = true;
-                    row.fill(0.0);
-                }
+impl AttentionJob {
+    /// Checks the shapes and options and prepares the keys and values; computes nothing yet.
+    pub fn new(
+        query: &Matrix,
+        key: &Matrix,
+        value: &Matrix,
+        options: &Options,
+        extras: &Extras<'_>,
+    ) -> Result<Self> {
+        options.validate()?;
+        if let Some(padding) = extras.key_padding {
+            if padding.len() != key.rows {
+                return Err(Error::Shape(format!("{} padding flags for {} keys", padding.len(), key.rows)));
             }
-            weights.extend(row.iter().map(|w| *w as f32));
         }
-        weighted_sums(grid, &value64, n_k, d_v, sums);
-        context.extend(sums.iter().map(|c| saturate(*c)));
+        if extras.scale_dim == Some(0) {
+            return Err(Error::InvalidOption("d_k for the scaling must be at least 1".into()));
+        }
+        if query.cols != key.cols {
+            return Err(Error::Shape(format!(
+                "queries have {} dimensions, keys have {}",
+                query.cols, key.cols
+            )));
+        }
+        if key.rows != value.rows {
+            return Err(Error::Shape(format!("{} keys but {} values", key.rows, value.rows)));
+        }
+        let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
+        Ok(AttentionJob {
+            queries: query.data.clone(),
+            n_q,
+            n_k,
+            d,
+            d_v,
+            factor: scale_factor(extras.scale_dim.unwrap_or(d), options),
+            options: *options,
+            key_padding: extras.key_padding.map(<[bool]>::to_vec),
+            // The keys (transposed, in tiles) and the values in f64, made once:
+            // products of two f32 are exact in f64, and the inner loops run on one type.
+            key_tiles: key_tiles(key),
+            value64: to_f64(value),
+            scores: Vec::with_capacity(n_q * n_k),
+            scaled: Vec::with_capacity(n_q * n_k),
+            weights: Vec::with_capacity(n_q * n_k),
+            context: Vec::with_capacity(n_q * d_v),
+            fully_masked: vec![false; n_q],
+            grid: vec![0f64; n_q.min(ROWS) * n_k],
+            sums: vec![0f64; n_q.min(ROWS) * d_v],
+            next: 0,
+        })
     }
 
-    Ok(Attention {
-        queries: n_q,
-        keys: n_k,
-        dim: d,
-        value_dim: d_v,
-        factor,
-        scores,
-        scaled,
-        weights,
-        context,
-        fully_masked,
-        options: *options,
-    })
+    /// Query rows in all.
+    pub fn rows(&self) -> usize {
+        self.n_q
+    }
+
+    /// Query rows computed so far.
+    pub fn rows_done(&self) -> usize {
+        self.next
+    }
+
+    /// Computes at least `rows` more query rows (whole blocks of 32), or the
+    /// rest; returns whether every row is computed.
+    ///
+    /// Never inlined: every caller (sentence, teaching views, heads) shares one
+    /// copy of the kernel, so the wasm stays small and a warm-up call through any
+    /// of them gets the engine to optimize the code all of them run.
+    #[inline(never)]
+    pub fn advance(&mut self, rows: usize) -> bool {
+        let stop = self.next.saturating_add(rows.max(1)).min(self.n_q);
+        // A block of query rows at a time, every cell in f64: the dot products,
+        // then the scaled scores, then the weights; the f32 outputs are appended
+        // row by row while the row is in cache. Blocks keep the working set small
+        // (cache, and wasm memory, which never shrinks).
+        while self.next < stop {
+            let (first, n_k, d, d_v) = (self.next, self.n_k, self.d, self.d_v);
+            let rows = ROWS.min(self.n_q - first);
+            let (grid, sums) = (&mut self.grid[..rows * n_k], &mut self.sums[..rows * d_v]);
+            dot_products(&self.queries[first * d..(first + rows) * d], d, &self.key_tiles, n_k, grid);
+            for r in 0..rows {
+                let (i, row) = (first + r, &mut grid[r * n_k..(r + 1) * n_k]);
+                self.scores.extend(row.iter().map(|dot| saturate(*dot)));
+                let max = scale_and_mask(row, self.factor, i, &self.options, self.key_padding.as_deref());
+                self.scaled.extend(row.iter().map(|s| saturate_or_masked(*s)));
+                match max {
+                    Some(max) => softmax_in_place(row, max),
+                    None => {
+                        // Every key is masked (or there are none): no distribution exists.
+                        self.fully_masked[i] = true;
+                        row.fill(0.0);
+                    }
+                }
+                self.weights.extend(row.iter().map(|w| *w as f32));
+            }
+            weighted_sums(grid, &self.value64, n_k, d_v, sums);
+            self.context.extend(sums.iter().map(|c| saturate(*c)));
+            self.next += rows;
+        }
+        self.next == self.n_q
+    }
+
+    /// Computes what is left and returns the attention.
+    pub fn finish(mut self) -> Attention {
+        self.advance(usize::MAX);
+        Attention {
+            queries: self.n_q,
+            keys: self.n_k,
+            dim: self.d,
+            value_dim: self.d_v,
+            factor: self.factor,
+            scores: self.scores,
+            scaled: self.scaled,
+            weights: self.weights,
+            context: self.context,
+            fully_masked: self.fully_masked,
+            options: self.options,
+        }
+    }
 }
 
 /// Query rows per block of [`attend_with`]: `32 × 1,024` f64 cells at most.
@@ -755,6 +829,46 @@ mod tests {
 
     fn ulps(a: f64, b: f64) -> u64 {
         a.to_bits().abs_diff(b.to_bits())
+    }
+
+    #[test]
+    fn a_job_advanced_in_slices_gives_what_one_call_gives() {
+        let mut next = uniform(11);
+        let mut matrix = |rows: usize, cols: usize| {
+            let data = (0..rows * cols).map(|_| (next() * 4.0 - 2.0) as f32).collect();
+            Matrix::new(rows, cols, data).unwrap()
+        };
+        let (q, kv) = (matrix(77, 9), matrix(70, 9));
+        let padding: Vec<bool> = (0..70).map(|j| j % 9 == 4).collect();
+        let causal = Options { causal: true, self_attention: false, ..Options::default() };
+        for (options, extras) in [
+            (Options::default(), Extras::default()),
+            (causal, Extras { key_padding: Some(&padding), scale_dim: Some(3) }),
+        ] {
+            let whole = attend_with(&q, &kv, &kv, &options, &extras).unwrap();
+            for slice in [1, 5, 32, 33, 76, 500] {
+                let mut job = AttentionJob::new(&q, &kv, &kv, &options, &extras).unwrap();
+                let mut calls = 0;
+                while !job.advance(slice) {
+                    calls += 1;
+                    assert!(
+                        job.rows_done() < job.rows() && job.rows_done() % ROWS == 0,
+                        "whole blocks, {slice} at a time"
+                    );
+                }
+                assert_eq!(
+                    calls,
+                    77usize.div_ceil(slice.div_ceil(ROWS) * ROWS) - 1,
+                    "slices of {slice} rows"
+                );
+                assert_eq!(job.finish(), whole, "slices of {slice} rows");
+            }
+        }
+        // A job of no queries is done before it starts.
+        let none = Matrix::new(0, 9, Vec::new()).unwrap();
+        assert!(AttentionJob::new(&none, &kv, &kv, &Options::default(), &Extras::default())
+            .unwrap()
+            .advance(1));
     }
 
     #[test]

@@ -103,6 +103,43 @@ pub struct TokenInfo {
     pub row: Option<u32>,
 }
 
+/// Tokens as they cross into JavaScript: a list of texts and four numbers a
+/// token (`js/analysis.js` `tokensOf` makes the objects). serde's objects
+/// cost one call into JavaScript per field: 30 ms for a pasted page of
+/// 1,024 words on a slow machine, against about 1 ms for the columns.
+#[wasm_bindgen]
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenList {
+    infos: Vec<TokenInfo>,
+}
+
+impl TokenList {
+    /// The tokens, for Rust callers.
+    pub fn infos(&self) -> &[TokenInfo] {
+        &self.infos
+    }
+}
+
+#[wasm_bindgen]
+impl TokenList {
+    /// The tokens' texts (vocabulary spelling).
+    pub fn texts(&self) -> Vec<String> {
+        self.infos.iter().map(|t| t.text.clone()).collect()
+    }
+
+    /// Four numbers a token: UTF-16 start, end, flags (1: known, 2: pending)
+    /// and matrix row + 1 (0: not in the matrix).
+    pub fn numbers(&self) -> Vec<u32> {
+        self.infos
+            .iter()
+            .flat_map(|t| {
+                let flags = u32::from(t.known) | u32::from(t.pending) << 1;
+                [t.start, t.end, flags, t.row.map_or(0, |r| r.saturating_add(1))]
+            })
+            .collect()
+    }
+}
+
 /// A vocabulary word and its cosine similarity to a vector. `exact`: from
 /// the word's exact vector; false while only the nearest-word index's
 /// rounded copy is at hand (its shard has not arrived).
@@ -256,22 +293,29 @@ impl Explorer {
     /// empty sentence, a sentence without a known word, more than
     /// [`attention_core::MAX_TOKENS`] known words, or a temperature out of range.
     pub fn analyze(&self, sentence: &str, settings: JsValue) -> Result<SentenceAnalysis, JsError> {
-        let settings: Settings = if settings.is_undefined() || settings.is_null() {
-            Settings::default()
-        } else {
-            serde_wasm_bindgen::from_value(settings)
-                .map_err(|e| JsError::new(&format!("invalid settings: {e}")))?
-        };
-        let analysis = analyze(sentence, &self.embeddings, &settings.into())?;
+        let analysis = analyze(sentence, &self.embeddings, &teach::settings_of(settings)?.into())?;
         Ok(SentenceAnalysis::new(sentence, analysis))
+    }
+
+    /// [`analyze`](Explorer::analyze) in slices: the sentence is tokenized
+    /// and its vectors looked up now (with the same errors), and
+    /// `advance(rows)` computes the attention a few rows at a time, so that
+    /// a long text never blocks the page for long. Same numbers as `analyze`.
+    #[wasm_bindgen(js_name = startAnalysis)]
+    pub fn start_analysis(&self, sentence: &str, settings: JsValue) -> Result<AnalysisJob, JsError> {
+        let job = attention_core::AnalysisJob::start(
+            sentence,
+            &self.embeddings,
+            &teach::settings_of(settings)?.into(),
+        )?;
+        Ok(AnalysisJob { sentence: sentence.to_owned(), job })
     }
 
     /// The tokens of `sentence` with their `known` flags, without computing
     /// attention: the page marks unknown words even when no word is known.
-    pub fn tokenize(&self, sentence: &str) -> Result<JsValue, JsError> {
+    pub fn tokenize(&self, sentence: &str) -> TokenList {
         let tokens = attention_core::tokenize(sentence, &self.embeddings);
-        let infos = text::token_infos(sentence, &tokens, &[]);
-        Ok(serde_wasm_bindgen::to_value(&infos)?)
+        TokenList { infos: text::token_infos(sentence, &tokens, &[]) }
     }
 
     /// The words whose vectors are closest (by cosine) to `vector`, most
@@ -303,6 +347,44 @@ impl Explorer {
                 .collect(),
         };
         Ok(serde_wasm_bindgen::to_value(&found)?)
+    }
+}
+
+/// An analysis being computed ([`Explorer::start_analysis`]).
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct AnalysisJob {
+    sentence: String,
+    job: attention_core::AnalysisJob,
+}
+
+#[wasm_bindgen]
+impl AnalysisJob {
+    /// Computes at least `rows` more query rows; returns whether all are done.
+    pub fn advance(&mut self, rows: usize) -> bool {
+        self.job.advance(rows)
+    }
+
+    /// Query rows computed so far.
+    #[wasm_bindgen(getter, js_name = rowsDone)]
+    pub fn rows_done(&self) -> usize {
+        self.job.progress().0
+    }
+
+    /// Query rows in all (the known tokens).
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.job.progress().1
+    }
+
+    /// Every token, known or not, as [`SentenceAnalysis::tokens`] gives them.
+    pub fn tokens(&self) -> TokenList {
+        TokenList { infos: text::token_infos(&self.sentence, self.job.tokens(), self.job.used()) }
+    }
+
+    /// Computes what is left; the job is used up.
+    pub fn finish(self) -> SentenceAnalysis {
+        SentenceAnalysis::new(&self.sentence, self.job.finish())
     }
 }
 
@@ -359,9 +441,9 @@ impl SentenceAnalysis {
         self.scale_max
     }
 
-    /// Every token, known or not: `[{ text, start, end, known, row }]`.
-    pub fn tokens(&self) -> Result<JsValue, JsError> {
-        Ok(serde_wasm_bindgen::to_value(&self.tokens)?)
+    /// Every token, known or not, with its matrix row ([`TokenList`]).
+    pub fn tokens(&self) -> TokenList {
+        TokenList { infos: self.tokens.clone() }
     }
 
     /// The labels of the matrix rows (known tokens, vocabulary spelling).

@@ -405,7 +405,8 @@ pub fn head_counts(d_model: usize) -> Vec<u32> {
     core_head_counts(d_model).into_iter().map(|h| h as u32).collect()
 }
 
-fn settings_of(value: JsValue) -> Result<Settings, JsError> {
+/// The options of an analysis from JS (`undefined`: the defaults).
+pub(crate) fn settings_of(value: JsValue) -> Result<Settings, JsError> {
     if value.is_undefined() || value.is_null() {
         return Ok(Settings::default());
     }

@@ -94,7 +94,7 @@ fn options_cross_the_boundary_in_camel_case() {
 fn tokens_carry_utf16_spans_known_flags_and_rows() {
     let sentence = "Café 😀 king";
     let a = analyze(sentence, JsValue::UNDEFINED);
-    let tokens: Vec<TokenInfo> = serde_wasm_bindgen::from_value(a.tokens().unwrap()).unwrap();
+    let tokens: Vec<TokenInfo> = a.tokens().infos().to_vec();
     let js = js_sys::JsString::from(sentence);
     let shown: Vec<String> = tokens.iter().map(|t| String::from(js.slice(t.start, t.end))).collect();
     assert_eq!(shown, ["Café", "😀", "king"]);
@@ -102,8 +102,7 @@ fn tokens_carry_utf16_spans_known_flags_and_rows() {
     assert_eq!(tokens.iter().map(|t| t.row).collect::<Vec<_>>(), [Some(0), None, Some(1)]);
     assert_eq!(a.size(), 2);
 
-    let only: Vec<TokenInfo> =
-        serde_wasm_bindgen::from_value(explorer().tokenize("xqzzy king").unwrap()).unwrap();
+    let only: Vec<TokenInfo> = explorer().tokenize("xqzzy king").infos().to_vec();
     assert_eq!(only.iter().map(|t| t.known).collect::<Vec<_>>(), [false, true]);
 }
 
@@ -157,4 +156,41 @@ fn geometry_hit_tests_cells_and_labels() {
     assert_eq!(links.len(), 2 * 9, "0.2 is below the threshold");
     assert_eq!((links[0], links[1], links[2]), (0.0, 1.0, 0.3), "weakest first");
     assert_eq!(arrows.hit(1.0, arrows.top() + 2.5 * arrows.row_height()), 2);
+}
+
+#[wasm_bindgen_test]
+fn an_analysis_in_slices_gives_the_tokens_and_weights_of_one_call() {
+    let text = "the king and queen ruled the kingdom while people of the city said that it was a good time "
+        .repeat(4);
+    let causal = settings(Settings { causal: true, ..Settings::default() });
+    let whole = explorer().analyze(&text, causal.clone()).unwrap();
+    let explorer = explorer();
+    let mut job = explorer.start_analysis(&text, causal).unwrap();
+    assert_eq!((job.size(), job.rows_done()), (whole.size(), 0));
+    let tokens: Vec<TokenInfo> = job.tokens().infos().to_vec();
+    let want: Vec<TokenInfo> = whole.tokens().infos().to_vec();
+    assert_eq!(tokens, want, "the tokens are known before any row is computed");
+    let mut slices = 1;
+    while !job.advance(10) {
+        slices += 1;
+        assert!(job.rows_done() < job.size());
+    }
+    assert_eq!(slices, whole.size().div_ceil(32), "whole blocks of 32 rows");
+    let done = job.finish();
+    assert_eq!(
+        (done.weights(), done.labels(), done.scale_max()),
+        (whole.weights(), whole.labels(), whole.scale_max())
+    );
+    // The errors are the same as analyze's, at the start.
+    assert!(message(explorer.start_analysis("zzqx qqxz", JsValue::UNDEFINED).unwrap_err()).contains("zzqx"));
+}
+
+#[wasm_bindgen_test]
+fn tokens_cross_as_texts_and_four_numbers_each() {
+    let list = explorer().tokenize("Xqzzy, king");
+    assert_eq!(list.texts(), ["xqzzy", ",", "king"]);
+    // start, end (UTF-16), flags (1 known, 2 pending), row + 1 (0: none); tokenize gives no rows.
+    assert_eq!(list.numbers(), [0, 5, 0, 0, 5, 6, 1, 0, 7, 11, 1, 0]);
+    let a = analyze("Xqzzy, king", JsValue::UNDEFINED);
+    assert_eq!(a.tokens().numbers(), [0, 5, 0, 0, 5, 6, 1, 1, 7, 11, 1, 2]);
 }

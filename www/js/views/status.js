@@ -26,6 +26,10 @@ export function mountStatus(ctx) {
   return {
     update(state, analysis) {
       if (!ctx.engine) return;
+      if (analysis.computing) {
+        put(status, 'textContent', `Computing the attention of ${analysis.computing.size} tokens…`);
+        return;
+      }
       if (analysis.pending) {
         const words = new Set(analysis.tokens.filter((t) => t.pending).map((t) => t.text)).size;
         put(status, 'textContent', `Loading the vectors of ${words} word${words === 1 ? '' : 's'}…`);

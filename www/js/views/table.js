@@ -14,7 +14,7 @@
 import { attr, el, put } from '../dom.js';
 
 /** Up to this many tokens every row and column is rendered. */
-const ALL_ROWS = 40;
+const ALL_ROWS = 16;
 /** Height of a row in CSS pixels (style.css keeps it fixed). */
 const ROW_HEIGHT = 26;
 /** In a long table: the width of the query column and of every key column. */

@@ -16,6 +16,7 @@ export function mountSteps(panel, ctx) {
   target.setAttribute('aria-label', 'Step by step');
   panel.append(target);
   let shown = null; // `${analysis key} ${focus} ${cell}` last rendered
+  const ownNearest = new WeakMap(); // engine → word → the words nearest to its own vector
 
   function hint(text) {
     target.replaceChildren(el('p', text, 'hint'));
@@ -61,19 +62,39 @@ export function mountSteps(panel, ctx) {
     },
   };
 
-  /** The nearest words of a row, filled in after the paint: the index is loaded on first use. */
+  /**
+   * The nearest words of a row: in this frame when nothing needs fetching
+   * (the words nearest to a word's own vector are kept per word), else
+   * filled in after the paint, once the index and the candidates' shards are in.
+   */
   function fillNearest(analysis, i, { context, own, nodes }) {
     const d = analysis.dim;
+    const show = (list) => list.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
+    const word = analysis.labels[i];
+    const { engine } = ctx;
+    const known = engine ? ownNearest.get(engine)?.get(word) : null;
+    const mixed = engine?.nearestNow(analysis.context.subarray(i * d, (i + 1) * d), NEAREST);
+    const self = known ?? engine?.nearestNow(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST);
+    const keep = (list) => {
+      if (!ownNearest.has(engine)) ownNearest.set(engine, new Map());
+      ownNearest.get(engine).set(word, list);
+    };
+    if (mixed && self) {
+      if (!known) keep(self);
+      context.textContent = show(mixed);
+      own.textContent = show(self);
+      return;
+    }
     ctx.afterPaint(async () => {
-      if (!context.isConnected || !ctx.engine) return;
+      if (!context.isConnected || ctx.engine !== engine || !engine) return;
       try {
-        const show = (list) => list.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
-        const [mixed, self] = await Promise.all([
-          ctx.engine.nearest(analysis.context.subarray(i * d, (i + 1) * d), NEAREST),
-          ctx.engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
+        const [found, ownFound] = await Promise.all([
+          engine.nearest(analysis.context.subarray(i * d, (i + 1) * d), NEAREST),
+          known ?? engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
         ]);
-        context.textContent = show(mixed);
-        own.textContent = show(self);
+        keep(ownFound);
+        context.textContent = show(found);
+        own.textContent = show(ownFound);
       } catch {
         for (const node of nodes) node.remove();
       }
