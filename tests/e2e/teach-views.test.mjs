@@ -63,6 +63,27 @@ test('scaling on beside off shows the saturation of the same row', async () => {
   await finish();
 });
 
+test('on a long text, the other side comes in slices and holds the numbers of the page switched over', async () => {
+  // 300 tokens: past 256 the page computes an analysis a slice at a time.
+  const words = KING.split(' ');
+  const text = Array.from({ length: 300 }, (_, i) => words[i % words.length]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&focus=1&lab=whatif'));
+  await ready(page);
+  const compare = await tableOf(page, '#whatif-compare');
+  assert.match(compare.caption, /Row of 'king': the 24 keys that either row weighs most, of 300/);
+  const scaledRow = rowNamed(compare, 'weight ÷ √50');
+  const unscaledRow = rowNamed(compare, 'weight unscaled');
+  assert.notDeepEqual(scaledRow, unscaledRow);
+  // Switched over, the page's own analysis is the unscaled one, and the other side the scaled one: the same rows.
+  await page.locator('#whatif-compare tbody').evaluate((tbody) => { tbody.dataset.before = '1'; });
+  await page.uncheck('#opt-scale');
+  await page.waitForSelector('#whatif-compare tbody:not([data-before])', { timeout: 10000 });
+  const swapped = await tableOf(page, '#whatif-compare');
+  assert.deepEqual(swapped.header, compare.header);
+  assert.deepEqual([rowNamed(swapped, 'weight ÷ √50'), rowNamed(swapped, 'weight unscaled')], [scaledRow, unscaledRow]);
+  await finish();
+});
+
 test('the padding demo masks the pad keys and leaves the words alone', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif'));
   await ready(page);

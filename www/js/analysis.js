@@ -98,6 +98,17 @@ class Memo {
     return this.#value.value;
   }
 
+  /** Keeps `value` for `key` (a value computed elsewhere, such as in slices). */
+  set(key, value) {
+    this.free();
+    this.#key = key;
+    this.#value = { value };
+  }
+
+  has(key) {
+    return this.#value !== null && key === this.#key;
+  }
+
   free() {
     const value = this.#value?.value;
     value?.free?.();
@@ -216,6 +227,33 @@ export class Analysis {
     }).data;
   }
 
+  /**
+   * `flipped()` without a long task: for a long text it is computed in
+   * slices, and `ready()` is called once it is in; null until then.
+   */
+  flippedSoon(ready) {
+    if (this.n <= SLICED_ABOVE || this.#memo('flipped').has(0)) return this.flipped();
+    if (!this.flipping) {
+      const started = Analysis.start(this.engine, { ...this.state, scale: !this.state.scale });
+      const step = () => {
+        const done = started.error ? started : started.step();
+        if (!done) {
+          this.flipping.timer = setTimeout(step, 0);
+          return;
+        }
+        this.flipping = null;
+        if (done.error) {
+          this.#memo('flipped').get(0, () => { throw new Error(done.error); });
+        } else {
+          this.#memo('flipped').set(0, { raw: done.raw, data: done.data });
+        }
+        ready();
+      };
+      this.flipping = { job: started, timer: setTimeout(step, 0) };
+    }
+    return null;
+  }
+
   /** The sentence padded with zero vectors to `length` positions, pad keys masked: { raw (AttentionView), data }. */
   padded(length) {
     return this.#memo('padded').get(length, () => {
@@ -245,6 +283,11 @@ export class Analysis {
 
   /** Frees the wasm objects of this analysis and of everything computed from it. */
   free() {
+    if (this.flipping) {
+      clearTimeout(this.flipping.timer);
+      this.flipping.job.free?.();
+      this.flipping = null;
+    }
     for (const memo of Object.values(this.memos)) memo.free();
     this.raw?.free();
     this.raw = null;

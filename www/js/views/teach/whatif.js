@@ -39,8 +39,13 @@ export function mountWhatif(lab, ctx) {
   lab.append(padPanel.root, padSteps);
 
   function renderCompare(state, analysis) {
-    const other = attempt(() => analysis.flipped());
+    // A long text's twin comes in slices, and draws when it is in.
+    const other = attempt(() => analysis.flippedSoon(() => ctx.refresh()));
     if (other.error) return;
+    if (!other.value) {
+      compareTable.replaceChildren(el('caption', `Computing the ${state.scale ? 'unscaled' : 'scaled'} side…`));
+      return;
+    }
     const [on, off] = state.scale ? [analysis.data, other.value] : [other.value, analysis.data];
     const focus = state.focus ?? 0;
     // One colour scale for both sides: the difference is the point.
