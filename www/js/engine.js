@@ -43,6 +43,7 @@ export class Engine {
     this.source = source;
     this.neighborsLoading = null;
     this.neighborsReady = !explorer.isSharded;
+    this.searches = []; // the last two: { vector, count, version, found }
   }
 
   /** Loads the nearest-word index once (a few MB, only when a view asks for nearest words). */
@@ -64,7 +65,7 @@ export class Engine {
    */
   async nearest(vector, count) {
     await this.neighbors();
-    let found = this.explorer.nearest(vector, count);
+    let found = this.#search(vector, count);
     // The shards of the candidates not checked yet; once each (a failed one
     // stays rough, and its arrival must not ask again: that looped).
     const rough = found.filter((w) => !w.exact).map((w) => this.explorer.shardOf(w.word))
@@ -77,13 +78,29 @@ export class Engine {
   }
 
   /**
+   * The index's candidates for `vector`, re-ranked with the exact vectors at
+   * hand. The last two searches are kept: a view that found candidates still to be
+   * fetched (nearestNow) asks `nearest` for the same vector at once.
+   */
+  #search(vector, count) {
+    const version = this.vectors.version;
+    const same = (s) => s.count === count && s.version === version && s.vector.length === vector.length && s.vector.every((x, k) => x === vector[k]);
+    const kept = this.searches.find(same);
+    if (kept) return kept.found;
+    const found = this.explorer.nearest(vector, count);
+    // Two: a word's context vector and its own vector, searched together.
+    this.searches = [{ vector: Float32Array.from(vector), count, version, found }, ...this.searches.slice(0, 1)];
+    return found;
+  }
+
+  /**
    * What `nearest` would resolve to, when it needs nothing fetched (the index
    * is in, and every candidate's shard): a view can then draw it in the same
    * frame as the rest. Otherwise null.
    */
   nearestNow(vector, count) {
     if (!this.neighborsReady) return null;
-    const found = this.explorer.nearest(vector, count);
+    const found = this.#search(vector, count);
     const settled = found.every((w) => w.exact || this.vectors.failed.has(this.explorer.shardOf(w.word)));
     return settled ? found.slice(0, count) : null;
   }
