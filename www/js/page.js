@@ -5,6 +5,11 @@
 //     → one Analysis (analysis.js, wasm) → every visible view's update()
 //   a click, a key, a control → store.update() → (the same, again)
 //
+// Up to 256 known tokens the analysis is computed in the change's own task.
+// Beyond, an AnalysisJob computes it 25 ms at a time (a task each), then the
+// heatmap's bitmap gets a task, then the views: no task of a 1,024-token text
+// is long, and a newer change stops a computation that has not finished.
+//
 // A view is an object made by a mount function: { update(state, analysis),
 // visible?(state), relayout?(), wasmReady?(wasm), failed?(message) }. It
 // reads the state and the analysis and writes the DOM; it never computes
