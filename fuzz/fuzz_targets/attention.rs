@@ -4,11 +4,13 @@
 //! value is finite; a masked cell (no self, causal, key padding) has weight
 //! exactly 0 and reads as masked; a row whose every key is masked is flagged
 //! and all 0; every other row sums to 1 (±1e-5). Invalid options or shapes
-//! get an error, never a panic.
+//! get an error, never a panic. The same attention computed a slice of rows
+//! at a time (`AttentionJob`, how the page computes a long text), in slices
+//! of any size, is exactly equal.
 #![no_main]
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use attention_core::{attend_with, Extras, Matrix, Options};
+use attention_core::{attend_with, AttentionJob, Extras, Matrix, Options};
 use libfuzzer_sys::fuzz_target;
 
 /// A finite number: small integers, fractions, the extremes of f32, or any finite bit pattern.
@@ -43,7 +45,8 @@ fn temperature(u: &mut Unstructured) -> Result<f32> {
 }
 
 fn run(u: &mut Unstructured) -> Result<()> {
-    let n_q = u.int_in_range(0..=8usize)?;
+    // Now and then more queries than one block of the kernel (32 rows).
+    let n_q = if u.ratio(1u8, 8)? { u.int_in_range(9..=70usize)? } else { u.int_in_range(0..=8usize)? };
     let n_k = u.int_in_range(0..=8usize)?;
     let d = u.int_in_range(0..=8usize)?;
     let d_v = u.int_in_range(0..=6usize)?;
@@ -100,6 +103,10 @@ fn run(u: &mut Unstructured) -> Result<()> {
             assert!((sum - 1.0).abs() <= 1e-5, "row {i} sums to {sum}: {:?}", a.weight_row(i));
         }
     }
+    let mut job = AttentionJob::new(&q, k, v, &options, &extras)
+        .unwrap_or_else(|e| panic!("accepted by attend_with: {e}"));
+    while !job.advance(u.int_in_range(1..=80usize).unwrap_or(1)) {}
+    assert_eq!(job.finish(), a, "the same attention, a slice at a time");
     Ok(())
 }
 
