@@ -144,18 +144,23 @@ export class Analysis {
     try {
       job = engine.explorer.startAnalysis(state.sentence, settingsOf(state));
     } catch (error) {
-      let tokens = [];
-      try {
-        tokens = tokensOf(engine.explorer.tokenize(state.sentence));
-      } catch {
-        // The error above says enough.
-      }
-      return Object.assign(Object.create(Analysis.prototype), {
-        engine, wasm: engine.wasm, state: pick(state), tokens, error: sentenceCase(error.message), n: 0, memos: {},
-      });
+      return Analysis.failed(engine, state, error);
     }
     if (job.size <= SLICED_ABOVE) return new Analysis(engine, state, job.finish());
     return new AnalysisJob(engine, state, job);
+  }
+
+  /** The analysis of a sentence that could not be analyzed: `error` says why; `n` is 0. */
+  static failed(engine, state, error) {
+    let tokens = [];
+    try {
+      tokens = tokensOf(engine.explorer.tokenize(state.sentence));
+    } catch {
+      // The error says enough.
+    }
+    return Object.assign(Object.create(Analysis.prototype), {
+      engine, wasm: engine.wasm, state: pick(state), tokens, error: sentenceCase(error.message), n: 0, memos: {},
+    });
   }
 
   constructor(engine, state, raw, tokens = tokensOf(raw.tokens())) {
@@ -236,7 +241,12 @@ export class Analysis {
     if (!this.flipping) {
       const started = Analysis.start(this.engine, { ...this.state, scale: !this.state.scale });
       const step = () => {
-        const done = started.error ? started : started.step();
+        let done;
+        try {
+          done = started.error ? started : started.step();
+        } catch (error) {
+          done = { error: sentenceCase(error.message) };
+        }
         if (!done) {
           this.flipping.timer = setTimeout(step, 0);
           return;

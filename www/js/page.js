@@ -266,7 +266,19 @@ class Page {
     this.running = job;
     const slice = () => {
       if (this.running !== job) return;
-      const done = job.step();
+      let done;
+      try {
+        done = job.step();
+      } catch (error) {
+        // A failure inside wasm ends the computation with its message,
+        // rather than leaving "Computing…" on screen for good.
+        try {
+          job.free();
+        } catch {
+          // The wasm instance failed with it.
+        }
+        done = Analysis.failed(job.engine, job.state, error);
+      }
       if (!done) {
         job.timer = setTimeout(slice, 0);
         return;
