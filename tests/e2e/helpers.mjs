@@ -192,11 +192,13 @@ export async function readTable(page, scope = page) {
  * alone while off screen). For a table of up to about 20 rows.
  */
 export async function wholeTable(page) {
-  await page.locator('#weights').scrollIntoViewIfNeeded();
+  // Scrolled into view again at every poll: a view drawn later (a deferred
+  // teaching tab) can grow the page and push the table out of view.
   await page.waitForFunction(() => {
     const table = document.getElementById('weights');
+    table.closest('.table-scroll').scrollIntoView({ block: 'center' });
     return table.tBodies[0]?.querySelectorAll('tr:not(.spacer)').length === Number(table.getAttribute('aria-rowcount')) - 1;
-  });
+  }, null, { polling: 100 });
   return readTable(page);
 }
 
