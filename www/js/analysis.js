@@ -98,13 +98,6 @@ class Memo {
     return this.#value.value;
   }
 
-  /** Keeps `value` for `key` (a value computed elsewhere, such as in slices). */
-  set(key, value) {
-    this.free();
-    this.#key = key;
-    this.#value = { value };
-  }
-
   has(key) {
     return this.#value !== null && key === this.#key;
   }
@@ -125,19 +118,11 @@ const SLICE_MS = 25;
 
 export class Analysis {
   /**
-   * The analysis of `state`'s sentence and options, at once. Never throws: a
-   * sentence that cannot be analyzed (empty, no known word, too long) gives
-   * an analysis with `error` set, `n` 0 and its tokens.
-   */
-  static of(engine, state) {
-    const started = Analysis.start(engine, state);
-    return started instanceof AnalysisJob ? started.finish() : started;
-  }
-
-  /**
    * Starts the analysis of `state`: the Analysis itself when it is quick (up
    * to SLICED_ABOVE known tokens) or fails, else an AnalysisJob that
-   * computes it a slice at a time.
+   * computes it a slice at a time. Never throws: a sentence that cannot be
+   * analyzed (empty, no known word, too long) gives an analysis with `error`
+   * set, `n` 0 and its tokens.
    */
   static start(engine, state) {
     let job;
@@ -237,31 +222,24 @@ export class Analysis {
    * slices, and `ready()` is called once it is in; null until then.
    */
   flippedSoon(ready) {
-    if (this.n <= SLICED_ABOVE || this.#memo('flipped').has(0)) return this.flipped();
+    const memo = this.#memo('flipped');
+    if (this.n <= SLICED_ABOVE || memo.has(0)) return this.flipped();
     if (!this.flipping) {
-      const started = Analysis.start(this.engine, { ...this.state, scale: !this.state.scale });
-      const step = () => {
-        let done;
-        try {
-          done = started.error ? started : started.step();
-        } catch (error) {
-          done = { error: sentenceCase(error.message) };
-        }
-        if (!done) {
-          this.flipping.timer = setTimeout(step, 0);
-          return;
-        }
+      this.flipping = Analysis.start(this.engine, { ...this.state, scale: !this.state.scale });
+      AnalysisJob.whenDone(this.flipping, (done) => {
         this.flipping = null;
-        if (done.error) {
-          this.#memo('flipped').get(0, () => { throw new Error(done.error); });
-        } else {
-          this.#memo('flipped').set(0, { raw: done.raw, data: done.data });
+        try {
+          memo.get(0, () => {
+            if (done.error) throw new Error(done.error);
+            return { raw: done.raw, data: done.data };
+          });
+        } catch {
+          // Kept in the memo: flipped() throws it to the view.
         }
         ready();
-      };
-      this.flipping = { job: started, timer: setTimeout(step, 0) };
+      });
     }
-    return null;
+    return memo.has(0) ? this.flipped() : null;
   }
 
   /** The sentence padded with zero vectors to `length` positions, pad keys masked: { raw (AttentionView), data }. */
@@ -293,11 +271,8 @@ export class Analysis {
 
   /** Frees the wasm objects of this analysis and of everything computed from it. */
   free() {
-    if (this.flipping) {
-      clearTimeout(this.flipping.timer);
-      this.flipping.job.free?.();
-      this.flipping = null;
-    }
+    this.flipping?.free();
+    this.flipping = null;
     for (const memo of Object.values(this.memos)) memo.free();
     this.raw?.free();
     this.raw = null;
@@ -305,9 +280,10 @@ export class Analysis {
 }
 
 /**
- * An analysis being computed, a few query rows at a time: `step()` computes
- * for SLICE_MS and returns the Analysis once the last row is in (else null),
- * so that the page stays responsive while a long text is computed.
+ * An analysis being computed, a few query rows at a time: `run(done)`
+ * computes SLICE_MS per task until the last row is in, then hands `done`
+ * the Analysis, so that the page stays responsive while a long text is
+ * computed; `free()` stops it.
  */
 export class AnalysisJob {
   constructor(engine, state, job) {
@@ -316,19 +292,40 @@ export class AnalysisJob {
     this.job = job;
     this.tokens = tokensOf(job.tokens());
     this.size = job.size;
+    this.timer = 0;
   }
 
-  /** The share of the rows computed, 0 to 1. */
-  get progress() {
-    return this.job ? this.job.rowsDone / this.size : 1;
+  /** Calls `done(analysis)` once `started` (Analysis.start) is done: at once for an Analysis, else after `run`. */
+  static whenDone(started, done) {
+    if (started instanceof AnalysisJob) started.run(done);
+    else done(started);
   }
 
-  step() {
-    const start = performance.now();
-    while (!this.job.advance(1)) {
-      if (performance.now() - start >= SLICE_MS) return null;
-    }
-    return this.finish();
+  run(done) {
+    const slice = () => {
+      const start = performance.now();
+      let analysis;
+      try {
+        while (!this.job.advance(1)) {
+          if (performance.now() - start >= SLICE_MS) {
+            this.timer = setTimeout(slice, 0);
+            return;
+          }
+        }
+        analysis = this.finish();
+      } catch (error) {
+        // A failure inside wasm ends the computation with its message,
+        // rather than leaving "Computing…" on screen for good.
+        try {
+          this.free();
+        } catch {
+          // The wasm instance failed with it.
+        }
+        analysis = Analysis.failed(this.engine, this.state, error);
+      }
+      done(analysis);
+    };
+    this.timer = setTimeout(slice, 0);
   }
 
   /** Computes the rest at once. */
@@ -340,6 +337,7 @@ export class AnalysisJob {
 
   /** Stops: the rows computed so far are dropped. */
   free() {
+    clearTimeout(this.timer);
     this.job?.free();
     this.job = null;
   }

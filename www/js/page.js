@@ -231,17 +231,15 @@ class Page {
       this.checked = { engine, version: engine.vectors.version, text };
     }
     const { complete, running } = this;
-    // An analysis that left out words still loading (or failed) is redone once more shards are in.
-    const stale = !complete || !sameAnalysis(complete.state, state) ||
-      (complete.version !== engine.vectors.version && complete.tokens.some((t) => t.pending));
-    if (!stale) {
+    // An analysis (or one being computed) that left out words still loading
+    // (or failed) is redone once more shards are in.
+    const answers = (result) => result?.engine === engine && sameAnalysis(result.state, state) &&
+      (result.version === engine.vectors.version || !result.tokens.some((t) => t.pending));
+    if (answers(complete)) {
       this.stopJob();
       return this.normalize(complete, state);
     }
-    if (running?.engine === engine && sameAnalysis(running.state, state) &&
-      (running.version === engine.vectors.version || !running.tokens.some((t) => t.pending))) {
-      return running.shown;
-    }
+    if (answers(running)) return running.shown;
     this.stopJob();
     performance.mark('analyze-start');
     const started = Analysis.start(engine, state);
@@ -264,25 +262,7 @@ class Page {
     job.version = version;
     job.shown = { pending: true, computing: job, tokens: job.tokens, n: 0, state: job.state };
     this.running = job;
-    const slice = () => {
-      if (this.running !== job) return;
-      let done;
-      try {
-        done = job.step();
-      } catch (error) {
-        // A failure inside wasm ends the computation with its message,
-        // rather than leaving "Computing…" on screen for good.
-        try {
-          job.free();
-        } catch {
-          // The wasm instance failed with it.
-        }
-        done = Analysis.failed(job.engine, job.state, error);
-      }
-      if (!done) {
-        job.timer = setTimeout(slice, 0);
-        return;
-      }
+    job.run((done) => {
       this.running = null;
       this.complete?.free();
       this.complete = done;
@@ -293,16 +273,13 @@ class Page {
         if (this.complete === done) done.prepare(this.store.get().palette);
         job.timer = setTimeout(() => this.render(), 0);
       }, 0);
-    };
-    job.timer = setTimeout(slice, 0);
+    });
     return job.shown;
   }
 
   /** Stops the analysis being computed, if any. */
   stopJob() {
-    if (!this.running) return;
-    clearTimeout(this.running.timer);
-    this.running.free();
+    this.running?.free();
     this.running = null;
   }
 

@@ -308,7 +308,9 @@ impl Explorer {
             &self.embeddings,
             &teach::settings_of(settings)?.into(),
         )?;
-        Ok(AnalysisJob { sentence: sentence.to_owned(), job })
+        // The tokens are described once: for the page while it computes, then for the analysis.
+        let tokens = text::token_infos(sentence, job.tokens(), job.used());
+        Ok(AnalysisJob { tokens, job })
     }
 
     /// The tokens of `sentence` with their `known` flags, without computing
@@ -354,7 +356,7 @@ impl Explorer {
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct AnalysisJob {
-    sentence: String,
+    tokens: Vec<TokenInfo>,
     job: attention_core::AnalysisJob,
 }
 
@@ -379,12 +381,12 @@ impl AnalysisJob {
 
     /// Every token, known or not, as [`SentenceAnalysis::tokens`] gives them.
     pub fn tokens(&self) -> TokenList {
-        TokenList { infos: text::token_infos(&self.sentence, self.job.tokens(), self.job.used()) }
+        TokenList { infos: self.tokens.clone() }
     }
 
     /// Computes what is left; the job is used up.
     pub fn finish(self) -> SentenceAnalysis {
-        SentenceAnalysis::new(&self.sentence, self.job.finish())
+        SentenceAnalysis::with_tokens(self.job.finish(), self.tokens)
     }
 }
 
@@ -400,6 +402,11 @@ pub struct SentenceAnalysis {
 impl SentenceAnalysis {
     fn new(sentence: &str, analysis: Analysis) -> Self {
         let tokens = text::token_infos(sentence, &analysis.tokens, &analysis.used);
+        Self::with_tokens(analysis, tokens)
+    }
+
+    /// `tokens`: the analysis's own, already described for the page.
+    fn with_tokens(analysis: Analysis, tokens: Vec<TokenInfo>) -> Self {
         let scale_max = layout::scale_max(&analysis.attention.weights);
         SentenceAnalysis { analysis, tokens, scale_max }
     }
