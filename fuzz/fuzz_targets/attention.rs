@@ -67,7 +67,7 @@ fn run(u: &mut Unstructured) -> Result<()> {
         None
     };
     let scale_dim = if bool::arbitrary(u)? { Some(u.int_in_range(0..=10_000usize)?) } else { None };
-    let extras = Extras { key_padding: padding.as_deref(), scale_dim };
+    let extras = Extras { key_padding: padding.as_deref(), scale_dim, ..Extras::default() };
 
     let valid_options = options.temperature.is_finite() && (0.001..=1000.0).contains(&options.temperature);
     let result = attend_with(&q, k, v, &options, &extras);
@@ -84,14 +84,18 @@ fn run(u: &mut Unstructured) -> Result<()> {
     assert!(a.scores.iter().all(|s| s.is_finite()), "scores: {:?}", a.scores);
     assert!(a.weights.iter().all(|w| w.is_finite() && *w >= 0.0), "weights: {:?}", a.weights);
     assert!(a.context.iter().all(|c| c.is_finite()), "context: {:?}", a.context);
+    let cells = a.masked_cells();
+    assert_eq!(cells.len(), n_q * n_k);
     for i in 0..n_q {
         let masked = |j: usize| options.is_masked(i, j) || padding.as_ref().is_some_and(|p| p[j]);
         let all_masked = (0..n_k).all(masked);
         assert_eq!(a.fully_masked[i], all_masked, "row {i}");
         for j in 0..n_k {
             assert_eq!(a.is_masked(i, j), masked(j), "cell ({i}, {j})");
+            assert_eq!(cells[i * n_k + j], masked(j), "cell ({i}, {j}) of masked_cells");
             if masked(j) {
                 assert_eq!(a.weight(i, j), 0.0, "masked cell ({i}, {j})");
+                assert_eq!(a.scaled[i * n_k + j], f32::NEG_INFINITY, "masked cell ({i}, {j})");
             } else {
                 assert!(a.scaled[i * n_k + j].is_finite(), "unmasked scaled score ({i}, {j})");
             }
@@ -107,6 +111,13 @@ fn run(u: &mut Unstructured) -> Result<()> {
         .unwrap_or_else(|e| panic!("accepted by attend_with: {e}"));
     while !job.advance(u.int_in_range(1..=80usize).unwrap_or(1)) {}
     assert_eq!(job.finish(), a, "the same attention, a slice at a time");
+    let lean = Extras { weights_only: true, ..extras };
+    let mut job = AttentionJob::new(&q, k, v, &options, &lean)
+        .unwrap_or_else(|e| panic!("accepted by attend_with: {e}"));
+    while !job.advance(u.int_in_range(1..=80usize).unwrap_or(1)) {}
+    let only = job.finish();
+    assert_eq!((&only.weights, &only.fully_masked), (&a.weights, &a.fully_masked), "weights only");
+    assert!(only.scores.is_empty() && only.scaled.is_empty() && only.context.is_empty());
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 // One analysis per change of the sentence or the options, computed once in
 // wasm and shared by every view: the heatmap, the arrows, the table, the
 // step panel, the teaching views, the trained-model comparison and export.
-// What only some views need (the scores, the context vectors, a row's steps,
+// What only some views need (a row's scores and context vector, its steps,
 // the unscaled twin of the what-if view, the padded, multi-head and
 // cross-attention variants) is computed on first use and kept with the
 // analysis, so no view ever computes the same numbers twice.
@@ -178,19 +178,9 @@ export class Analysis {
     if (this.raw) cellsOf(this.wasm, this.data, palette);
   }
 
-  /** Raw dot products q·k, `(n, n)`. */
-  get scores() {
-    return this.#memo('scores').get(0, () => this.raw.scores());
-  }
-
-  /** The scores times the factor, `(n, n)`; −∞ where masked. */
-  get scaled() {
-    return this.#memo('scaled').get(0, () => this.raw.scaled());
-  }
-
-  /** Context vectors, `(n, dim)`. */
-  get context() {
-    return this.#memo('context').get(0, () => this.raw.context());
+  /** The context vector of query row `row` (Float32Array, `dim`): its steps' Σ w·v, as the kernel sums it. */
+  contextOf(row) {
+    return Float32Array.from(this.steps(row).context);
   }
 
   /** The input vectors of the known tokens (Q = K = V), `(n, dim)`. */

@@ -5,17 +5,19 @@
 //!     cargo run --release -p attention-core --example bench
 //!     cargo run --release -p attention-core --example bench -- 1024 --runs 1
 //!     cargo run --release -p attention-core --example bench -- --dump 256 FILE
+//!     cargo run --release -p attention-core --example bench -- 1024 --weights-only
 //!
 //! It prints the median wall-clock time of a run and the mean time on CPU.
 //! Token counts and `--runs N` are optional; one run per size suits
-//! `valgrind --tool=callgrind`. `--dump` writes scores, scaled, weights and
+//! `valgrind --tool=callgrind`. `--weights-only` times the page's kernel,
+//! which keeps the weights alone (`Extras::weights_only`). `--dump` writes scores, scaled, weights and
 //! context (f32, little-endian) for both masks settings, for comparing with
 //! the wasm build bit for bit. `scripts/bench-kernel` times the same kernel on
 //! the same vectors in WebAssembly.
 
 use std::time::Instant;
 
-use attention_core::{self_attention, Options};
+use attention_core::{attend_with, Extras, Options};
 
 #[path = "../benches/kernel-wasm/glove_like.rs"]
 mod glove_like;
@@ -23,9 +25,11 @@ mod glove_like;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sizes = Vec::new();
     let mut runs = None;
+    let mut extras = Extras::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--weights-only" => extras.weights_only = true,
             "--runs" => runs = Some(args.next().ok_or("--runs needs a number")?.parse::<usize>()?),
             "--dump" => {
                 let n = args.next().ok_or("--dump needs a token count")?.parse::<usize>()?;
@@ -54,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let cpu = cpu_ms();
         for _ in 0..runs {
             let start = Instant::now();
-            let attention = self_attention(&x, &Options::default())?;
+            let attention = attend_with(&x, &x, &x, &Options::default(), &extras)?;
             times.push(start.elapsed().as_secs_f64() * 1e3);
             checksum = attention.weights.iter().map(|w| f64::from(*w)).sum();
         }
@@ -86,7 +90,7 @@ fn dump(n: usize, path: &str) -> Result<(), Box<dyn std::error::Error>> {
     let mut bytes = Vec::new();
     for (self_attention_on, causal) in [(true, false), (false, true)] {
         let options = Options { self_attention: self_attention_on, causal, ..Options::default() };
-        let a = self_attention(&x, &options)?;
+        let a = attend_with(&x, &x, &x, &options, &Extras::default())?;
         for v in [a.scores, a.scaled, a.weights, a.context].concat() {
             bytes.extend_from_slice(&v.to_le_bytes());
         }

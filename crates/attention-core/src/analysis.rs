@@ -65,9 +65,26 @@ pub struct AnalysisJob {
 
 impl AnalysisJob {
     pub fn start(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Self> {
+        Self::begin(sentence, embeddings, options, &Extras::default())
+    }
+
+    /// [`start`](AnalysisJob::start) for the weights alone
+    /// ([`Extras::weights_only`]): the attention's `scores`, `scaled` and
+    /// `context` stay empty, and a row's come from
+    /// [`explain_row`](crate::explain_row) when it is shown. The page's way.
+    pub fn start_weights_only(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Self> {
+        Self::begin(sentence, embeddings, options, &Extras { weights_only: true, ..Extras::default() })
+    }
+
+    fn begin(
+        sentence: &str,
+        embeddings: &Embeddings,
+        options: &Options,
+        extras: &Extras<'_>,
+    ) -> Result<Self> {
         options.validate()?;
         let (tokens, used, input) = known_rows(sentence, embeddings)?;
-        let attention = AttentionJob::new(&input, &input, &input, options, &Extras::default())?;
+        let attention = AttentionJob::new(&input, &input, &input, options, extras)?;
         Ok(AnalysisJob { tokens, used, input, attention })
     }
 

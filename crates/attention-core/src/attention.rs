@@ -216,7 +216,9 @@ pub struct Attention {
     pub value_dim: usize,
     /// The factor applied to every score: `(1/√d or 1) / temperature`.
     pub factor: f64,
-    /// Raw dot products `q_i · k_j`, `(n_q, n_k)`, saturated to the `f32` range.
+    /// Raw dot products `q_i · k_j`, `(n_q, n_k)`, saturated to the `f32` range
+    /// (empty when computed with [`Extras::weights_only`], as are `scaled`
+    /// and `context`).
     pub scores: Vec<f32>,
     /// `factor · scores`, `(n_q, n_k)`; `−∞` where masked.
     pub scaled: Vec<f32>,
@@ -228,6 +230,8 @@ pub struct Attention {
     pub fully_masked: Vec<bool>,
     /// The options the result was computed with.
     pub options: Options,
+    /// The keys masked as padding ([`Extras::key_padding`]), if any.
+    pub key_padding: Option<Vec<bool>>,
 }
 
 impl Attention {
@@ -241,14 +245,28 @@ impl Attention {
         &self.weights[i * self.keys..(i + 1) * self.keys]
     }
 
-    /// Whether the pair `(i, j)` was masked out.
+    /// Whether the pair `(i, j)` was masked out (by the options or as padding).
     pub fn is_masked(&self, i: usize, j: usize) -> bool {
-        self.scaled[i * self.keys + j] == f32::NEG_INFINITY
+        self.options.is_masked(i, j) || self.key_padding.as_ref().is_some_and(|p| p[j])
     }
 
     /// Every cell's [`is_masked`](Attention::is_masked), `(n_q, n_k)` row-major.
     pub fn masked_cells(&self) -> Vec<bool> {
-        self.scaled.iter().map(|s| *s == f32::NEG_INFINITY).collect()
+        // Row by row, a fill per mask: a million cells at 1,024 tokens.
+        let (n_k, options) = (self.keys, self.options);
+        let mut cells = vec![false; self.queries * n_k];
+        for (i, row) in cells.chunks_exact_mut(n_k.max(1)).enumerate() {
+            if let Some(padding) = &self.key_padding {
+                row.copy_from_slice(padding);
+            }
+            if options.causal && i + 1 < n_k {
+                row[i + 1..].fill(true);
+            }
+            if !options.self_attention && i < n_k {
+                row[i] = true;
+            }
+        }
+        cells
     }
 }
 
@@ -267,6 +285,12 @@ pub struct Extras<'a> {
     /// Scale by `1/√scale_dim` instead of `1/√d` (the tutorials' "d_k = 100"
     /// on two-number examples). Ignored when scaling is off.
     pub scale_dim: Option<usize>,
+    /// Keep only the weights (and `fully_masked`): the result's `scores`,
+    /// `scaled` and `context` are left empty, and the weighted sums of the
+    /// values are never computed, about half the work. For a caller that
+    /// shows a row's other numbers only when asked, and takes them from
+    /// [`explain_row`](crate::explain_row), which gives the same numbers.
+    pub weights_only: bool,
 }
 
 /// `softmax(factor · Q Kᵀ) · V` with the masks of `options`.
@@ -299,6 +323,7 @@ pub struct AttentionJob {
     factor: f64,
     options: Options,
     key_padding: Option<Vec<bool>>,
+    weights_only: bool,
     key_tiles: Vec<f64>,
     value64: Vec<f64>,
     scores: Vec<f32>,
@@ -340,6 +365,7 @@ impl AttentionJob {
             return Err(Error::Shape(format!("{} keys but {} values", key.rows, value.rows)));
         }
         let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
+        let steps = |len: usize| if extras.weights_only { Vec::new() } else { Vec::with_capacity(len) };
         Ok(AttentionJob {
             queries: query.data.clone(),
             n_q,
@@ -349,17 +375,18 @@ impl AttentionJob {
             factor: scale_factor(extras.scale_dim.unwrap_or(d), options),
             options: *options,
             key_padding: extras.key_padding.map(<[bool]>::to_vec),
+            weights_only: extras.weights_only,
             // The keys (transposed, in tiles) and the values in f64, made once:
             // products of two f32 are exact in f64, and the inner loops run on one type.
             key_tiles: key_tiles(key),
-            value64: to_f64(value),
-            scores: Vec::with_capacity(n_q * n_k),
-            scaled: Vec::with_capacity(n_q * n_k),
+            value64: if extras.weights_only { Vec::new() } else { to_f64(value) },
+            scores: steps(n_q * n_k),
+            scaled: steps(n_q * n_k),
             weights: Vec::with_capacity(n_q * n_k),
-            context: Vec::with_capacity(n_q * d_v),
+            context: steps(n_q * d_v),
             fully_masked: vec![false; n_q],
             grid: vec![0f64; n_q.min(ROWS) * n_k],
-            sums: vec![0f64; n_q.min(ROWS) * d_v],
+            sums: if extras.weights_only { Vec::new() } else { vec![0f64; n_q.min(ROWS) * d_v] },
             next: 0,
         })
     }
@@ -390,13 +417,17 @@ impl AttentionJob {
         while self.next < stop {
             let (first, n_k, d, d_v) = (self.next, self.n_k, self.d, self.d_v);
             let rows = ROWS.min(self.n_q - first);
-            let (grid, sums) = (&mut self.grid[..rows * n_k], &mut self.sums[..rows * d_v]);
+            let grid = &mut self.grid[..rows * n_k];
             dot_products(&self.queries[first * d..(first + rows) * d], d, &self.key_tiles, n_k, grid);
             for r in 0..rows {
                 let (i, row) = (first + r, &mut grid[r * n_k..(r + 1) * n_k]);
-                self.scores.extend(row.iter().map(|dot| saturate(*dot)));
+                if !self.weights_only {
+                    self.scores.extend(row.iter().map(|dot| saturate(*dot)));
+                }
                 let max = scale_and_mask(row, self.factor, i, &self.options, self.key_padding.as_deref());
-                self.scaled.extend(row.iter().map(|s| saturate_or_masked(*s)));
+                if !self.weights_only {
+                    self.scaled.extend(row.iter().map(|s| saturate_or_masked(*s)));
+                }
                 match max {
                     Some(max) => softmax_in_place(row, max),
                     None => {
@@ -407,8 +438,11 @@ impl AttentionJob {
                 }
                 self.weights.extend(row.iter().map(|w| *w as f32));
             }
-            weighted_sums(grid, &self.value64, n_k, d_v, sums);
-            self.context.extend(sums.iter().map(|c| saturate(*c)));
+            if !self.weights_only {
+                let sums = &mut self.sums[..rows * d_v];
+                weighted_sums(grid, &self.value64, n_k, d_v, sums);
+                self.context.extend(sums.iter().map(|c| saturate(*c)));
+            }
             self.next += rows;
         }
         self.next == self.n_q
@@ -429,6 +463,7 @@ impl AttentionJob {
             context: self.context,
             fully_masked: self.fully_masked,
             options: self.options,
+            key_padding: self.key_padding,
         }
     }
 }
@@ -843,7 +878,7 @@ mod tests {
         let causal = Options { causal: true, self_attention: false, ..Options::default() };
         for (options, extras) in [
             (Options::default(), Extras::default()),
-            (causal, Extras { key_padding: Some(&padding), scale_dim: Some(3) }),
+            (causal, Extras { key_padding: Some(&padding), scale_dim: Some(3), ..Extras::default() }),
         ] {
             let whole = attend_with(&q, &kv, &kv, &options, &extras).unwrap();
             for slice in [1, 5, 32, 33, 76, 500] {
@@ -862,6 +897,23 @@ mod tests {
                     "slices of {slice} rows"
                 );
                 assert_eq!(job.finish(), whole, "slices of {slice} rows");
+            }
+        }
+        // Weights only: the same weights and masks, in one call or in slices, and nothing else.
+        for (options, extras) in [
+            (Options::default(), Extras::default()),
+            (causal, Extras { key_padding: Some(&padding), scale_dim: Some(3), ..Extras::default() }),
+        ] {
+            let whole = attend_with(&q, &kv, &kv, &options, &extras).unwrap();
+            let lean = Extras { weights_only: true, ..extras };
+            for slice in [5, 500] {
+                let mut job = AttentionJob::new(&q, &kv, &kv, &options, &lean).unwrap();
+                while !job.advance(slice) {}
+                let only = job.finish();
+                assert_eq!(only.weights, whole.weights, "slices of {slice} rows");
+                assert_eq!(only.fully_masked, whole.fully_masked);
+                assert_eq!(only.masked_cells(), whole.masked_cells());
+                assert!(only.scores.is_empty() && only.scaled.is_empty() && only.context.is_empty());
             }
         }
         // A job of no queries is done before it starts.

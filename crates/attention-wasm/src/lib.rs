@@ -30,7 +30,7 @@ use attention_core::layout::{
 };
 use attention_core::neighbors::{rerank, NeighborIndex};
 use attention_core::shards::ShardSet;
-use attention_core::{analyze, Analysis, Embeddings, Options};
+use attention_core::{Analysis, Embeddings, Options};
 use serde::{Deserialize, Serialize};
 use std::cell::OnceCell;
 use wasm_bindgen::prelude::*;
@@ -293,8 +293,7 @@ impl Explorer {
     /// empty sentence, a sentence without a known word, more than
     /// [`attention_core::MAX_TOKENS`] known words, or a temperature out of range.
     pub fn analyze(&self, sentence: &str, settings: JsValue) -> Result<SentenceAnalysis, JsError> {
-        let analysis = analyze(sentence, &self.embeddings, &teach::settings_of(settings)?.into())?;
-        Ok(SentenceAnalysis::new(sentence, analysis))
+        Ok(self.start_analysis(sentence, settings)?.finish())
     }
 
     /// [`analyze`](Explorer::analyze) in slices: the sentence is tokenized
@@ -303,7 +302,7 @@ impl Explorer {
     /// a long text never blocks the page for long. Same numbers as `analyze`.
     #[wasm_bindgen(js_name = startAnalysis)]
     pub fn start_analysis(&self, sentence: &str, settings: JsValue) -> Result<AnalysisJob, JsError> {
-        let job = attention_core::AnalysisJob::start(
+        let job = attention_core::AnalysisJob::start_weights_only(
             sentence,
             &self.embeddings,
             &teach::settings_of(settings)?.into(),
@@ -390,7 +389,9 @@ impl AnalysisJob {
     }
 }
 
-/// The result of one analysis.
+/// The result of one analysis: the weights of every row. A row's other
+/// numbers (dot products, scaled scores, context vector) are computed when
+/// it is shown ([`Explorer::explain_row`]), the same numbers the kernel takes.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct SentenceAnalysis {
@@ -400,11 +401,6 @@ pub struct SentenceAnalysis {
 }
 
 impl SentenceAnalysis {
-    fn new(sentence: &str, analysis: Analysis) -> Self {
-        let tokens = text::token_infos(sentence, &analysis.tokens, &analysis.used);
-        Self::with_tokens(analysis, tokens)
-    }
-
     /// `tokens`: the analysis's own, already described for the page.
     fn with_tokens(analysis: Analysis, tokens: Vec<TokenInfo>) -> Self {
         let scale_max = layout::scale_max(&analysis.attention.weights);
@@ -461,21 +457,6 @@ impl SentenceAnalysis {
     /// Softmax weights, `(size, size)` row-major; 0 where masked.
     pub fn weights(&self) -> Vec<f32> {
         self.analysis.attention.weights.clone()
-    }
-
-    /// Raw dot products `q_i · k_j`, `(size, size)`.
-    pub fn scores(&self) -> Vec<f32> {
-        self.analysis.attention.scores.clone()
-    }
-
-    /// `factor · score`, `(size, size)`; `-Infinity` where masked.
-    pub fn scaled(&self) -> Vec<f32> {
-        self.analysis.attention.scaled.clone()
-    }
-
-    /// Context vectors (weighted sums of values), `(size, dim)`.
-    pub fn context(&self) -> Vec<f32> {
-        self.analysis.attention.context.clone()
     }
 
     /// `1` for each masked pair (weight 0 by the mask, not by the numbers),

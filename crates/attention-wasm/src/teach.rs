@@ -46,7 +46,7 @@ struct Inputs {
 
 impl Inputs {
     fn extras(&self) -> Extras<'_> {
-        Extras { key_padding: self.padding.as_deref(), scale_dim: self.scale_dim }
+        Extras { key_padding: self.padding.as_deref(), scale_dim: self.scale_dim, ..Extras::default() }
     }
 
     fn steps(&self, row: usize) -> Result<RowSteps, JsError> {

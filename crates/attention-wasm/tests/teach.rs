@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use attention_core::explain::{CellSteps, RowSteps};
+use attention_core::{self_attention, Matrix, Options};
 use attention_wasm::teach::{head_counts, playground_of};
 use attention_wasm::{Explorer, PlaygroundSpec, Settings};
 use wasm_bindgen::{JsCast, JsValue};
@@ -110,11 +111,17 @@ fn steps_of_a_sentence_row_are_the_heatmap_numbers() {
     let s = steps(e.explain_row(&a, 1).unwrap());
     let n = a.size();
     let weights = a.weights();
+    // The page's analysis keeps the weights alone: they are the full kernel's,
+    // and a row's steps are the kernel's other numbers.
+    let x = Matrix::new(n, a.dim(), e.input_vectors(&a).unwrap()).unwrap();
+    let full = self_attention(&x, &Options::default()).unwrap();
+    assert_eq!(weights, full.weights);
     for j in 0..n {
         assert_eq!(s.weights[j] as f32, weights[n + j]);
-        assert_eq!(s.dots[j] as f32, a.scores()[n + j]);
+        assert_eq!(s.dots[j] as f32, full.scores[n + j]);
+        assert_eq!(s.scaled[j].map(|s| s as f32), Some(full.scaled[n + j]));
     }
-    assert_eq!(s.context.iter().map(|c| *c as f32).collect::<Vec<_>>(), a.context()[50..100]);
+    assert_eq!(s.context.iter().map(|c| *c as f32).collect::<Vec<_>>(), full.context[50..100]);
     assert!((s.cosines[1] - 1.0).abs() < 1e-6, "a word is parallel to itself");
     let cell: CellSteps = serde_wasm_bindgen::from_value(e.explain_cell(&a, 1, 3).unwrap()).unwrap();
     assert_eq!(cell.terms.len(), 50);

@@ -100,12 +100,12 @@ class MainHeatmap {
     const { n, labels, weights, masked } = analysis;
     const k = row * n + col;
     const lines = [`'${labels[row]}' → '${labels[col]}'`];
-    const score = analysis.scores[k];
+    const { dot, scaled } = analysis.cell(row, col);
     if (masked[k]) {
       const why = this.store.get().causal && col > row ? `'${labels[col]}' comes later (causal)` : 'a token may not attend to itself';
-      lines.push(`masked: ${why}`, `score q·k ${score.toFixed(3)}`);
+      lines.push(`masked: ${why}`, `score q·k ${dot.toFixed(3)}`);
     } else {
-      lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${score.toFixed(3)} → scaled ${analysis.scaled[k].toFixed(3)}`);
+      lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${dot.toFixed(3)} → scaled ${scaled.toFixed(3)}`);
     }
     return lines;
   }

@@ -167,7 +167,14 @@ class WeightsTable {
       put(th, 'textContent', labels[j]);
       put(th, 'title', long ? labels[j] : '');
     }
-    this.columns.replaceChildren(...(long ? [col(HEAD_WIDTH), col(COL_WIDTH, n)] : []));
+    // The same two <col>s, changed only where the size did: new ones would
+    // make the browser lay out every cell of the table again.
+    if (long) {
+      if (!this.columns.firstChild) this.columns.append(col(HEAD_WIDTH), col(COL_WIDTH));
+      put(this.columns.lastChild, 'span', n);
+    } else if (this.columns.firstChild) {
+      this.columns.replaceChildren();
+    }
     put(this.table.style, 'width', long ? `${HEAD_WIDTH + n * COL_WIDTH}px` : '');
     attr(this.table, 'aria-rowcount', String(n + 1));
     attr(this.table, 'aria-colcount', String(n + 1));
@@ -192,10 +199,9 @@ class WeightsTable {
   }
 }
 
-/** A `<col>` of `width` pixels spanning `span` columns. */
-function col(width, span = 1) {
+/** A `<col>` of `width` pixels. */
+function col(width) {
   const column = el('col');
-  column.span = span;
   column.style.width = `${width}px`;
   return column;
 }

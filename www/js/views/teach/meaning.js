@@ -36,7 +36,7 @@ export function mountMeaning(lab, ctx) {
     for (let i = 0; i < rows; i++) {
       const [own, mixed] = await Promise.all([
         ctx.engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
-        ctx.engine.nearest(analysis.context.subarray(i * d, (i + 1) * d), NEAREST),
+        ctx.engine.nearest(analysis.contextOf(i), NEAREST),
       ]);
       if (shown !== analysis) return;
       const tr = el('tr');

@@ -73,7 +73,7 @@ export function mountSteps(panel, ctx) {
     const word = analysis.labels[i];
     const { engine } = ctx;
     const known = engine ? ownNearest.get(engine)?.get(word) : null;
-    const mixed = engine?.nearestNow(analysis.context.subarray(i * d, (i + 1) * d), NEAREST);
+    const mixed = engine?.nearestNow(analysis.contextOf(i), NEAREST);
     const self = known ?? engine?.nearestNow(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST);
     const keep = (list) => {
       if (!ownNearest.has(engine)) ownNearest.set(engine, new Map());
@@ -89,7 +89,7 @@ export function mountSteps(panel, ctx) {
       if (!context.isConnected || ctx.engine !== engine || !engine) return;
       try {
         const [found, ownFound] = await Promise.all([
-          engine.nearest(analysis.context.subarray(i * d, (i + 1) * d), NEAREST),
+          engine.nearest(analysis.contextOf(i), NEAREST),
           known ?? engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
         ]);
         keep(ownFound);
