@@ -12,6 +12,20 @@ const site = useSite();
 const A = 'Where is the Eiffel Tower?';
 const B = 'The Eiffel Tower is located in Paris, France.';
 
+test('masked keys say so in the steps, with weight 0, and a masked cell says it is masked', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&cell=3&causal=1'));
+  await ready(page);
+  await page.waitForSelector('#explain .cell-steps');
+  const steps = await tableOf(page, '#explain .steps-table');
+  assert.deepEqual(steps.rows.map((r) => r.label), ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
+  // 'king' sees 'the' and itself; the five later keys are masked (causal).
+  for (const row of steps.rows.slice(2)) assert.deepEqual(row.cells.slice(1, 5), ['masked', '0', '0.0000', '0'], row.label);
+  assert.ok(Number(steps.rows[0].cells[3]) > 0 && Number(steps.rows[1].cells[3]) > 0);
+  assert.match(await page.textContent('#explain .steps'), /Masked keys get weight 0\./);
+  assert.match(await page.textContent('#explain .cell-steps'), /scaled: s = masked/);
+  await finish();
+});
+
 test('a clicked cell shows its dot product term by term, and the steps add up', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);

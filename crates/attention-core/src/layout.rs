@@ -348,10 +348,28 @@ impl ArrowLayout {
             Some(_) => 0..0,
             None => 0..n,
         };
+        self.links_of(queries.map(|i| (i, &weights[i * n_k..(i + 1) * n_k])), threshold, max_links)
+    }
+
+    /// [`links`](ArrowLayout::links) of query `query` alone, from its row of
+    /// weights (`keys` of them): the same curves as with the whole matrix.
+    pub fn row_links(&self, query: usize, row: &[f32], threshold: f32, max_links: usize) -> Vec<Link> {
+        if query >= self.tokens || row.len() != self.keys {
+            return Vec::new();
+        }
+        self.links_of(std::iter::once((query, row)), threshold, max_links)
+    }
+
+    fn links_of<'a>(
+        &self,
+        rows: impl Iterator<Item = (usize, &'a [f32])>,
+        threshold: f32,
+        max_links: usize,
+    ) -> Vec<Link> {
         let threshold = if threshold.is_finite() { threshold.max(0.0) } else { 0.0 };
         let mut kept: Vec<(usize, usize, f32)> = Vec::new();
-        for i in queries {
-            for (j, w) in weights[i * n_k..(i + 1) * n_k].iter().enumerate() {
+        for (i, row) in rows {
+            for (j, w) in row.iter().enumerate() {
                 // A weight of exactly 0 is a masked pair: never a link.
                 if *w > 0.0 && *w >= threshold {
                     kept.push((i, j, *w));
@@ -654,6 +672,12 @@ mod tests {
         assert!((links[1].line_width - 7.0).abs() < 1e-6);
         assert!((links[1].opacity - 1.0).abs() < 1e-9);
         assert!(links[0].opacity < links[1].opacity);
+        // From the focused row alone: the same curves.
+        for (i, row) in weights.chunks_exact(3).enumerate() {
+            assert_eq!(a.row_links(i, row, 0.15, 100), a.links(&weights, Some(i), 0.15, 100), "row {i}");
+        }
+        assert!(a.row_links(3, &weights[..3], 0.0, 100).is_empty(), "no query 3");
+        assert!(a.row_links(0, &weights[..2], 0.0, 100).is_empty(), "a row of 2 keys, not 3");
     }
 
     #[test]

@@ -132,6 +132,28 @@ fn steps_of_a_sentence_row_are_the_heatmap_numbers() {
 }
 
 #[wasm_bindgen_test]
+fn masked_steps_cross_as_null_and_every_number_as_the_core_gives_it() {
+    let e = explorer();
+    let causal = serde_wasm_bindgen::to_value(&Settings { causal: true, ..Settings::default() }).unwrap();
+    let a = e.analyze(KING, causal).unwrap();
+    let value = e.explain_row(&a, 1).unwrap();
+    // What the page reads: null (not undefined) for the later, masked keys.
+    let field = |name: &str| js_sys::Array::from(&js_sys::Reflect::get(&value, &name.into()).unwrap());
+    let (scaled, exps) = (field("scaled"), field("exps"));
+    for j in 0..a.size() {
+        assert_eq!(scaled.get(j as u32).is_null(), j > 1, "scaled {j}");
+        assert_eq!(exps.get(j as u32).is_null(), j > 1, "exp {j}");
+    }
+    assert!(js_sys::Reflect::get(&value, &"sumOfExps".into()).unwrap().as_f64().is_some());
+    let x = Matrix::new(a.size(), a.dim(), e.input_vectors(&a).unwrap()).unwrap();
+    let options = Options { causal: true, ..Options::default() };
+    let core = attention_core::explain::explain_row(&x, &x, &x, &options, &Default::default(), 1).unwrap();
+    assert_eq!(steps(value), core);
+    let cell = e.explain_cell(&a, 1, 3).unwrap();
+    assert!(js_sys::Reflect::get(&cell, &"scaled".into()).unwrap().is_null(), "a masked cell's scaled score");
+}
+
+#[wasm_bindgen_test]
 fn cross_attention_has_a_rows_and_b_columns() {
     let v = explorer()
         .analyze_cross(
