@@ -539,17 +539,6 @@ impl Explorer {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_fill_in_after_the_typed_ones() {
-        assert_eq!(names(&["C", "A"], 3, "k"), ["C", "A", "k3"]);
-        assert_eq!(names(&[], 2, "q"), ["q1", "q2"]);
-    }
-}
-
 /// A `RowSteps` as the page reads it: camelCase fields, arrays of numbers,
 /// `null` where a step has no value (a masked key, an overflowed `exp`).
 /// Each array crosses as one typed array made a plain one (`Array.from`):
@@ -588,4 +577,15 @@ fn steps_value(steps: &RowSteps) -> Result<JsValue, JsError> {
 /// A `CellSteps` as the page reads it, `null` where masked.
 fn cell_value(cell: &CellSteps) -> Result<JsValue, JsError> {
     Ok(cell.serialize(&serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_fill_in_after_the_typed_ones() {
+        assert_eq!(names(&["C", "A"], 3, "k"), ["C", "A", "k3"]);
+        assert_eq!(names(&[], 2, "q"), ["q1", "q2"]);
+    }
 }
