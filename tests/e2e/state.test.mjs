@@ -2,6 +2,7 @@
 // must keep working, bad values fall back to defaults.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { grouped } from '../../www/js/text.js';
 import { DEFAULT_SENTENCE, defaultState, formatHash, parseHash, settingsOf } from '../../www/js/state.js';
 
 test('an empty hash is the default state', () => {
@@ -78,4 +79,10 @@ test('the <attention-viz> element passes on every key a share link has', async (
     .flatMap((m) => m.slice(1).filter(Boolean));
   assert.ok(documented.length > 40, `keys found in docs/share-links.md: ${documented}`);
   assert.deepEqual(documented.filter((k) => !listed.has(k)), [], 'keys the element would drop');
+});
+
+test('counts are written as en-US writes them, without Intl', () => {
+  const numbers = [0, 7, 999, 1000, 20003, 400000, 1234567, -1234, 1e9 + 1];
+  for (let k = 1; k < 2e6; k = Math.ceil(k * 1.37)) numbers.push(k);
+  for (const n of numbers) assert.equal(grouped(n), n.toLocaleString('en-US'), String(n));
 });

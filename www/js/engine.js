@@ -17,7 +17,9 @@ export function loadWasm() {
   wasmLoading ??= (async () => {
     try {
       const wasm = await import(PKG_URL.href);
-      await wasm.default({ module_or_path: WASM_URL });
+      // Compiled by boot.js while the modules loaded, when it could be.
+      const compiled = await window.attentionExplorerWasm;
+      await wasm.default({ module_or_path: compiled ?? WASM_URL });
       return wasm;
     } catch (error) {
       wasmLoading = null;

@@ -20,3 +20,12 @@ export function cut(text, max) {
 export function encode(text) {
   return encodeURIComponent(wellFormed(text));
 }
+
+/**
+ * A whole number with commas between thousands, as en-US writes it
+ * ("400,000"). Not toLocaleString: its first call in a page loads the
+ * locale's number formats, 45 ms on the first draw.
+ */
+export function grouped(n) {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+$)/g, ',');
+}

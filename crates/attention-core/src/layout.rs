@@ -451,14 +451,7 @@ impl Colormap {
     }
 
     fn index(&self, t: f64) -> usize {
-        let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
-        // Rounded half up, as `round` does for t ≥ 0, with floor (one wasm
-        // instruction; `round` is a libm call there, paid a million times at
-        // 1,024 tokens). `x - floor(x)` is exact for x in [0, 255].
-        let x = t * (COLORMAP_STEPS - 1) as f64;
-        let below = x.floor();
-        let rounded = if x - below >= 0.5 { below + 1.0 } else { below };
-        (rounded as usize).min(COLORMAP_STEPS - 1)
+        index_of(t)
     }
 
     /// Whether text on the colour of `t` should be dark (the colour is light).
@@ -478,18 +471,31 @@ impl Colormap {
     /// fully transparent. Returns `rows · cols · 4` bytes.
     pub fn cells_rgba(&self, weights: &[f32], masked: &[bool], scale_max: f32) -> Vec<u8> {
         let inverse = if scale_max > 0.0 && scale_max.is_finite() { 1.0 / f64::from(scale_max) } else { 1.0 };
-        // Zeroed memory is a transparent pixel: only the unmasked cells are written.
+        // Each colour as the four bytes of its pixel, so that a cell is one
+        // lookup and one 4-byte copy (a million of them at 1,024 tokens).
+        let pixels: Vec<[u8; 4]> = self.lut.iter().map(|[r, g, b]| [*r, *g, *b, 255]).collect();
         let mut out = vec![0u8; weights.len() * 4];
-        for ((pixel, w), masked) in
-            out.chunks_exact_mut(4).zip(weights).zip(masked.iter().copied().chain(std::iter::repeat(false)))
-        {
-            if !masked {
-                let [r, g, b] = self.lut[self.index(f64::from(*w) * inverse)];
-                pixel.copy_from_slice(&[r, g, b, 255]);
-            }
+        let cells = out.chunks_exact_mut(4).zip(weights);
+        for (pixel, w) in cells {
+            pixel.copy_from_slice(&pixels[index_of(f64::from(*w) * inverse)]);
+        }
+        // Masked cells fully transparent (zero bytes), afterwards: the loop above stays branch-free.
+        for (pixel, _) in out.chunks_exact_mut(4).zip(masked).filter(|(_, m)| **m) {
+            pixel.fill(0);
         }
         out
     }
+}
+
+/// The colour of `t` in `[0, 1]`: one of [`COLORMAP_STEPS`], the nearest,
+/// half way rounded up (as `round`), NaN and below 0 to the first, above 1
+/// to the last. With a truncating conversion and a comparison, not `round`
+/// (a libm call in wasm) or `floor`: `x` is in `[0, 255]`, so `x as usize`
+/// is its floor and `x - floor` is exact.
+fn index_of(t: f64) -> usize {
+    let x = t.max(0.0).min(1.0) * (COLORMAP_STEPS - 1) as f64; // max(NaN, 0) is 0
+    let below = x as usize;
+    below + usize::from(x - below as f64 >= 0.5)
 }
 
 /// The top of the colour scale: the largest weight, so that the colours use

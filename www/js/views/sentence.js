@@ -3,7 +3,7 @@
 
 import { el, put } from '../dom.js';
 import { MAX_SENTENCE_LENGTH } from '../state.js';
-import { cut } from '../text.js';
+import { cut, grouped } from '../text.js';
 
 const EXAMPLES_URL = new URL('../../examples.txt', import.meta.url);
 
@@ -30,7 +30,7 @@ export function mountSentence(ctx) {
       const sentence = cut(box.value, MAX_SENTENCE_LENGTH);
       if (box.value.length > MAX_SENTENCE_LENGTH) {
         box.value = sentence;
-        say(`The text was cut to its first ${MAX_SENTENCE_LENGTH.toLocaleString('en-US')} characters.`, sentence);
+        say(`The text was cut to its first ${grouped(MAX_SENTENCE_LENGTH)} characters.`, sentence);
       }
       if (sentence !== store.get().sentence) store.update({ sentence, focus: null, cell: null }, 'push', 'typing');
     });
@@ -63,7 +63,7 @@ export function mountSentence(ctx) {
       if (ctx.cutFrom) {
         const { max } = ctx.cutFrom;
         ctx.cutFrom = null;
-        say(`The text was cut after its first ${max.toLocaleString('en-US')} known words: attention compares every word with every other, so its cost grows with the square of the length.`, null);
+        say(`The text was cut after its first ${grouped(max)} known words: attention compares every word with every other, so its cost grows with the square of the length.`, null);
       } else if (cutSentence === null) {
         cutSentence = state.sentence;
       } else if (cutSentence !== undefined && cutSentence !== state.sentence) {

@@ -12,6 +12,7 @@ import { csvOf, jsonOf, svgOf } from '../figure.js';
 import { heatmapLayout } from '../heatmap-view.js';
 import { font, paintHeatmap, hatchTile } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
+import { grouped } from '../text.js';
 
 const VIEW_NAMES = {
   main: 'the heatmap and the arrows', heatmap: 'the heatmap', arrows: 'the arrows', steps: 'the steps of the focused word',
@@ -126,7 +127,7 @@ class ShareView {
     const long = texts.link.length > LONG_LINK;
     put(this.dom.longNote, 'hidden', !long);
     put(this.dom.longNote, 'textContent', long
-      ? `This link is ${texts.link.length.toLocaleString('en-US')} characters long because it carries the whole text (${state.sentence.length.toLocaleString('en-US')} characters): browsers open it, but some chat apps and forms cut links after about ${LONG_LINK.toLocaleString('en-US')} characters. The snippets carry the same text.`
+      ? `This link is ${grouped(texts.link.length)} characters long because it carries the whole text (${grouped(state.sentence.length)} characters): browsers open it, but some chat apps and forms cut links after about ${grouped(LONG_LINK)} characters. The snippets carry the same text.`
       : '');
   }
 

@@ -7,6 +7,7 @@
 
 import { put } from '../dom.js';
 import { fileEngine } from '../engine.js';
+import { grouped } from '../text.js';
 
 const WORKER_URL = new URL('../vectors-worker.js', import.meta.url);
 /**
@@ -75,7 +76,7 @@ class SourceView {
     if (file !== this.reading) return;
     if (message.type === 'progress') {
       this.progress.value = message.bytes;
-      put(this.note, 'textContent', `Reading ${file.name}: ${formatBytes(message.bytes)} of ${formatBytes(message.total)}, ${message.words.toLocaleString('en-US')} words so far…`);
+      put(this.note, 'textContent', `Reading ${file.name}: ${formatBytes(message.bytes)} of ${formatBytes(message.total)}, ${grouped(message.words)} words so far…`);
     } else if (message.type === 'error') {
       this.fail(file, message.message);
     } else if (message.type === 'done') {
@@ -122,15 +123,15 @@ class SourceView {
     const source = engine?.source;
     put(this.back, 'hidden', !source);
     if (source) {
-      const kept = source.partial ? ` (the first ${source.words.toLocaleString('en-US')} words: the page keeps at most ${(MAX_VALUES / 1e6).toFixed(0)} million numbers)` : '';
-      put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${source.words.toLocaleString('en-US')} words of ${source.dim} dimensions${kept}. It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
+      const kept = source.partial ? ` (the first ${grouped(source.words)} words: the page keeps at most ${(MAX_VALUES / 1e6).toFixed(0)} million numbers)` : '';
+      put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${grouped(source.words)} words of ${source.dim} dimensions${kept}. It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
     } else if (state.vectors) {
       put(this.note, 'textContent', `This link was made with the word vectors of the file '${state.vectors}', which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.`);
     } else if (engine) {
       const { manifest } = engine.vectors;
       put(this.note, 'textContent', manifest.fallback
-        ? `Word vectors: the fallback of GloVe 6B ${manifest.dim}d, ${manifest.words.toLocaleString('en-US')} words (the whole vocabulary is not built here).`
-        : `Word vectors: GloVe 6B ${manifest.dim}d, all ${manifest.words.toLocaleString('en-US')} words, fetched a few at a time.`);
+        ? `Word vectors: the fallback of GloVe 6B ${manifest.dim}d, ${grouped(manifest.words)} words (the whole vocabulary is not built here).`
+        : `Word vectors: GloVe 6B ${manifest.dim}d, all ${grouped(manifest.words)} words, fetched a few at a time.`);
     }
     this.note.classList.toggle('asks', Boolean(state.vectors && !source));
   }

@@ -6,6 +6,7 @@
 // find box that focuses a word.
 
 import { attr, el, put } from '../dom.js';
+import { grouped } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
 const COLLAPSED = 80;
@@ -163,7 +164,7 @@ function writeNote(note, analysis, vectors, refresh) {
   const loading = pending.filter((w) => !failed.includes(w));
   const parts = [];
   if (unknown.length) {
-    const size = vectors ? vectors.manifest.words.toLocaleString('en-US') : '';
+    const size = vectors ? grouped(vectors.manifest.words) : '';
     parts.push(vectors?.fallback
       ? `Not in the fallback vocabulary of ${size} words: ${quote(unknown)}. This site runs on the small fallback, so rarer words are missing; the whole GloVe vocabulary (400,000 words) is built by scripts/build-data.`
       : `Not in the ${size}-word vocabulary: ${quote(unknown)}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`);

@@ -4,6 +4,7 @@
 // with their exact vectors).
 
 import { el } from '../../dom.js';
+import { grouped } from '../../text.js';
 
 const NEAREST = 5;
 /** Rows listed: the nearest-word search costs one pass over the index per row. */
@@ -47,7 +48,7 @@ export function mountMeaning(lab, ctx) {
     }
     const more = analysis.n > rows ? `; the first ${rows} of ${analysis.n} words` : '';
     const size = ctx.engine.vectors.manifest.neighbors?.words ?? analysis.n;
-    table.replaceChildren(el('caption', `Nearest of the ${size.toLocaleString('en-US')} most frequent vocabulary words by cosine similarity, with the similarity${more}`), head, body);
+    table.replaceChildren(el('caption', `Nearest of the ${grouped(size)} most frequent vocabulary words by cosine similarity, with the similarity${more}`), head, body);
   }
 
   return {
