@@ -493,7 +493,7 @@ impl Colormap {
 /// (a libm call in wasm) or `floor`: `x` is in `[0, 255]`, so `x as usize`
 /// is its floor and `x - floor` is exact.
 fn index_of(t: f64) -> usize {
-    let x = t.max(0.0).min(1.0) * (COLORMAP_STEPS - 1) as f64; // max(NaN, 0) is 0
+    let x = t.clamp(0.0, 1.0) * (COLORMAP_STEPS - 1) as f64; // NaN stays NaN, and `NaN as usize` is 0
     let below = x as usize;
     below + usize::from(x - below as f64 >= 0.5)
 }
