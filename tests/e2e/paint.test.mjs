@@ -81,6 +81,14 @@ test('the arrows draw one curve per link with its width and opacity', () => {
   assert.deepEqual(widths, [1, 6]);
   const texts = of(ctx, 'fillText').map((c) => c[1]);
   assert.ok(texts.includes('king 0.60') && texts.includes('the 0.00'), texts.join('|'));
+  // Links of one width and opacity share a stroke; weaker groups first.
+  const many = recorder();
+  const three = new Float32Array([...links.subarray(0, 9), ...links.subarray(0, 9), ...links.subarray(9)]);
+  three[9 + 6] = 70; // the second weak link ends elsewhere
+  paintArrows(many, arrows, labels, three, 1, weights.subarray(3, 6), theme);
+  assert.equal(of(many, 'bezierCurveTo').length, 3);
+  assert.equal(of(many, 'stroke').length, 2);
+  assert.deepEqual(many.calls.filter((c) => c[0] === 'globalAlpha=').map((c) => c[1]), [0.3125, 1, 1]);
 });
 
 test('tick labels use the decimals of their step', () => {

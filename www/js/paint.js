@@ -221,17 +221,30 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   ctx.textAlign = 'left';
   ctx.fillText('key', arrows.keyX + 6, arrows.top / 2);
 
-  ctx.strokeStyle = theme.link;
   ctx.lineCap = 'round';
   const bend = (arrows.keyX - arrows.queryX) / 2;
+  // Links of one colour, width (to ¼ px) and opacity (to 1/32) are one path:
+  // the thousand curves of a row at 1,024 tokens are a few dozen strokes.
+  // Links come weakest first, and so do the groups, so strong ones end on top.
+  const groups = new Map();
   for (let k = 0; k + 8 < links.length; k += 9) {
-    const [x0, y0, x1, y1] = [links[k + 3], links[k + 4], links[k + 5], links[k + 6]];
-    if (colors) ctx.strokeStyle = colors[k / 9];
-    ctx.globalAlpha = links[k + 8];
-    ctx.lineWidth = links[k + 7];
+    const color = colors ? colors[k / 9] : theme.link;
+    const width = Math.round(links[k + 7] * 4) / 4;
+    const alpha = Math.round(links[k + 8] * 32) / 32;
+    const key = `${color} ${width} ${alpha}`;
+    if (!groups.has(key)) groups.set(key, { color, width, alpha, links: [] });
+    groups.get(key).links.push(k);
+  }
+  for (const { color, width, alpha, links: group } of groups.values()) {
+    ctx.strokeStyle = color;
+    ctx.globalAlpha = alpha;
+    ctx.lineWidth = width;
     ctx.beginPath();
-    ctx.moveTo(x0, y0);
-    ctx.bezierCurveTo(x0 + bend, y0, x1 - bend, y1, x1, y1);
+    for (const k of group) {
+      const [x0, y0, x1, y1] = [links[k + 3], links[k + 4], links[k + 5], links[k + 6]];
+      ctx.moveTo(x0, y0);
+      ctx.bezierCurveTo(x0 + bend, y0, x1 - bend, y1, x1, y1);
+    }
     ctx.stroke();
   }
   ctx.globalAlpha = 1;
