@@ -71,7 +71,7 @@ impl AnalysisJob {
     /// [`start`](AnalysisJob::start) for the weights alone
     /// ([`Extras::weights_only`]): the attention's `scores`, `scaled` and
     /// `context` stay empty, and a row's come from
-    /// [`explain_row`](crate::explain_row) when it is shown. The page's way.
+    /// [`explain_row`](crate::explain::explain_row) when it is shown. The page's way.
     pub fn start_weights_only(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Self> {
         Self::begin(sentence, embeddings, options, &Extras { weights_only: true, ..Extras::default() })
     }

@@ -289,7 +289,7 @@ pub struct Extras<'a> {
     /// `scaled` and `context` are left empty, and the weighted sums of the
     /// values are never computed, about half the work. For a caller that
     /// shows a row's other numbers only when asked, and takes them from
-    /// [`explain_row`](crate::explain_row), which gives the same numbers.
+    /// [`explain_row`](crate::explain::explain_row), which gives the same numbers.
     pub weights_only: bool,
 }
 

@@ -164,7 +164,9 @@ class WeightsTable {
         th.scope = 'col';
         this.headRow.append(th);
       }
-      put(th, 'textContent', labels[j]);
+      // The cell's text node keeps its place: only its characters change.
+      if (th.firstChild) put(th.firstChild, 'data', labels[j]);
+      else th.textContent = labels[j];
       put(th, 'title', long ? labels[j] : '');
     }
     // The same two <col>s, changed only where the size did: new ones would
