@@ -81,18 +81,17 @@ export class Engine {
 
   /**
    * The index's candidates for `vector`, re-ranked with the exact vectors at
-   * hand. The last two searches are kept: a view that found candidates still to be
-   * fetched (nearestNow) asks `nearest` for the same vector at once.
+   * hand. The last two searches used are kept: the Steps tab asks for a
+   * word's context vector and its own vector on every change (the own one
+   * stays the same while the word does), and a view that found candidates
+   * still to be fetched (nearestNow) asks `nearest` for the same vector at once.
    */
   #search(vector, count) {
     const version = this.vectors.version;
     const same = (s) => s.count === count && s.version === version && s.vector.length === vector.length && s.vector.every((x, k) => x === vector[k]);
-    const kept = this.searches.find(same);
-    if (kept) return kept.found;
-    const found = this.explorer.nearest(vector, count);
-    // Two: a word's context vector and its own vector, searched together.
-    this.searches = [{ vector: Float32Array.from(vector), count, version, found }, ...this.searches.slice(0, 1)];
-    return found;
+    const kept = this.searches.find(same) ?? { vector: Float32Array.from(vector), count, version, found: this.explorer.nearest(vector, count) };
+    this.searches = [kept, ...this.searches.filter((s) => s !== kept)].slice(0, 2);
+    return kept.found;
   }
 
   /**

@@ -124,8 +124,7 @@ export function paintFocusArrows(canvas, geometry, view, focus, share, theme, ou
     output.textContent = `${Math.round(share * 100)} %`;
     output.title = `weights below ${threshold.toFixed(4)} are hidden`;
   }
-  // A focused row's links from that row alone (4 KB into wasm at 1,024 tokens, not 4 MB).
-  const links = row ? geometry.rowLinks(focus, row, threshold, MAX_LINKS) : geometry.links(view.weights, -1, threshold, MAX_LINKS);
+  const links = row ? geometry.rowLinks(focus, row, threshold, MAX_LINKS) : geometry.links(view.weights, threshold, MAX_LINKS);
   paintArrows(canvas.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
 }
 

@@ -203,9 +203,10 @@ export class MatrixPanel {
     let links = new Float32Array(0);
     const colors = [];
     for (const set of sets) {
-      const strongest = focus === null ? set.weights.reduce((a, b) => Math.max(a, b), 0)
-        : set.weights.subarray(focus * cols, (focus + 1) * cols).reduce((a, b) => Math.max(a, b), 0);
-      const found = this.arrowGeometry.links(set.weights, focus ?? -1, 0.1 * strongest, MAX_LINKS);
+      const shown = focus === null ? set.weights : set.weights.subarray(focus * cols, (focus + 1) * cols);
+      const threshold = 0.1 * shown.reduce((a, b) => Math.max(a, b), 0);
+      const found = focus === null ? this.arrowGeometry.links(shown, threshold, MAX_LINKS)
+        : this.arrowGeometry.rowLinks(focus, shown, threshold, MAX_LINKS);
       const joined = new Float32Array(links.length + found.length);
       joined.set(links);
       joined.set(found, links.length);

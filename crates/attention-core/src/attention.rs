@@ -323,18 +323,24 @@ pub struct AttentionJob {
     factor: f64,
     options: Options,
     key_padding: Option<Vec<bool>>,
-    weights_only: bool,
     key_tiles: Vec<f64>,
-    value64: Vec<f64>,
-    scores: Vec<f32>,
-    scaled: Vec<f32>,
     weights: Vec<f32>,
-    context: Vec<f32>,
     fully_masked: Vec<bool>,
     grid: Vec<f64>,
-    sums: Vec<f64>,
+    /// Everything beyond the weights; `None` with [`Extras::weights_only`].
+    steps: Option<Steps>,
     /// The first query row not computed yet.
     next: usize,
+}
+
+/// What an [`AttentionJob`] keeps beyond the weights, and what it needs for it.
+#[derive(Debug, Clone)]
+struct Steps {
+    value64: Vec<f64>,
+    sums: Vec<f64>,
+    scores: Vec<f32>,
+    scaled: Vec<f32>,
+    context: Vec<f32>,
 }
 
 impl AttentionJob {
@@ -365,7 +371,6 @@ impl AttentionJob {
             return Err(Error::Shape(format!("{} keys but {} values", key.rows, value.rows)));
         }
         let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
-        let steps = |len: usize| if extras.weights_only { Vec::new() } else { Vec::with_capacity(len) };
         Ok(AttentionJob {
             queries: query.data.clone(),
             n_q,
@@ -375,18 +380,19 @@ impl AttentionJob {
             factor: scale_factor(extras.scale_dim.unwrap_or(d), options),
             options: *options,
             key_padding: extras.key_padding.map(<[bool]>::to_vec),
-            weights_only: extras.weights_only,
             // The keys (transposed, in tiles) and the values in f64, made once:
             // products of two f32 are exact in f64, and the inner loops run on one type.
             key_tiles: key_tiles(key),
-            value64: if extras.weights_only { Vec::new() } else { to_f64(value) },
-            scores: steps(n_q * n_k),
-            scaled: steps(n_q * n_k),
             weights: Vec::with_capacity(n_q * n_k),
-            context: steps(n_q * d_v),
             fully_masked: vec![false; n_q],
             grid: vec![0f64; n_q.min(ROWS) * n_k],
-            sums: if extras.weights_only { Vec::new() } else { vec![0f64; n_q.min(ROWS) * d_v] },
+            steps: (!extras.weights_only).then(|| Steps {
+                value64: to_f64(value),
+                sums: vec![0f64; n_q.min(ROWS) * d_v],
+                scores: Vec::with_capacity(n_q * n_k),
+                scaled: Vec::with_capacity(n_q * n_k),
+                context: Vec::with_capacity(n_q * d_v),
+            }),
             next: 0,
         })
     }
@@ -421,12 +427,12 @@ impl AttentionJob {
             dot_products(&self.queries[first * d..(first + rows) * d], d, &self.key_tiles, n_k, grid);
             for r in 0..rows {
                 let (i, row) = (first + r, &mut grid[r * n_k..(r + 1) * n_k]);
-                if !self.weights_only {
-                    self.scores.extend(row.iter().map(|dot| saturate(*dot)));
+                if let Some(steps) = &mut self.steps {
+                    steps.scores.extend(row.iter().map(|dot| saturate(*dot)));
                 }
                 let max = scale_and_mask(row, self.factor, i, &self.options, self.key_padding.as_deref());
-                if !self.weights_only {
-                    self.scaled.extend(row.iter().map(|s| saturate_or_masked(*s)));
+                if let Some(steps) = &mut self.steps {
+                    steps.scaled.extend(row.iter().map(|s| saturate_or_masked(*s)));
                 }
                 match max {
                     Some(max) => softmax_in_place(row, max),
@@ -438,10 +444,10 @@ impl AttentionJob {
                 }
                 self.weights.extend(row.iter().map(|w| *w as f32));
             }
-            if !self.weights_only {
-                let sums = &mut self.sums[..rows * d_v];
-                weighted_sums(grid, &self.value64, n_k, d_v, sums);
-                self.context.extend(sums.iter().map(|c| saturate(*c)));
+            if let Some(steps) = &mut self.steps {
+                let sums = &mut steps.sums[..rows * d_v];
+                weighted_sums(grid, &steps.value64, n_k, d_v, sums);
+                steps.context.extend(sums.iter().map(|c| saturate(*c)));
             }
             self.next += rows;
         }
@@ -451,16 +457,18 @@ impl AttentionJob {
     /// Computes what is left and returns the attention.
     pub fn finish(mut self) -> Attention {
         self.advance(usize::MAX);
+        let (scores, scaled, context) =
+            self.steps.map(|s| (s.scores, s.scaled, s.context)).unwrap_or_default();
         Attention {
             queries: self.n_q,
             keys: self.n_k,
             dim: self.d,
             value_dim: self.d_v,
             factor: self.factor,
-            scores: self.scores,
-            scaled: self.scaled,
+            scores,
+            scaled,
             weights: self.weights,
-            context: self.context,
+            context,
             fully_masked: self.fully_masked,
             options: self.options,
             key_padding: self.key_padding,

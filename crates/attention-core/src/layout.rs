@@ -12,8 +12,6 @@
 //!   colour-blind-safe gradient (viridis by default). Masked cells get
 //!   alpha 0 in the bitmap so that the painter's hatching shows through.
 
-use std::ops::Range;
-
 /// An axis-aligned rectangle.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Rect {
@@ -328,31 +326,19 @@ impl ArrowLayout {
         x >= (self.query_x + self.key_x) / 2.0
     }
 
-    /// The curves to draw for `weights` (row-major `(tokens, keys)`): those of the
-    /// focused query, or of every query when nothing is focused, keeping
-    /// weights `>= threshold` and at most `max_links` of the strongest.
-    /// They come weakest first, so strong links are drawn on top.
-    pub fn links(
-        &self,
-        weights: &[f32],
-        focus: Option<usize>,
-        threshold: f32,
-        max_links: usize,
-    ) -> Vec<Link> {
-        let (n, n_k) = (self.tokens, self.keys);
-        if weights.len() != n * n_k {
+    /// The curves to draw for every query of `weights` (row-major `(tokens,
+    /// keys)`), keeping weights `>= threshold` and at most `max_links` of the
+    /// strongest. They come weakest first, so strong links are drawn on top.
+    pub fn links(&self, weights: &[f32], threshold: f32, max_links: usize) -> Vec<Link> {
+        let n_k = self.keys;
+        if weights.len() != self.tokens * n_k {
             return Vec::new();
         }
-        let queries: Range<usize> = match focus {
-            Some(f) if f < n => f..f + 1,
-            Some(_) => 0..0,
-            None => 0..n,
-        };
-        self.links_of(queries.map(|i| (i, &weights[i * n_k..(i + 1) * n_k])), threshold, max_links)
+        self.links_of((0..self.tokens).map(|i| (i, &weights[i * n_k..(i + 1) * n_k])), threshold, max_links)
     }
 
-    /// [`links`](ArrowLayout::links) of query `query` alone, from its row of
-    /// weights (`keys` of them): the same curves as with the whole matrix.
+    /// The curves of the focused query `query` alone, from its row of weights
+    /// (`keys` of them), as [`links`](ArrowLayout::links) draws every row's.
     pub fn row_links(&self, query: usize, row: &[f32], threshold: f32, max_links: usize) -> Vec<Link> {
         if query >= self.tokens || row.len() != self.keys {
             return Vec::new();
@@ -653,12 +639,12 @@ mod tests {
         // Rows keep one height on both sides; the view is as tall as the longer side.
         assert!((a.height - (a.top + 4.0 * a.row_height + GAP)).abs() < 1e-9);
         let weights = [0.1, 0.2, 0.3, 0.4, 0.4, 0.0, 0.0, 0.6];
-        let links = a.links(&weights, Some(1), 0.0, 100);
+        let links = a.row_links(1, &weights[4..], 0.0, 100);
         let pairs: Vec<(usize, usize)> = links.iter().map(|l| (l.query, l.key)).collect();
         assert_eq!(pairs, vec![(1, 0), (1, 3)]);
         assert_eq!(links[1].to, a.key_anchor(3));
         // A (2, 2) matrix does not fit a (2, 4) layout: no links rather than wrong ones.
-        assert!(a.links(&[0.5; 4], None, 0.0, 100).is_empty());
+        assert!(a.links(&[0.5; 4], 0.0, 100).is_empty());
         // The right half counts keys, the left half queries.
         let y = a.top + 3.5 * a.row_height;
         assert_eq!(a.hit(a.key_x + 5.0, y), Some(3));
@@ -670,7 +656,7 @@ mod tests {
     fn focused_links_go_from_the_query_to_each_key_above_the_threshold() {
         let a = arrows(3);
         let weights = [0.7, 0.2, 0.1, 0.0, 0.6, 0.4, 0.3, 0.3, 0.4];
-        let links = a.links(&weights, Some(0), 0.15, 100);
+        let links = a.row_links(0, &weights[..3], 0.15, 100);
         let pairs: Vec<(usize, usize)> = links.iter().map(|l| (l.query, l.key)).collect();
         assert_eq!(pairs, vec![(0, 1), (0, 0)], "weakest first, 0.1 hidden");
         assert_eq!(links[1].from, a.query_anchor(0));
@@ -678,9 +664,12 @@ mod tests {
         assert!((links[1].line_width - 7.0).abs() < 1e-6);
         assert!((links[1].opacity - 1.0).abs() < 1e-9);
         assert!(links[0].opacity < links[1].opacity);
-        // From the focused row alone: the same curves.
+        // A row's curves are those every row gets from the whole matrix.
+        let all = a.links(&weights, 0.15, 100);
         for (i, row) in weights.chunks_exact(3).enumerate() {
-            assert_eq!(a.row_links(i, row, 0.15, 100), a.links(&weights, Some(i), 0.15, 100), "row {i}");
+            let mine: Vec<_> = all.iter().filter(|l| l.query == i).map(|l| (l.key, l.weight)).collect();
+            let alone: Vec<_> = a.row_links(i, row, 0.15, 100).iter().map(|l| (l.key, l.weight)).collect();
+            assert_eq!(alone, mine, "row {i}");
         }
         assert!(a.row_links(3, &weights[..3], 0.0, 100).is_empty(), "no query 3");
         assert!(a.row_links(0, &weights[..2], 0.0, 100).is_empty(), "a row of 2 keys, not 3");
@@ -690,13 +679,13 @@ mod tests {
     fn without_focus_every_query_links_and_masked_pairs_never_do() {
         let a = arrows(3);
         let weights = [0.7, 0.2, 0.1, 0.0, 0.6, 0.4, 0.3, 0.3, 0.4];
-        let links = a.links(&weights, None, 0.0, 100);
+        let links = a.links(&weights, 0.0, 100);
         assert_eq!(links.len(), 8, "the 0.0 weight is a masked pair");
         assert!(links.windows(2).all(|w| w[0].weight <= w[1].weight));
-        let capped = a.links(&weights, None, 0.0, 2);
+        let capped = a.links(&weights, 0.0, 2);
         assert_eq!(capped.iter().map(|l| l.weight).collect::<Vec<_>>(), vec![0.6, 0.7]);
-        assert!(a.links(&weights, Some(9), 0.0, 100).is_empty());
-        assert!(a.links(&weights[..4], None, 0.0, 100).is_empty());
+        assert!(a.row_links(9, &weights[..3], 0.0, 100).is_empty());
+        assert!(a.links(&weights[..4], 0.0, 100).is_empty());
     }
 
     #[test]

@@ -732,16 +732,15 @@ impl ArrowGeometry {
         self.0.hit(x, y).and_then(|i| i32::try_from(i).ok()).unwrap_or(-1)
     }
 
-    /// The curves for `weights` (`(tokens, tokens)` row-major), flat, 9
-    /// numbers each: `query, key, weight, x0, y0, x1, y1, lineWidth,
-    /// opacity`, weakest first. `focus` -1 means every query.
-    pub fn links(&self, weights: &[f32], focus: i32, threshold: f32, max_links: usize) -> Vec<f32> {
-        let focus = usize::try_from(focus).ok();
-        flat_links(self.0.links(weights, focus, threshold, max_links))
+    /// The curves of every query of `weights` (`(tokens, keys)` row-major),
+    /// flat, 9 numbers each: `query, key, weight, x0, y0, x1, y1, lineWidth,
+    /// opacity`, weakest first.
+    pub fn links(&self, weights: &[f32], threshold: f32, max_links: usize) -> Vec<f32> {
+        flat_links(self.0.links(weights, threshold, max_links))
     }
 
-    /// [`links`](ArrowGeometry::links) of query `query` from its row of
-    /// weights alone: at 1,024 tokens, 4 KB cross into wasm instead of 4 MB.
+    /// The curves of the focused query `query`, from its row of weights
+    /// alone (at 1,024 tokens, 4 KB cross into wasm, not the 4 MB matrix).
     #[wasm_bindgen(js_name = rowLinks)]
     pub fn row_links(&self, query: usize, row: &[f32], threshold: f32, max_links: usize) -> Vec<f32> {
         flat_links(self.0.row_links(query, row, threshold, max_links))

@@ -225,7 +225,7 @@ fn the_nearest_words_of_king_are_royal() {
 #[wasm_bindgen_test]
 fn cross_arrows_link_queries_to_their_own_key_column() {
     let g = attention_wasm::ArrowGeometry::cross(2, 3, 300.0, 40.0, 12.0, 500.0);
-    let links = g.links(&[0.2, 0.3, 0.5, 0.6, 0.3, 0.1], 1, 0.0, 100);
+    let links = g.row_links(1, &[0.6, 0.3, 0.1], 0.0, 100);
     assert_eq!(links.len(), 3 * 9);
     assert_eq!((links[18], links[19], links[20]), (1.0, 0.0, 0.6), "strongest last");
     let y = g.top() + 2.5 * g.row_height();

@@ -152,7 +152,7 @@ fn geometry_hit_tests_cells_and_labels() {
     assert_eq!(g.hit(-5.0, -5.0), [0, -1, -1]);
 
     let arrows = ArrowGeometry::new(3, 300.0, 40.0, 12.0, 500.0);
-    let links = arrows.links(&[0.5, 0.3, 0.2, 0.1, 0.8, 0.1, 0.3, 0.3, 0.4], 0, 0.25, 100);
+    let links = arrows.row_links(0, &[0.5, 0.3, 0.2], 0.25, 100);
     assert_eq!(links.len(), 2 * 9, "0.2 is below the threshold");
     assert_eq!((links[0], links[1], links[2]), (0.0, 1.0, 0.3), "weakest first");
     assert_eq!(arrows.hit(1.0, arrows.top() + 2.5 * arrows.row_height()), 2);

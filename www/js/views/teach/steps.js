@@ -16,7 +16,6 @@ export function mountSteps(panel, ctx) {
   target.setAttribute('aria-label', 'Step by step');
   panel.append(target);
   let shown = null; // `${analysis key} ${focus} ${cell}` last rendered
-  const ownNearest = new WeakMap(); // engine → word → the words nearest to its own vector
 
   function hint(text) {
     target.replaceChildren(el('p', text, 'hint'));
@@ -64,23 +63,17 @@ export function mountSteps(panel, ctx) {
 
   /**
    * The nearest words of a row: in this frame when nothing needs fetching
-   * (the words nearest to a word's own vector are kept per word), else
-   * filled in after the paint, once the index and the candidates' shards are in.
+   * (the engine keeps its last searches), else filled in after the paint,
+   * once the index and the candidates' shards are in.
    */
   function fillNearest(analysis, i, { context, own, nodes }) {
     const d = analysis.dim;
     const show = (list) => list.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
-    const word = analysis.labels[i];
     const { engine } = ctx;
-    const known = engine ? ownNearest.get(engine)?.get(word) : null;
-    const mixed = engine?.nearestNow(analysis.contextOf(i), NEAREST);
-    const self = known ?? engine?.nearestNow(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST);
-    const keep = (list) => {
-      if (!ownNearest.has(engine)) ownNearest.set(engine, new Map());
-      ownNearest.get(engine).set(word, list);
-    };
+    const [output, input] = [analysis.contextOf(i), analysis.vectors.subarray(i * d, (i + 1) * d)];
+    const mixed = engine?.nearestNow(output, NEAREST);
+    const self = engine?.nearestNow(input, NEAREST);
     if (mixed && self) {
-      if (!known) keep(self);
       context.textContent = show(mixed);
       own.textContent = show(self);
       return;
@@ -89,10 +82,9 @@ export function mountSteps(panel, ctx) {
       if (!context.isConnected || ctx.engine !== engine || !engine) return;
       try {
         const [found, ownFound] = await Promise.all([
-          engine.nearest(analysis.contextOf(i), NEAREST),
-          known ?? engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
+          engine.nearest(output, NEAREST),
+          engine.nearest(input, NEAREST),
         ]);
-        keep(ownFound);
         context.textContent = show(found);
         own.textContent = show(ownFound);
       } catch {
