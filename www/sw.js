@@ -12,7 +12,7 @@
 
 const APP = 'attention-explorer-app-v1';
 const SHARDS = 'attention-explorer-shards-v1';
-const SHELL = ['./', 'index.html', 'embed.html', 'style.css', 'favicon.svg', 'examples.txt', 'pkg/attention_wasm.js', 'pkg/attention_wasm_bg.wasm'];
+const SHELL = ['./', 'index.html', 'embed.html', 'style.css', 'favicon.png', 'examples.txt', 'pkg/attention_wasm.js', 'pkg/attention_wasm_bg.wasm'];
 
 self.addEventListener('install', (event) => {
   // The shell is cached as the first visit fetches it; this only makes sure of the entry pages.

@@ -21,6 +21,7 @@ const TYPES = {
   '.css': 'text/css; charset=utf-8',
   '.wasm': 'application/wasm',
   '.svg': 'image/svg+xml',
+  '.png': 'image/png',
   '.txt': 'text/plain; charset=utf-8',
   '.aewv': 'application/octet-stream',
   '.aews': 'application/octet-stream',

@@ -58,6 +58,25 @@ test('a clicked cell shows its dot product term by term, and the steps add up', 
   await finish();
 });
 
+test('a key picked from the steps table with the keyboard keeps the focus, and the next key is one Tab away', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
+  await ready(page);
+  await page.waitForSelector('#explain .steps-table');
+  await page.locator('#explain .steps-table button', { hasText: /^queen$/ }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#explain .cell-steps h3')?.textContent.includes('queen'));
+  assert.equal((await hashOf(page)).cell, '3');
+  // The panel changed its numbers around the button: the focus is where it was.
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'queen');
+  assert.equal(await page.evaluate(() => document.activeElement?.closest('tr')?.classList.contains('picked')), true);
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('cell') === '4');
+  assert.match(await page.textContent('#explain .cell-steps h3'), /ruled/);
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'ruled');
+  await finish();
+});
+
 test('scaling on beside off shows the saturation of the same row', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=whatif'));
   await ready(page);

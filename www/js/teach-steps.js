@@ -9,7 +9,7 @@
 //   3. exp(s_j), their sum, w_j = exp(s_j) / Σ exp(s)
 //   4. context = Σ_j w_j · v_j
 
-import { el } from './dom.js';
+import { el, put } from './dom.js';
 
 /** Terms of a dot product listed before "the other terms" are collapsed. */
 export const TERMS_SHOWN = 6;
@@ -45,121 +45,194 @@ function factorText(settings, scaleDim, factor) {
  * opts: { word, keyLabels, steps, cell (or null), settings, scaleDim, values
  *         (flat (keys, valueDim) Float32Array), valueDim, title, onClear,
  *         onCell(j), fullyMasked, note (text, optional), extra (nodes appended) }
+ *
+ * A target keeps its panel: the next render changes the text of the same
+ * elements (a new sentence rewrites the numbers, not the table), so the
+ * browser restyles nothing and a focused key button keeps the focus.
  */
 export function renderSteps(target, opts) {
-  const { word, keyLabels, steps, cell, settings, scaleDim } = opts;
-  const head = el('div', null, 'explain-head');
-  const title = el('h2');
-  title.append(opts.title ?? 'How ', el('q', word), ' attends');
-  head.append(title);
-  if (opts.onClear) {
-    const clear = el('button', 'Clear focus', 'small');
-    clear.type = 'button';
-    clear.addEventListener('click', opts.onClear);
-    head.append(clear);
+  let panel = panels.get(target);
+  if (!panel) {
+    panel = new StepsPanel(target);
+    panels.set(target, panel);
   }
-  const nodes = [head];
-  if (opts.note) nodes.push(el('p', opts.note, 'note'));
-
-  const list = el('ol', null, 'steps');
-  list.append(
-    el('li', `Score each key: q·k, the dot product of the query vector of '${word}' with each key vector.`),
-    el('li', settings.scale || settings.temperature !== 1
-      ? `Scale: s = q·k × ${factorText(settings, scaleDim, steps.factor)}, so that long vectors do not make the softmax all-or-nothing.`
-      : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).'),
-    el('li', 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
-      (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : '')),
-    el('li', `Output: the context vector of '${word}' is the weighted sum of the value vectors, Σ weight × v.`),
-  );
-  nodes.push(list);
-
-  if (opts.fullyMasked) {
-    nodes.push(el('p', `Every key of '${word}' is masked, so it has no weights and its output is zero.`, 'note'));
-    target.replaceChildren(...nodes, ...(opts.extra ?? []));
-    return;
-  }
-
-  nodes.push(stepsTable(opts));
-  if (steps.sumOfExps === null) {
-    nodes.push(el('p', `exp(s) of the largest scores is beyond what a computer number holds, which is why the softmax is computed as exp(s − max) ÷ Σ exp(s − max) (max = ${num(steps.max)}): the same weights, no overflow.`, 'note'));
-  }
-
-  if (cell) nodes.push(cellSection(word, keyLabels[cell.key], cell));
-  if (opts.values && opts.valueDim) nodes.push(contextSection(word, keyLabels, steps, opts.values, opts.valueDim));
-  target.replaceChildren(...nodes, ...(opts.extra ?? []));
+  panel.render(opts);
 }
 
-/** Steps 1–3 as a table: one row per key (the strongest ones for a long row), the sums below. */
-function stepsTable(opts) {
-  const { keyLabels, steps, cell } = opts;
-  const n = keyLabels.length;
-  const table = el('table', null, 'steps-table');
-  const order = [...Array(n).keys()];
-  const strongest = [...order].sort((a, b) => steps.weights[b] - steps.weights[a]);
-  const listed = n > KEYS_SHOWN ? strongest.slice(0, KEYS_SHOWN) : order;
-  table.append(el('caption', n > KEYS_SHOWN ? `The ${KEYS_SHOWN} strongest of ${n} keys` : 'Every key; click one to see its dot product term by term'));
-  const hr = el('tr');
-  for (const [text, tip] of [
-    ['key', null], ['q·k', 'step 1: dot product'], ['s', 'step 2: scaled score'], ['exp(s)', 'step 3: as the tutorials print it'],
-    ['weight', 'step 3: exp(s) ÷ Σ exp(s)'], ['exp(s − max)', 'the same ratio, computed without overflow'],
-    ['cos', 'raw cosine similarity of q and k: the angle, without the lengths'], ['', null],
-  ]) {
-    const th = el('th', text);
-    th.scope = 'col';
-    if (tip) th.title = tip;
-    hr.append(th);
+const panels = new WeakMap(); // target → its StepsPanel
+
+class StepsPanel {
+  constructor(target) {
+    this.target = target;
+    this.opts = null;
+    this.title = el('h2');
+    this.clear = el('button', 'Clear focus', 'small');
+    this.clear.type = 'button';
+    this.clear.addEventListener('click', () => this.opts?.onClear?.());
+    this.head = el('div', null, 'explain-head');
+    this.note = el('p', null, 'note');
+    this.items = [0, 1, 2, 3].map(() => el('li'));
+    this.list = el('ol', null, 'steps');
+    this.list.append(...this.items);
+    this.maskedNote = el('p', null, 'note');
+    this.overflow = el('p', null, 'note');
+    this.table = new StepsTable(() => this.opts);
   }
-  const thead = el('thead');
-  thead.append(hr);
-  const tbody = el('tbody');
-  for (const j of listed) {
-    const tr = el('tr');
-    tr.dataset.key = String(j);
-    if (j === steps.query && keyLabels === opts.rowLabels) tr.className = 'self';
-    if (cell && cell.key === j) tr.classList.add('picked');
-    const th = el('th');
-    th.scope = 'row';
-    if (opts.onCell) {
-      const pick = el('button', keyLabels[j], 'link-button');
+
+  render(opts) {
+    this.opts = opts;
+    const { word, keyLabels, steps, cell, settings, scaleDim } = opts;
+    const heading = [opts.title ?? 'How ', word, ' attends'];
+    if (this.heading?.join('\n') !== heading.join('\n')) {
+      this.heading = heading;
+      this.title.replaceChildren(heading[0], el('q', word), heading[2]);
+    }
+    setChildren(this.head, opts.onClear ? [this.title, this.clear] : [this.title]);
+    const nodes = [this.head];
+    if (opts.note) nodes.push(text(this.note, opts.note));
+    const [score, scale, softmax, output] = this.items;
+    text(score, `Score each key: q·k, the dot product of the query vector of '${word}' with each key vector.`);
+    text(scale, settings.scale || settings.temperature !== 1
+      ? `Scale: s = q·k × ${factorText(settings, scaleDim, steps.factor)}, so that long vectors do not make the softmax all-or-nothing.`
+      : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).');
+    text(softmax, 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
+      (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : ''));
+    text(output, `Output: the context vector of '${word}' is the weighted sum of the value vectors, Σ weight × v.`);
+    nodes.push(this.list);
+
+    if (opts.fullyMasked) {
+      nodes.push(text(this.maskedNote, `Every key of '${word}' is masked, so it has no weights and its output is zero.`));
+    } else {
+      nodes.push(this.table.update(opts));
+      if (steps.sumOfExps === null) {
+        nodes.push(text(this.overflow, `exp(s) of the largest scores is beyond what a computer number holds, which is why the softmax is computed as exp(s − max) ÷ Σ exp(s − max) (max = ${num(steps.max)}): the same weights, no overflow.`));
+      }
+      if (cell) nodes.push(cellSection(word, keyLabels[cell.key], cell));
+      if (opts.values && opts.valueDim) nodes.push(contextSection(word, keyLabels, steps, opts.values, opts.valueDim));
+    }
+    setChildren(this.target, [...nodes, ...(opts.extra ?? [])]);
+  }
+}
+
+/**
+ * Steps 1–3 as a table: one row per key (the strongest ones for a long row),
+ * the sums below. Rows are kept from one render to the next, each with the
+ * same eight cells: key, q·k, s, exp(s), weight, exp(s − max), cos, bar.
+ */
+class StepsTable {
+  constructor(options) {
+    this.table = el('table', null, 'steps-table');
+    this.caption = el('caption');
+    const hr = el('tr');
+    for (const [label, tip] of [
+      ['key', null], ['q·k', 'step 1: dot product'], ['s', 'step 2: scaled score'], ['exp(s)', 'step 3: as the tutorials print it'],
+      ['weight', 'step 3: exp(s) ÷ Σ exp(s)'], ['exp(s − max)', 'the same ratio, computed without overflow'],
+      ['cos', 'raw cosine similarity of q and k: the angle, without the lengths'], ['', null],
+    ]) {
+      const th = el('th', label);
+      th.scope = 'col';
+      if (tip) th.title = tip;
+      hr.append(th);
+    }
+    const thead = el('thead');
+    thead.append(hr);
+    this.body = el('tbody');
+    const sumHead = el('th', 'sum');
+    sumHead.scope = 'row';
+    this.sums = [el('td', null, 'sum-of-exps'), el('td'), el('td', null, 'muted')];
+    const sum = el('tr');
+    sum.append(sumHead, el('td'), el('td'), ...this.sums, el('td'), el('td'));
+    const tfoot = el('tfoot');
+    tfoot.append(sum);
+    this.table.append(this.caption, thead, this.body, tfoot);
+    this.scroll = el('div', null, 'steps-scroll');
+    this.scroll.append(this.table);
+    // One listener for every key's button: a row's key changes with the sentence.
+    this.table.addEventListener('click', (event) => {
+      const button = event.target.closest?.('button[data-key]');
+      if (button) options()?.onCell?.(Number(button.dataset.key));
+    });
+  }
+
+  update(opts) {
+    const { keyLabels, steps, cell } = opts;
+    const n = keyLabels.length;
+    const order = [...Array(n).keys()];
+    const listed = n > KEYS_SHOWN ? order.sort((a, b) => steps.weights[b] - steps.weights[a]).slice(0, KEYS_SHOWN) : order;
+    text(this.caption, n > KEYS_SHOWN ? `The ${KEYS_SHOWN} strongest of ${n} keys` : 'Every key; click one to see its dot product term by term');
+    const rows = this.body.children;
+    while (rows.length > listed.length) this.body.lastChild.remove();
+    while (rows.length < listed.length) this.body.append(keyRow());
+    listed.forEach((j, k) => fillKeyRow(rows[k], j, opts, cell));
+    const [exps, total, shifted] = this.sums;
+    text(exps, steps.sumOfExps === null ? 'overflow' : num(steps.sumOfExps, 4));
+    text(total, weight(steps.weights.reduce((a, b) => a + b, 0)));
+    text(shifted, num(steps.shiftedSum, 4));
+    return this.scroll;
+  }
+}
+
+/** An empty row of the steps table: a key header and seven cells, the last a bar. */
+function keyRow() {
+  const tr = el('tr');
+  const th = el('th');
+  th.scope = 'row';
+  tr.append(th);
+  for (let c = 0; c < 6; c++) tr.append(el('td'));
+  const barCell = el('td', null, 'bar-cell');
+  barCell.append(el('span', null, 'bar'));
+  tr.append(barCell);
+  return tr;
+}
+
+/** Row `tr` of the steps table, for key `j`. */
+function fillKeyRow(tr, j, opts, cell) {
+  const { keyLabels, steps } = opts;
+  put(tr.dataset, 'key', String(j));
+  put(tr, 'className', [j === steps.query && keyLabels === opts.rowLabels ? 'self' : '', cell?.key === j ? 'picked' : ''].join(' ').trim());
+  const [th, dot, scaled, exp, w, shifted, cosine, barCell] = tr.children;
+  if (opts.onCell) {
+    let pick = th.firstElementChild;
+    if (!pick) {
+      pick = el('button', null, 'link-button');
       pick.type = 'button';
-      pick.title = `Show q·k for '${keyLabels[j]}' term by term`;
-      pick.addEventListener('click', () => opts.onCell(j));
-      th.append(pick);
-    } else {
-      th.textContent = keyLabels[j];
+      th.replaceChildren(pick);
     }
-    tr.append(th, el('td', num(steps.dots[j])));
-    if (steps.scaled[j] === null) {
-      tr.append(el('td', 'masked', 'masked'), el('td', '0', 'masked'), el('td', weight(0), 'weight'), el('td', '0', 'masked'));
-    } else {
-      tr.append(
-        el('td', num(steps.scaled[j], 3)),
-        el('td', steps.exps[j] === null ? 'overflow' : num(steps.exps[j], 4)),
-        el('td', weight(steps.weights[j]), 'weight'),
-        el('td', num(steps.shiftedExps[j], 4), 'muted'),
-      );
-    }
-    tr.append(el('td', steps.cosines[j].toFixed(3), 'muted'));
-    const bar = el('span', null, 'bar');
-    bar.style.width = `${(steps.weights[j] * 100).toFixed(1)}%`;
-    const barCell = el('td', null, 'bar-cell');
-    barCell.append(bar);
-    tr.append(barCell);
-    tbody.append(tr);
+    put(pick.dataset, 'key', String(j));
+    text(pick, keyLabels[j]);
+    put(pick, 'title', `Show q·k for '${keyLabels[j]}' term by term`);
+  } else {
+    text(th, keyLabels[j]);
   }
-  const tfoot = el('tfoot');
-  const sum = el('tr');
-  const sumHead = el('th', 'sum');
-  sumHead.scope = 'row';
-  sum.append(sumHead, el('td'), el('td'),
-    el('td', steps.sumOfExps === null ? 'overflow' : num(steps.sumOfExps, 4), 'sum-of-exps'),
-    el('td', weight(steps.weights.reduce((a, b) => a + b, 0))),
-    el('td', num(steps.shiftedSum, 4), 'muted'), el('td'), el('td'));
-  tfoot.append(sum);
-  table.append(thead, tbody, tfoot);
-  const scroll = el('div', null, 'steps-scroll');
-  scroll.append(table);
-  return scroll;
+  text(dot, num(steps.dots[j]));
+  const masked = steps.scaled[j] === null;
+  const cells = masked
+    ? [['masked', 'masked'], ['0', 'masked'], [weight(0), 'weight'], ['0', 'masked']]
+    : [[num(steps.scaled[j], 3), ''], [steps.exps[j] === null ? 'overflow' : num(steps.exps[j], 4), ''], [weight(steps.weights[j]), 'weight'], [num(steps.shiftedExps[j], 4), 'muted']];
+  [scaled, exp, w, shifted].forEach((td, k) => {
+    text(td, cells[k][0]);
+    put(td, 'className', cells[k][1]);
+  });
+  text(cosine, steps.cosines[j].toFixed(3));
+  put(cosine, 'className', 'muted');
+  put(barCell.firstChild.style, 'width', `${(steps.weights[j] * 100).toFixed(1)}%`);
+}
+
+/** Sets the text of `node` (in its one text node when it has one); returns `node`. */
+function text(node, value) {
+  const only = node.firstChild;
+  if (only && only === node.lastChild && only.nodeType === Node.TEXT_NODE) put(only, 'data', value);
+  else node.textContent = value;
+  return node;
+}
+
+/** Makes `nodes` the children of `parent`, moving only those out of place. */
+function setChildren(parent, nodes) {
+  nodes.forEach((node, k) => {
+    const at = parent.childNodes[k];
+    if (at !== node) parent.insertBefore(node, at ?? null);
+  });
+  while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
 }
 
 /** Step 1 of one cell: the terms of the dot product, largest first, the rest collapsed. */

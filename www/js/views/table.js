@@ -20,6 +20,13 @@ const ROW_HEIGHT = 26;
 /** In a long table: the width of the query column and of every key column. */
 const HEAD_WIDTH = 112;
 const COL_WIDTH = 64;
+/**
+ * Labels this long always fit a key column (50 px of text at 0.8rem: four
+ * of the widest letters), so their header cell needs no title to show the
+ * whole word. Most words are this short: setting a title on all 1,024 cells
+ * when the text shifts would restyle each of them.
+ */
+const ALWAYS_FITS = 4;
 /** Rows and columns rendered beyond the visible ones, on each side. */
 const OVERSCAN = 2;
 
@@ -167,7 +174,7 @@ class WeightsTable {
       // The cell's text node keeps its place: only its characters change.
       if (th.firstChild) put(th.firstChild, 'data', labels[j]);
       else th.textContent = labels[j];
-      put(th, 'title', long ? labels[j] : '');
+      put(th, 'title', long && labels[j].length > ALWAYS_FITS ? labels[j] : '');
     }
     // The same two <col>s, changed only where the size did: new ones would
     // make the browser lay out every cell of the table again.
