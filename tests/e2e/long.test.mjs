@@ -110,22 +110,34 @@ test('a 100,000-word paste is cut to the limit, said so, and the page stays usab
   await finish();
 });
 
-test('a teaching table of a long sentence lists its focused row and announces them all', async () => {
+test('a teaching table of a long sentence renders its focused row and the rows in view, and announces them all', async () => {
   const text = words(100);
   const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&lab=whatif&pad=128&lf=5'));
   await ready(page);
-  await page.waitForFunction(() => document.querySelector('#pad-weights tbody th')?.textContent);
-  const table = await page.locator('#pad-weights').evaluate((t) => ({
-    rows: [...t.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('th').textContent),
-    cells: t.querySelectorAll('tbody td').length,
-    count: t.getAttribute('aria-rowcount'),
+  await page.waitForFunction(() => document.querySelector('#pad-weights tbody tr.focused th')?.textContent);
+  const read = () => page.locator('#pad-weights').evaluate((t) => ({
+    rows: [...t.querySelectorAll('tbody tr:not(.spacer)')].map((tr) => [tr.getAttribute('aria-rowindex'), tr.querySelector('th').textContent]),
+    cells: t.querySelectorAll('tbody td:not(.spacer)').length,
+    header: t.querySelectorAll('thead th').length,
+    count: [t.getAttribute('aria-rowcount'), t.getAttribute('aria-colcount')],
     focused: t.querySelector('tbody tr.focused th')?.textContent,
   }));
-  // 100 words padded to 128 positions: one row of 128 cells, not 16,384.
-  assert.deepEqual(table.rows, [text.split(' ')[5].toLowerCase()]);
-  assert.equal(table.focused, table.rows[0]);
-  assert.equal(table.cells, 128);
-  assert.equal(table.count, '129');
+  const table = await read();
+  // 100 words padded to 128 positions: one header cell per position, the
+  // focused row among the rendered ones, far fewer cells than 16,384.
+  assert.equal(table.focused, text.split(' ')[5].toLowerCase());
+  assert.deepEqual(table.count, ['129', '129']);
+  assert.equal(table.header, 129);
+  assert.ok(table.cells < 2000, `${table.cells} cells rendered, not 16,384`);
+  // Scrolled to its end, it brings the last rows (the pads' own), in order.
+  await page.locator('#lab-whatif .teach-panel .table-scroll').last().evaluate((box) => {
+    box.scrollIntoView();
+    box.scrollTop = box.scrollHeight;
+  });
+  await page.waitForFunction(() => document.querySelector('#pad-weights tbody tr[aria-rowindex="129"]'));
+  const end = await read();
+  assert.deepEqual(end.rows.at(-1), ['129', '<pad>']);
+  assert.equal(end.focused, table.focused, 'the focused row stays');
   await finish();
 });
 

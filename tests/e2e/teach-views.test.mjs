@@ -154,7 +154,7 @@ test("cross-attention has A's words as rows and B's as columns", async () => {
   // 'tower' in A looks most at 'tower' in B, and its steps list B's words.
   const tower = rowNamed(table, 'tower').map(Number);
   assert.equal(tower.indexOf(Math.max(...tower)), 2);
-  await page.click('#lab-cross .teach-weights tbody tr:nth-child(5) th');
+  await page.click('#cross-weights tbody tr:nth-child(5) th');
   await page.locator('#lab-cross .overlay').focus();
   await page.keyboard.press('ArrowDown');
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('lf') === '1');
@@ -200,7 +200,7 @@ test('every new state survives a round trip through a link', async () => {
     hm: 'split', seed: '99', head: '3', hide: '0,5', b: 'The queen ruled', pq: '1 2', pk: '3 4; 5 6', pv: '', pwq: '', pwk: '',
     pwv: '', pn: 'a b', pdk: '9',
   });
-  assert.equal(await page.getAttribute('#lab-cross .teach-weights tbody tr:nth-child(3)', 'class'), 'focused');
+  assert.equal(await page.getAttribute('#cross-weights tbody tr:nth-child(3)', 'class'), 'focused');
   // The page's own focus and cell: the Steps tab shows that dot product term by term.
   await page.click('#tab-steps');
   await page.waitForSelector('#explain .cell-steps');

@@ -335,25 +335,3 @@ export function tableHead(corner, labels) {
   head.append(headRow);
   return head;
 }
-
-/**
- * Marks query row `focus` (or none) of a weights table made with `tableRow(i)`;
- * a table that lists the focused row only (`data-full="0"`) gets that row.
- */
-export function markTableFocus(table, focus, tableRow) {
-  if (table.dataset.full === '0') {
-    const shown = table.querySelector('tbody tr');
-    if (shown && Number(shown.dataset.row) !== (focus ?? 0)) shown.replaceWith(tableRow(focus ?? 0));
-  }
-  const previous = table.querySelector('tbody tr.focused');
-  if (previous) {
-    previous.classList.remove('focused');
-    previous.removeAttribute('aria-current');
-  }
-  if (focus === null) return;
-  const row = table.tBodies[0]?.rows[table.dataset.full === '1' ? focus : 0];
-  if (row && Number(row.dataset.row) === focus) {
-    row.classList.add('focused');
-    row.setAttribute('aria-current', 'true');
-  }
-}

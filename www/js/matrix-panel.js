@@ -6,51 +6,14 @@
 // hit-tests like the main views; it owns no state: a click or a key calls
 // `onFocus(row)` or `onCell(row, col)` and the owner re-renders.
 
-import { arrowLayout, heatmapLayout, hitAt, labelWidth, markTableFocus, paintBase, placeTooltip, sizeCanvas, tableHead } from './heatmap-view.js';
+import { arrowLayout, heatmapLayout, hitAt, labelWidth, paintBase, placeTooltip, sizeCanvas } from './heatmap-view.js';
 import { paintable } from './analysis.js';
 import { settingsCaption } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
 import { el, weight } from './teach-steps.js';
+import { WeightsTable } from './weights-table.js';
 
 const MAX_LINKS = 2000;
-
-/**
- * Past this many cells a teaching view's table lists only the focused row:
- * a 128 × 128 padding demo would otherwise build 16,384 cells on every
- * change (the page's own weights table holds every row, windowed).
- */
-const FULL_TABLE_CELLS = 4096;
-
-/** Row `i` of the weights table: 4 decimals, masked cells marked. */
-function tableRow(data, i) {
-  const tr = el('tr');
-  tr.dataset.row = String(i);
-  const th = el('th', data.rowLabels[i]);
-  th.scope = 'row';
-  tr.append(th);
-  for (let j = 0; j < data.cols; j++) {
-    const k = i * data.cols + j;
-    const td = el('td', weight(data.weights[k]));
-    if (data.masked[k]) {
-      td.className = 'masked';
-      td.title = data.padding[j] ? 'masked: padding' : 'masked';
-    }
-    tr.append(td);
-  }
-  return tr;
-}
-
-/** Builds the weights table for screen readers and tests: every row, or past FULL_TABLE_CELLS the focused one; markTableFocus marks (or swaps in) the focused row. */
-function weightsTable(table, data, caption, focus) {
-  const full = data.rows * data.cols <= FULL_TABLE_CELLS;
-  const body = el('tbody');
-  if (full) for (let i = 0; i < data.rows; i++) body.append(tableRow(data, i));
-  else body.append(tableRow(data, focus ?? 0));
-  const text = caption ?? 'Attention weights: rows are queries, columns are keys; a row sums to 1.';
-  table.replaceChildren(el('caption', full ? text : `${text} Of its ${data.rows} rows this lists the focused one.`), tableHead('query \\ key', data.colLabels), body);
-  table.dataset.full = full ? '1' : '0';
-  table.setAttribute('aria-rowcount', String(data.rows + 1));
-}
 
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
@@ -98,13 +61,14 @@ export class MatrixPanel {
     }
     root.append(views);
     if (options.table !== false) {
-      this.table = el('table', null, 'teach-weights');
+      this.table = el('table', null, 'weights-table');
       if (options.tableId) this.table.id = options.tableId;
       const scroll = el('div', null, 'table-scroll');
       scroll.tabIndex = 0;
       scroll.setAttribute('aria-label', `${options.name ?? 'Attention'} weights table, scrollable`);
       scroll.append(this.table);
       root.append(scroll);
+      this.weights = new WeightsTable(this.ctx, this.table);
     }
     this.#wire();
     this.ctx.figures.set(`panel-${options.tableId ?? options.name}`, {
@@ -134,9 +98,8 @@ export class MatrixPanel {
     this.caption.textContent = caption;
     if (fresh) {
       this.overlay.setAttribute('aria-label', `${this.options.name ?? 'Attention'} heatmap: ${data.rows} query rows by ${data.cols} key columns. Arrow keys move, Enter shows a cell's dot product, Escape clears. The same numbers are in the table below.`);
-      if (this.table) weightsTable(this.table, data, this.options.tableCaption, this.focus);
     }
-    if (this.table) markTableFocus(this.table, this.focus, (i) => tableRow(data, i));
+    this.weights?.show(data, this.focus);
     // A render that changes only the focus (a click anywhere on the page)
     // repaints the focus layer; the cells, labels and geometry stay.
     if (fresh || this.#laidOut?.theme !== this.options.theme() || this.#laidOut?.width !== this.#width()) this.layout();

@@ -8,12 +8,10 @@
 // reports its own hover (`onHover`), so that the two stay linked.
 
 import { el } from '../../dom.js';
-import { arrowLayout, HeatmapView, labelWidth, markTableFocus, paintBase, paintFocusArrows, sizeCanvas, tableHead, wireArrowClicks } from '../../heatmap-view.js';
+import { arrowLayout, HeatmapView, labelWidth, paintBase, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../../heatmap-view.js';
+import { WeightsTable } from '../../weights-table.js';
 import { paintOverlay } from '../../paint.js';
 import { MODEL_NAME } from './skeleton.js';
-
-/** Above this many tokens the table lists only the focused row. */
-const FULL_TABLE_LIMIT = 128;
 
 /** Outlines row `linked.row` or column `linked.col` (-1: none) of the matrix of `layout` on `ctx`. */
 export function paintLinked(ctx, layout, n, linked, theme) {
@@ -57,6 +55,8 @@ export class HeadView {
     });
     wireArrowClicks(dom.arrows, () => this.arrowGeometry, (index) => focusToken(index));
     dom.threshold.addEventListener('input', () => this.paintArrows());
+    this.table = new WeightsTable(ctx, dom.table, { note: dom.tableNote });
+    this.tableData = null; // the open head's matrix, as the table takes it
     ctx.observe(dom.heatBox, () => this.relayout());
     ctx.figures.set('model-head', {
       name: 'the trained model’s open head',
@@ -81,8 +81,8 @@ export class HeadView {
     const name = `Layer ${layer}, head ${head}`;
     this.dom.headName.textContent = name;
     this.dom.heatCaption.textContent = `${name}: each row is a query token, each column a key token; colour is the attention weight. Click a row or a cell to focus that query.`;
-    this.relayout();
     this.buildTable(layer, head, special);
+    this.relayout();
   }
 
   /** The open head as a figure to download (figure.js): the model's weights, and which head they are. */
@@ -142,35 +142,24 @@ export class HeadView {
     if (!this.hv) return;
     this.paintOverlay();
     this.paintArrows();
-    markTableFocus(this.dom.table, this.focus(), (i) => this.tableRow(i));
+    if (this.tableData) this.table.show(this.tableData, this.focus(), this.tableData.caption);
   }
 
   buildTable(layer, head, special) {
-    const { n, labels } = this.hv;
+    const { n, labels, weights } = this.hv;
     const { dom } = this;
-    const full = n <= FULL_TABLE_LIMIT;
-    const body = el('tbody');
-    for (const i of full ? [...Array(n).keys()] : [this.focus() ?? 0]) body.append(this.tableRow(i));
     const sums = special ? 'a row sums to 1' : 'a row sums to what the token did not send to [CLS] and [SEP]';
-    dom.table.replaceChildren(el('caption', `Attention weights of ${MODEL_NAME}, layer ${layer}, head ${head}: each row is a query token, each column a key token; ${sums}.`), tableHead('query \\ key', labels), body);
-    Object.assign(dom.table.dataset, { full: full ? '1' : '0', layer: String(layer), head: String(head) });
+    this.tableData = {
+      rows: n, cols: n, rowLabels: labels, colLabels: labels, weights, masked: null,
+      caption: `Attention weights of ${MODEL_NAME}, layer ${layer}, head ${head}: each row is a query token, each column a key token; ${sums}.`,
+    };
+    this.table.show(this.tableData, this.focus(), this.tableData.caption);
+    Object.assign(dom.table.dataset, { layer: String(layer), head: String(head) });
     dom.tableTitle.textContent = `Weights of layer ${layer}, head ${head}`;
-    dom.tableNote.textContent = full ? '' : `With ${n} tokens the table lists the focused row only.`;
     const glove = document.querySelector('table#weights:not(.model-table)');
     if (glove && glove !== dom.table) glove.id = 'glove-weights';
     dom.table.classList.add('model-table');
     dom.table.id = 'weights';
-  }
-
-  tableRow(i) {
-    const { n, labels, weights } = this.hv;
-    const tr = el('tr');
-    tr.dataset.row = String(i);
-    const th = el('th', labels[i]);
-    th.scope = 'row';
-    tr.append(th);
-    for (let j = 0; j < n; j++) tr.append(el('td', weights[i * n + j].toFixed(4)));
-    return tr;
   }
 
   /** Gives the page's table its id back (the view closed). */

@@ -1,0 +1,233 @@
+// Every weights table of the page (the sentence's `<table id="weights">`, the
+// teaching panels' and the trained model's open head): a real table for
+// screen readers, for copying and for the tests, one header cell per key,
+// one row per query, each weight written with 4 decimals.
+//
+// A long matrix (more than ALL_ROWS rows or columns) would make n² cells, a
+// million at 1,024 tokens, rebuilt on every change. There the table has
+// fixed column widths (so laying it out never measures a cell) and renders
+// only the cells in view, the focused query's row always among them, with
+// spacers that keep both scroll bars true; aria-rowcount, aria-colcount,
+// aria-rowindex and aria-colindex tell assistive technology the real size
+// and where each cell sits. Off screen it holds the focused row alone, and
+// fills in when scrolled into view. The header keeps one cell per key,
+// updated in place (typing a word changes one).
+
+import { attr, el, put } from './dom.js';
+
+/** Up to this many rows and columns every cell is rendered. */
+const ALL_ROWS = 16;
+/** Height of a row in CSS pixels (style.css keeps it fixed). */
+const ROW_HEIGHT = 26;
+/** In a long table: the width of the query column and of every key column. */
+const HEAD_WIDTH = 112;
+const COL_WIDTH = 64;
+/**
+ * Labels this long always fit a key column (50 px of text at 0.8rem: four
+ * of the widest letters), so their header cell needs no title to show the
+ * whole word. Most words are this short: setting a title on all 1,024 cells
+ * when the text shifts would restyle each of them.
+ */
+const ALWAYS_FITS = 4;
+/** Rows and columns rendered beyond the visible ones, on each side. */
+const OVERSCAN = 2;
+
+const CAPTION = 'Attention weights: each row is a query token, each column a key token; a row sums to 1.';
+
+export class WeightsTable {
+  /**
+   * `table`: the `<table>` to fill, inside its scrolling box (`.table-scroll`)
+   * if it has one. options: { note (an element that says, for a long table,
+   * how to reach its rows), longNote(rows) (that text) }
+   */
+  constructor(ctx, table, { note = null, longNote = (rows) => `${rows} rows: scroll the table, or focus a row, to bring it into view.` } = {}) {
+    this.ctx = ctx;
+    this.table = table;
+    this.scroll = table.closest('.table-scroll');
+    this.note = note;
+    this.longNote = longNote;
+    this.data = null;
+    this.caption = null;
+    this.focus = null;
+    this.columns = el('colgroup');
+    this.headRow = el('tr');
+    this.headRow.append(el('th', 'query \\ key'));
+    this.head = el('thead');
+    this.head.append(this.headRow);
+    this.body = el('tbody');
+    this.captionCell = el('caption');
+    // Where the table is scrolled, read only in its scroll event: reading it
+    // during an update would force a layout (of the whole table, off screen).
+    this.scrolled = { top: 0, left: 0 };
+    // Off screen (most of the time: the table is at the bottom), a long table
+    // keeps only the focused row: an update then lays out a few cells, not hundreds.
+    this.inView = true;
+    new IntersectionObserver(([entry]) => {
+      const was = this.inView;
+      this.inView = entry.isIntersecting;
+      if (this.inView && !was) this.drawRows();
+    }, { rootMargin: '200px' }).observe(this.scroll ?? table);
+    let frame = 0;
+    ctx.observe(this.scroll ?? table, () => this.drawRows());
+    this.scroll?.addEventListener('scroll', () => {
+      frame ||= requestAnimationFrame(() => {
+        frame = 0;
+        this.scrolled = { top: this.scroll.scrollTop, left: this.scroll.scrollLeft };
+        this.drawRows();
+      });
+    }, { passive: true });
+  }
+
+  /**
+   * Shows `data` ({ rows, cols, rowLabels, colLabels, weights, masked and
+   * padding (optional: a byte per cell and per key) }, as analysis.js
+   * panelData makes it) with query row `focus` (or null) marked, under `caption`.
+   */
+  show(data, focus, caption = CAPTION) {
+    this.focus = focus !== null && focus < data.rows ? focus : null;
+    if (data !== this.data || caption !== this.caption) {
+      this.data = data;
+      this.caption = caption;
+      this.build();
+    }
+    this.drawRows();
+  }
+
+  /** Empties the table (the matrix could not be computed). */
+  clear() {
+    this.data = null;
+    this.table.replaceChildren();
+    put(this.note, 'textContent', '');
+  }
+
+  get long() {
+    return Math.max(this.data.rows, this.data.cols) > ALL_ROWS;
+  }
+
+  /** Row `i`, with the cells of columns `from..=to` (spacers for the rest). */
+  row(i, [from, to]) {
+    const { cols, rowLabels, weights, masked, padding } = this.data;
+    const long = this.long;
+    const tr = el('tr');
+    tr.dataset.row = String(i);
+    tr.setAttribute('aria-rowindex', String(i + 2));
+    const th = el('th', rowLabels[i]);
+    th.scope = 'row';
+    if (long) th.title = rowLabels[i];
+    tr.append(th);
+    if (from > 0) tr.append(this.gap(from));
+    for (let j = from, k = i * cols + from; j <= to; j++, k++) {
+      const td = el('td', weights[k].toFixed(4));
+      if (long) td.setAttribute('aria-colindex', String(j + 2));
+      if (masked?.[k]) {
+        td.className = 'masked';
+        td.title = padding?.[j] ? 'masked: padding' : 'masked';
+      }
+      tr.append(td);
+    }
+    if (to < cols - 1) tr.append(this.gap(cols - 1 - to));
+    if (i === this.focus) {
+      tr.className = 'focused';
+      tr.setAttribute('aria-current', 'true');
+    }
+    return tr;
+  }
+
+  /** An empty cell in place of `count` columns. */
+  gap(count) {
+    const td = el('td', null, 'spacer');
+    td.colSpan = count;
+    td.setAttribute('aria-hidden', 'true');
+    return td;
+  }
+
+  /** A row of no cells in place of `count` rows (none for 0). */
+  spacer(count) {
+    if (count <= 0) return null;
+    const tr = el('tr', null, 'spacer');
+    tr.setAttribute('aria-hidden', 'true');
+    const td = el('td');
+    td.colSpan = this.data.cols + 1;
+    td.style.height = `${count * ROW_HEIGHT}px`;
+    tr.append(td);
+    return tr;
+  }
+
+  /** The first and last rows and columns in view (all of them for a short matrix). */
+  window() {
+    const { rows, cols } = this.data;
+    if (!this.long) return { rows: [0, rows - 1], cols: [0, cols - 1] };
+    const height = (this.scroll && this.ctx.heightOf(this.scroll)) || 320;
+    const width = (this.scroll && this.ctx.widthOf(this.scroll)) || 800;
+    const { top, left } = this.scrolled;
+    const first = Math.max(0, Math.floor((top - 2 * ROW_HEIGHT) / ROW_HEIGHT) - OVERSCAN);
+    const firstCol = Math.max(0, Math.floor((left - HEAD_WIDTH) / COL_WIDTH) - OVERSCAN);
+    return {
+      rows: [Math.min(first, rows - 1), Math.min(rows - 1, first + Math.ceil(height / ROW_HEIGHT) + 2 * OVERSCAN)],
+      cols: [Math.min(firstCol, cols - 1), Math.min(cols - 1, firstCol + Math.ceil(width / COL_WIDTH) + 2 * OVERSCAN)],
+    };
+  }
+
+  /** The rows in view, the focused row wherever it is, and spacers for the rest. */
+  drawRows() {
+    if (!this.data) return;
+    const { focus } = this;
+    const n = this.data.rows;
+    const { rows: [first, last], cols } = this.window();
+    if (this.long && !this.inView) {
+      const at = focus ?? 0;
+      this.body.replaceChildren(...[this.spacer(at), this.row(at, cols), this.spacer(n - 1 - at)].filter(Boolean));
+      return;
+    }
+    const children = [];
+    if (focus !== null && focus < first) children.push(this.spacer(focus), this.row(focus, cols), this.spacer(first - focus - 1));
+    else children.push(this.spacer(first));
+    for (let i = first; i <= last; i++) children.push(this.row(i, cols));
+    if (focus !== null && focus > last) children.push(this.spacer(focus - last - 1), this.row(focus, cols), this.spacer(n - 1 - focus));
+    else children.push(this.spacer(n - 1 - last));
+    this.body.replaceChildren(...children.filter(Boolean));
+  }
+
+  /** The caption, the header, the column widths and the size, for the data's labels. */
+  build() {
+    const { rows, cols, colLabels } = this.data;
+    const long = this.long;
+    if (!this.table.contains(this.body)) this.table.replaceChildren(this.captionCell, this.columns, this.head, this.body);
+    put(this.captionCell, 'textContent', this.caption);
+    // The header cells, changed only where a key did.
+    const cells = this.headRow.children;
+    while (cells.length > cols + 1) this.headRow.lastChild.remove();
+    for (let j = 0; j < cols; j++) {
+      let th = cells[j + 1];
+      if (!th) {
+        th = el('th');
+        th.scope = 'col';
+        this.headRow.append(th);
+      }
+      // The cell's text node keeps its place: only its characters change.
+      if (th.firstChild) put(th.firstChild, 'data', colLabels[j]);
+      else th.textContent = colLabels[j];
+      put(th, 'title', long && colLabels[j].length > ALWAYS_FITS ? colLabels[j] : '');
+    }
+    // The same two <col>s, changed only where the size did: new ones would
+    // make the browser lay out every cell of the table again.
+    if (long) {
+      if (!this.columns.firstChild) this.columns.append(col(HEAD_WIDTH), col(COL_WIDTH));
+      put(this.columns.lastChild, 'span', cols);
+    } else if (this.columns.firstChild) {
+      this.columns.replaceChildren();
+    }
+    put(this.table.style, 'width', long ? `${HEAD_WIDTH + cols * COL_WIDTH}px` : '');
+    attr(this.table, 'aria-rowcount', String(rows + 1));
+    attr(this.table, 'aria-colcount', String(cols + 1));
+    put(this.table.dataset, 'full', long ? '0' : '1');
+    put(this.note, 'textContent', long ? this.longNote(rows) : '');
+  }
+}
+
+/** A `<col>` of `width` pixels. */
+function col(width) {
+  const column = el('col');
+  column.style.width = `${width}px`;
+  return column;
+}
