@@ -325,11 +325,13 @@ export class AnalysisJob {
     return new Analysis(this.engine, this.state, raw, this.tokens);
   }
 
-  /** Stops: the rows computed so far are dropped. */
+  /** Stops: the rows computed so far are dropped, and so is a result not handed over yet (`result`). */
   free() {
     clearTimeout(this.timer);
     this.job?.free();
     this.job = null;
+    this.result?.free();
+    this.result = null;
   }
 }
 

@@ -263,15 +263,22 @@ class Page {
     job.shown = { pending: true, computing: job, tokens: job.tokens, n: 0, state: job.state };
     this.running = job;
     job.run((done) => {
-      this.running = null;
-      this.complete?.free();
-      this.complete = done;
-      done.version = version;
       // The heatmap's bitmap (a million cells at 1,024 tokens) in a task of
-      // its own too, then the views: each task stays short.
+      // its own too, then the views: each task stays short. Until the views'
+      // task the job stays the one running, so that a render in between (a
+      // shard's redraw, say) keeps showing "computing" rather than drawing
+      // every view and the bitmap in one long task.
+      job.result = done;
       job.timer = setTimeout(() => {
-        if (this.complete === done) done.prepare(this.store.get().palette);
-        job.timer = setTimeout(() => this.render(), 0);
+        done.prepare(this.store.get().palette);
+        job.timer = setTimeout(() => {
+          job.result = null;
+          this.running = null;
+          this.complete?.free();
+          this.complete = done;
+          done.version = version;
+          this.render();
+        }, 0);
       }, 0);
     });
     return job.shown;
