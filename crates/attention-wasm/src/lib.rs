@@ -454,9 +454,12 @@ impl SentenceAnalysis {
         self.analysis.used_tokens().map(|t| t.text.clone()).collect()
     }
 
-    /// Softmax weights, `(size, size)` row-major; 0 where masked.
-    pub fn weights(&self) -> Vec<f32> {
-        self.analysis.attention.weights.clone()
+    /// Softmax weights, `(size, size)` row-major; 0 where masked. One copy
+    /// out of wasm memory (a `Vec` return would clone the matrix in wasm
+    /// first: 4 MB twice at 1,024 tokens).
+    #[wasm_bindgen(js_name = weights)]
+    pub fn weights_array(&self) -> js_sys::Float32Array {
+        js_sys::Float32Array::from(&self.analysis.attention.weights[..])
     }
 
     /// `1` for each masked pair (weight 0 by the mask, not by the numbers),
@@ -469,6 +472,13 @@ impl SentenceAnalysis {
     #[wasm_bindgen(js_name = fullyMasked)]
     pub fn fully_masked(&self) -> Vec<u8> {
         self.analysis.attention.fully_masked.iter().map(|m| u8::from(*m)).collect()
+    }
+}
+
+impl SentenceAnalysis {
+    /// The weights of [`weights_array`](SentenceAnalysis::weights_array), for Rust callers.
+    pub fn weights(&self) -> Vec<f32> {
+        self.analysis.attention.weights.clone()
     }
 }
 

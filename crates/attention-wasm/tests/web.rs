@@ -47,6 +47,8 @@ fn king_row_matches_the_tutorial() {
     }
     assert_eq!(a.labels(), ["the", "king", "and", "queen", "ruled", "the", "kingdom"]);
     assert!((a.factor() - 1.0 / 50f64.sqrt()).abs() < 1e-12);
+    // What the page reads (`weights` in JS): the same 49 numbers, bit for bit.
+    assert_eq!(a.weights_array().to_vec(), weights);
 }
 
 #[wasm_bindgen_test]
