@@ -7,7 +7,6 @@
 // (`linked`: a token's row or column, from the queries-and-keys picture) and
 // reports its own hover (`onHover`), so that the two stay linked.
 
-import { el } from '../../dom.js';
 import { arrowLayout, HeatmapView, labelWidth, paintBase, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../../heatmap-view.js';
 import { WeightsTable } from '../../weights-table.js';
 import { paintOverlay } from '../../paint.js';
