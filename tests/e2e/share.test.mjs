@@ -55,7 +55,11 @@ test('every control goes into the link, and a fresh browser opens exactly the sa
 test('the Share panel offers the link and both snippets for the view on screen', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=heads&h=10'));
   await ready(page);
+  // The tab draws after the first paint, and moves what is below it: click
+  // the Share button where a user sees it, once the tab is drawn.
+  await page.waitForSelector('#heads-weights tbody tr');
   await page.click('#share-open');
+  await page.waitForSelector('#share-panel:not([hidden])');
   assert.equal(await page.inputValue('#share-view'), 'heads', 'the open tab is what is on screen');
   const iframe = await page.inputValue('#share-iframe');
   const src = iframe.match(/<iframe src="([^"]+)"/)[1].replace(/&amp;/g, '&');
