@@ -224,7 +224,10 @@ test('the teaching views are keyboard-reachable and every control has a name', a
   assert.ok(await page.isVisible('#lab-play'));
   assert.ok(!(await page.isVisible('#lab-whatif')));
   assert.equal((await hashOf(page)).lab, 'play');
-  // Tab reaches the playground's fields; typing there recomputes.
+  // Tab reaches the playground's fields once they are there (the tab's
+  // module loads on first use, and with frames 200 ms late that can come
+  // after the panel shows); typing there recomputes.
+  await page.waitForSelector('#play-preset');
   await page.keyboard.press('Tab');
   const reached = [];
   for (let k = 0; k < 4; k++) {
