@@ -23,6 +23,27 @@ export function putField(field, value) {
   if (field && document.activeElement !== field) put(field, 'value', value);
 }
 
+/**
+ * Sets the text of `node`, changing the characters of its one text node when
+ * it has one (so the node keeps its place: the browser re-lays out the text
+ * alone); returns `node`.
+ */
+export function putText(node, value) {
+  const only = node.firstChild;
+  if (only && only === node.lastChild && only.nodeType === Node.TEXT_NODE) put(only, 'data', value);
+  else node.textContent = value;
+  return node;
+}
+
+/** Makes `nodes` the children of `parent`, moving only those out of place. */
+export function setChildren(parent, nodes) {
+  nodes.forEach((node, k) => {
+    const at = parent.childNodes[k];
+    if (at !== node) parent.insertBefore(node, at ?? null);
+  });
+  while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
+}
+
 /** Sets or removes an attribute only when it differs. */
 export function attr(element, name, value) {
   if (!element) return;

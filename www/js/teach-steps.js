@@ -9,7 +9,7 @@
 //   3. exp(s_j), their sum, w_j = exp(s_j) / Σ exp(s)
 //   4. context = Σ_j w_j · v_j
 
-import { el, put } from './dom.js';
+import { el, put, putText, setChildren } from './dom.js';
 
 /** Terms of a dot product listed before "the other terms" are collapsed. */
 export const TERMS_SHOWN = 6;
@@ -82,30 +82,30 @@ class StepsPanel {
   render(opts) {
     this.opts = opts;
     const { word, keyLabels, steps, cell, settings, scaleDim } = opts;
-    const heading = [opts.title ?? 'How ', word, ' attends'];
-    if (this.heading?.join('\n') !== heading.join('\n')) {
-      this.heading = heading;
-      this.title.replaceChildren(heading[0], el('q', word), heading[2]);
+    const title = opts.title ?? 'How ';
+    if (this.heading?.title !== title || this.heading.word !== word) {
+      this.heading = { title, word };
+      this.title.replaceChildren(title, el('q', word), ' attends');
     }
     setChildren(this.head, opts.onClear ? [this.title, this.clear] : [this.title]);
     const nodes = [this.head];
-    if (opts.note) nodes.push(text(this.note, opts.note));
+    if (opts.note) nodes.push(putText(this.note, opts.note));
     const [score, scale, softmax, output] = this.items;
-    text(score, `Score each key: q·k, the dot product of the query vector of '${word}' with each key vector.`);
-    text(scale, settings.scale || settings.temperature !== 1
+    putText(score, `Score each key: q·k, the dot product of the query vector of '${word}' with each key vector.`);
+    putText(scale, settings.scale || settings.temperature !== 1
       ? `Scale: s = q·k × ${factorText(settings, scaleDim, steps.factor)}, so that long vectors do not make the softmax all-or-nothing.`
       : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).');
-    text(softmax, 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
+    putText(softmax, 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
       (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : ''));
-    text(output, `Output: the context vector of '${word}' is the weighted sum of the value vectors, Σ weight × v.`);
+    putText(output, `Output: the context vector of '${word}' is the weighted sum of the value vectors, Σ weight × v.`);
     nodes.push(this.list);
 
     if (opts.fullyMasked) {
-      nodes.push(text(this.maskedNote, `Every key of '${word}' is masked, so it has no weights and its output is zero.`));
+      nodes.push(putText(this.maskedNote, `Every key of '${word}' is masked, so it has no weights and its output is zero.`));
     } else {
       nodes.push(this.table.update(opts));
       if (steps.sumOfExps === null) {
-        nodes.push(text(this.overflow, `exp(s) of the largest scores is beyond what a computer number holds, which is why the softmax is computed as exp(s − max) ÷ Σ exp(s − max) (max = ${num(steps.max)}): the same weights, no overflow.`));
+        nodes.push(putText(this.overflow, `exp(s) of the largest scores is beyond what a computer number holds, which is why the softmax is computed as exp(s − max) ÷ Σ exp(s − max) (max = ${num(steps.max)}): the same weights, no overflow.`));
       }
       if (cell) nodes.push(cellSection(word, keyLabels[cell.key], cell));
       if (opts.values && opts.valueDim) nodes.push(contextSection(word, keyLabels, steps, opts.values, opts.valueDim));
@@ -159,15 +159,15 @@ class StepsTable {
     const n = keyLabels.length;
     const order = [...Array(n).keys()];
     const listed = n > KEYS_SHOWN ? order.sort((a, b) => steps.weights[b] - steps.weights[a]).slice(0, KEYS_SHOWN) : order;
-    text(this.caption, n > KEYS_SHOWN ? `The ${KEYS_SHOWN} strongest of ${n} keys` : 'Every key; click one to see its dot product term by term');
+    putText(this.caption, n > KEYS_SHOWN ? `The ${KEYS_SHOWN} strongest of ${n} keys` : 'Every key; click one to see its dot product term by term');
     const rows = this.body.children;
     while (rows.length > listed.length) this.body.lastChild.remove();
     while (rows.length < listed.length) this.body.append(keyRow());
     listed.forEach((j, k) => fillKeyRow(rows[k], j, opts, cell));
     const [exps, total, shifted] = this.sums;
-    text(exps, steps.sumOfExps === null ? 'overflow' : num(steps.sumOfExps, 4));
-    text(total, weight(steps.weights.reduce((a, b) => a + b, 0)));
-    text(shifted, num(steps.shiftedSum, 4));
+    putText(exps, steps.sumOfExps === null ? 'overflow' : num(steps.sumOfExps, 4));
+    putText(total, weight(steps.weights.reduce((a, b) => a + b, 0)));
+    putText(shifted, num(steps.shiftedSum, 4));
     return this.scroll;
   }
 }
@@ -178,7 +178,8 @@ function keyRow() {
   const th = el('th');
   th.scope = 'row';
   tr.append(th);
-  for (let c = 0; c < 6; c++) tr.append(el('td'));
+  for (let c = 0; c < 5; c++) tr.append(el('td'));
+  tr.append(el('td', null, 'muted')); // the cosine
   const barCell = el('td', null, 'bar-cell');
   barCell.append(el('span', null, 'bar'));
   tr.append(barCell);
@@ -199,40 +200,22 @@ function fillKeyRow(tr, j, opts, cell) {
       th.replaceChildren(pick);
     }
     put(pick.dataset, 'key', String(j));
-    text(pick, keyLabels[j]);
+    putText(pick, keyLabels[j]);
     put(pick, 'title', `Show q·k for '${keyLabels[j]}' term by term`);
   } else {
-    text(th, keyLabels[j]);
+    putText(th, keyLabels[j]);
   }
-  text(dot, num(steps.dots[j]));
+  putText(dot, num(steps.dots[j]));
   const masked = steps.scaled[j] === null;
   const cells = masked
     ? [['masked', 'masked'], ['0', 'masked'], [weight(0), 'weight'], ['0', 'masked']]
     : [[num(steps.scaled[j], 3), ''], [steps.exps[j] === null ? 'overflow' : num(steps.exps[j], 4), ''], [weight(steps.weights[j]), 'weight'], [num(steps.shiftedExps[j], 4), 'muted']];
   [scaled, exp, w, shifted].forEach((td, k) => {
-    text(td, cells[k][0]);
+    putText(td, cells[k][0]);
     put(td, 'className', cells[k][1]);
   });
-  text(cosine, steps.cosines[j].toFixed(3));
-  put(cosine, 'className', 'muted');
+  putText(cosine, steps.cosines[j].toFixed(3));
   put(barCell.firstChild.style, 'width', `${(steps.weights[j] * 100).toFixed(1)}%`);
-}
-
-/** Sets the text of `node` (in its one text node when it has one); returns `node`. */
-function text(node, value) {
-  const only = node.firstChild;
-  if (only && only === node.lastChild && only.nodeType === Node.TEXT_NODE) put(only, 'data', value);
-  else node.textContent = value;
-  return node;
-}
-
-/** Makes `nodes` the children of `parent`, moving only those out of place. */
-function setChildren(parent, nodes) {
-  nodes.forEach((node, k) => {
-    const at = parent.childNodes[k];
-    if (at !== node) parent.insertBefore(node, at ?? null);
-  });
-  while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
 }
 
 /** Step 1 of one cell: the terms of the dot product, largest first, the rest collapsed. */

@@ -13,7 +13,7 @@
 // fills in when scrolled into view. The header keeps one cell per key,
 // updated in place (typing a word changes one).
 
-import { attr, el, put } from './dom.js';
+import { attr, el, put, putText } from './dom.js';
 
 /** Up to this many rows and columns every cell is rendered. */
 const ALL_ROWS = 16;
@@ -47,7 +47,6 @@ export class WeightsTable {
     this.note = note;
     this.longNote = longNote;
     this.data = null;
-    this.caption = null;
     this.focus = null;
     this.columns = el('colgroup');
     this.headRow = el('tr');
@@ -80,14 +79,13 @@ export class WeightsTable {
 
   /**
    * Shows `data` ({ rows, cols, rowLabels, colLabels, weights, masked and
-   * padding (optional: a byte per cell and per key) }, as analysis.js
-   * panelData makes it) with query row `focus` (or null) marked, under `caption`.
+   * padding (optional: a byte per cell and per key), caption (optional) },
+   * as analysis.js panelData makes it) with query row `focus` (or null) marked.
    */
-  show(data, focus, caption = CAPTION) {
+  show(data, focus) {
     this.focus = focus !== null && focus < data.rows ? focus : null;
-    if (data !== this.data || caption !== this.caption) {
+    if (data !== this.data) {
       this.data = data;
-      this.caption = caption;
       this.build();
     }
     this.drawRows();
@@ -193,7 +191,7 @@ export class WeightsTable {
     const { rows, cols, colLabels } = this.data;
     const long = this.long;
     if (!this.table.contains(this.body)) this.table.replaceChildren(this.captionCell, this.columns, this.head, this.body);
-    put(this.captionCell, 'textContent', this.caption);
+    put(this.captionCell, 'textContent', this.data.caption ?? CAPTION);
     // The header cells, changed only where a key did.
     const cells = this.headRow.children;
     while (cells.length > cols + 1) this.headRow.lastChild.remove();
@@ -204,9 +202,7 @@ export class WeightsTable {
         th.scope = 'col';
         this.headRow.append(th);
       }
-      // The cell's text node keeps its place: only its characters change.
-      if (th.firstChild) put(th.firstChild, 'data', colLabels[j]);
-      else th.textContent = colLabels[j];
+      putText(th, colLabels[j]);
       put(th, 'title', long && colLabels[j].length > ALWAYS_FITS ? colLabels[j] : '');
     }
     // The same two <col>s, changed only where the size did: new ones would

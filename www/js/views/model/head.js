@@ -141,7 +141,7 @@ export class HeadView {
     if (!this.hv) return;
     this.paintOverlay();
     this.paintArrows();
-    if (this.tableData) this.table.show(this.tableData, this.focus(), this.tableData.caption);
+    if (this.tableData) this.table.show(this.tableData, this.focus());
   }
 
   buildTable(layer, head, special) {
@@ -152,7 +152,7 @@ export class HeadView {
       rows: n, cols: n, rowLabels: labels, colLabels: labels, weights, masked: null,
       caption: `Attention weights of ${MODEL_NAME}, layer ${layer}, head ${head}: each row is a query token, each column a key token; ${sums}.`,
     };
-    this.table.show(this.tableData, this.focus(), this.tableData.caption);
+    this.table.show(this.tableData, this.focus());
     Object.assign(dom.table.dataset, { layer: String(layer), head: String(head) });
     dom.tableTitle.textContent = `Weights of layer ${layer}, head ${head}`;
     const glove = document.querySelector('table#weights:not(.model-table)');
