@@ -41,6 +41,19 @@ test('at 1,024 tokens the table holds the focused row and tells its real size', 
   await page.locator('.weights-section .table-scroll').evaluate((box) => { box.scrollTop = 26 * 300; box.scrollLeft = 64 * 900; });
   await page.waitForFunction(() => document.querySelector('#weights tbody tr[aria-rowindex="310"] td[aria-colindex="902"]'));
   assert.ok(await page.locator('#weights tr.focused td[aria-colindex="902"]').count(), 'the focused row scrolls with the others');
+  // Focusing a row in view marks it, and it alone; its weights stay as they were.
+  const rowText = (index) => page.locator(`#weights tbody tr[aria-rowindex="${index}"]`).evaluate((tr) => tr.textContent);
+  const before = await rowText(307);
+  await page.evaluate(() => { location.hash = location.hash.replace('focus=700', 'focus=305'); });
+  await page.waitForFunction(() => document.querySelector('#weights tr.focused')?.getAttribute('aria-rowindex') === '307');
+  assert.equal(await page.locator('#weights tbody tr.focused').count(), 1);
+  assert.equal(await page.locator('#weights tbody tr[aria-current="true"]').count(), 1);
+  assert.equal(await page.locator('#weights tbody tr[aria-rowindex="702"]').count(), 0, 'the row focused before, out of view, is gone');
+  assert.equal(await rowText(307), before);
+  // …and the next focus in view moves the mark.
+  await page.evaluate(() => { location.hash = location.hash.replace('focus=305', 'focus=306'); });
+  await page.waitForFunction(() => document.querySelector('#weights tr.focused')?.getAttribute('aria-rowindex') === '308');
+  assert.deepEqual(await page.locator('#weights tbody tr[aria-current="true"]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('aria-rowindex'))), ['308']);
   assert.match(await page.textContent('#weights-note'), /1024 rows/);
   await finish();
 });

@@ -121,8 +121,8 @@ export function paintFocusArrows(canvas, geometry, view, focus, share, theme, ou
   const strongest = row ? row.reduce((a, b) => Math.max(a, b), 0) : view.scaleMax;
   const threshold = share * strongest;
   if (output) {
-    output.textContent = `${Math.round(share * 100)} %`;
-    output.title = `weights below ${threshold.toFixed(4)} are hidden`;
+    put(output, 'textContent', `${Math.round(share * 100)} %`);
+    put(output, 'title', `weights below ${threshold.toFixed(4)} are hidden`);
   }
   const links = row ? geometry.rowLinks(focus, row, threshold, MAX_LINKS) : geometry.links(view.weights, threshold, MAX_LINKS);
   paintArrows(canvas.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);

@@ -125,7 +125,7 @@ class Page {
     this.typing = false;
     this.fetchTimer = 0;
     this.ensuring = null; // the text whose shards are being fetched
-    this.checked = null; // { engine, version, text } last found within the limits with every shard in
+    this.checked = null; // { engine, version, text, settled } last found within the limits with every shard in (settled: none failed)
     let frame = 0;
     this.ctx.refresh = () => {
       frame ||= requestAnimationFrame(() => {
@@ -219,8 +219,10 @@ class Page {
     // A long analysis of another text, or other options, is not worth finishing.
     if (this.running && !sameAnalysis(this.running.state, state)) this.stopJob();
     const { checked } = this;
-    // Checked once per text and set of shards, not on every render (a focus click, a slider).
-    if (checked?.engine !== engine || checked.version !== engine.vectors.version || checked.text !== text) {
+    // Checked once per text, not on every render (a focus click, a slider);
+    // again when a shard arrives only if one had failed (a retry can bring
+    // words of this text): else every shard it needs was in already.
+    if (checked?.engine !== engine || checked.text !== text || (!checked.settled && checked.version !== engine.vectors.version)) {
       // A text beyond the limit is cut: first roughly (before any shard is
       // fetched for it), then exactly after its last word that fits.
       const rough = chunkCut(state.sentence, 2 * this.ctx.wasm.maxTokens());
@@ -228,7 +230,7 @@ class Page {
       if (!engine.vectors.ready(text)) return this.fetch(state, text);
       const exact = engine.explorer.knownCut(state.sentence, this.ctx.wasm.maxTokens());
       if (exact >= 0) return this.cut(state, exact);
-      this.checked = { engine, version: engine.vectors.version, text };
+      this.checked = { engine, version: engine.vectors.version, text, settled: engine.vectors.failed.size === 0 };
     }
     const { complete, running } = this;
     // An analysis (or one being computed) that left out words still loading

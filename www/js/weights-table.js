@@ -13,7 +13,7 @@
 // fills in when scrolled into view. The header keeps one cell per key,
 // updated in place (typing a word changes one).
 
-import { attr, el, put, putText } from './dom.js';
+import { attr, el, put, putText, setChildren } from './dom.js';
 
 /** Up to this many rows and columns every cell is rendered. */
 const ALL_ROWS = 16;
@@ -29,6 +29,8 @@ const COL_WIDTH = 64;
  * when the text shifts would restyle each of them.
  */
 const ALWAYS_FITS = 4;
+/** The widest colspan HTML keeps (a larger one reads back as this, and would be written again on every draw). */
+const MAX_SPAN = 1000;
 /** Rows and columns rendered beyond the visible ones, on each side. */
 const OVERSCAN = 2;
 
@@ -55,6 +57,10 @@ export class WeightsTable {
     this.head.append(this.headRow);
     this.body = el('tbody');
     this.captionCell = el('caption');
+    this.rows = new Map(); // query row → its <tr>, while the data and the columns in view stay
+    this.rowsOf = null;
+    this.rowsMade = null; // the columns the kept rows have cells for
+    this.spacers = []; // the spacer rows, reused
     // Where the table is scrolled, read only in its scroll event: reading it
     // during an update would force a layout (of the whole table, off screen).
     this.scrolled = { top: 0, left: 0 };
@@ -124,31 +130,15 @@ export class WeightsTable {
       tr.append(td);
     }
     if (to < cols - 1) tr.append(this.gap(cols - 1 - to));
-    if (i === this.focus) {
-      tr.className = 'focused';
-      tr.setAttribute('aria-current', 'true');
-    }
     return tr;
   }
 
   /** An empty cell in place of `count` columns. */
   gap(count) {
     const td = el('td', null, 'spacer');
-    td.colSpan = count;
+    td.colSpan = Math.min(MAX_SPAN, count);
     td.setAttribute('aria-hidden', 'true');
     return td;
-  }
-
-  /** A row of no cells in place of `count` rows (none for 0). */
-  spacer(count) {
-    if (count <= 0) return null;
-    const tr = el('tr', null, 'spacer');
-    tr.setAttribute('aria-hidden', 'true');
-    const td = el('td');
-    td.colSpan = this.data.cols + 1;
-    td.style.height = `${count * ROW_HEIGHT}px`;
-    tr.append(td);
-    return tr;
   }
 
   /** The first and last rows and columns in view (all of them for a short matrix). */
@@ -166,24 +156,77 @@ export class WeightsTable {
     };
   }
 
-  /** The rows in view, the focused row wherever it is, and spacers for the rest. */
+  /**
+   * The rows in view, the focused row wherever it is, and spacers for the
+   * rest. Rows already in the table stay (a new focus moves a class, a
+   * scroll adds the rows that came into view): rebuilding them would make the
+   * browser lay out the whole table, 1,024 header cells of it, again.
+   */
   drawRows() {
     if (!this.data) return;
     const { focus } = this;
     const n = this.data.rows;
     const { rows: [first, last], cols } = this.window();
+    const made = `${cols[0]} ${cols[1]}`;
+    if (this.rowsOf !== this.data || this.rowsMade !== made) {
+      this.rowsOf = this.data;
+      this.rowsMade = made;
+      this.rows = new Map();
+    }
+    const kept = new Map();
+    const spacers = [];
+    const children = [];
+    const row = (i) => {
+      const tr = this.rows.get(i) ?? this.row(i, cols);
+      kept.set(i, tr);
+      const focused = i === focus;
+      put(tr, 'className', focused ? 'focused' : '');
+      attr(tr, 'aria-current', focused ? 'true' : null);
+      children.push(tr);
+    };
+    const gap = (count) => {
+      if (count <= 0) return;
+      const tr = this.spacerRow(spacers.length);
+      spacers.push(tr);
+      put(tr.firstChild, 'colSpan', Math.min(MAX_SPAN, this.data.cols + 1));
+      put(tr.firstChild.style, 'height', `${count * ROW_HEIGHT}px`);
+      children.push(tr);
+    };
     if (this.long && !this.inView) {
       const at = focus ?? 0;
-      this.body.replaceChildren(...[this.spacer(at), this.row(at, cols), this.spacer(n - 1 - at)].filter(Boolean));
-      return;
+      gap(at);
+      row(at);
+      gap(n - 1 - at);
+    } else {
+      if (focus !== null && focus < first) {
+        gap(focus);
+        row(focus);
+        gap(first - focus - 1);
+      } else {
+        gap(first);
+      }
+      for (let i = first; i <= last; i++) row(i);
+      if (focus !== null && focus > last) {
+        gap(focus - last - 1);
+        row(focus);
+        gap(n - 1 - focus);
+      } else {
+        gap(n - 1 - last);
+      }
     }
-    const children = [];
-    if (focus !== null && focus < first) children.push(this.spacer(focus), this.row(focus, cols), this.spacer(first - focus - 1));
-    else children.push(this.spacer(first));
-    for (let i = first; i <= last; i++) children.push(this.row(i, cols));
-    if (focus !== null && focus > last) children.push(this.spacer(focus - last - 1), this.row(focus, cols), this.spacer(n - 1 - focus));
-    else children.push(this.spacer(n - 1 - last));
-    this.body.replaceChildren(...children.filter(Boolean));
+    this.rows = kept;
+    setChildren(this.body, children);
+  }
+
+  /** The `k`th spacer row: a row of no cells in place of several rows. */
+  spacerRow(k) {
+    if (!this.spacers[k]) {
+      const tr = el('tr', null, 'spacer');
+      tr.setAttribute('aria-hidden', 'true');
+      tr.append(el('td'));
+      this.spacers[k] = tr;
+    }
+    return this.spacers[k];
   }
 
   /** The caption, the header, the column widths and the size, for the data's labels. */

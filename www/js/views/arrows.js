@@ -18,6 +18,7 @@ export function mountArrows(ctx) {
   let layout = null;
   let laidOut = null; // { analysis, width, theme }
   let state = null;
+  let drawn = null; // { laidOut, focus, threshold } painted last
 
   wireArrowClicks(canvas, () => geometry, (row) => store.update({ focus: row, cell: null }, 'push'));
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
@@ -39,6 +40,10 @@ export function mountArrows(ctx) {
       layout = arrowLayout(geometry);
       sizeCanvas(canvas, layout.width, layout.height);
     }
+    // A render that changes none of what it shows (a shard of another word arriving) leaves it.
+    const painted = { laidOut, focus: state.focus, threshold: state.threshold };
+    if (drawn && Object.keys(painted).every((k) => drawn[k] === painted[k])) return;
+    drawn = painted;
     const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout };
     paintFocusArrows(canvas, geometry, view, state.focus, state.threshold, ctx.theme, shown);
   }
@@ -51,6 +56,8 @@ export function mountArrows(ctx) {
       if (slider && Math.abs(Number(slider.value) - next.threshold) > 1e-9) slider.value = String(next.threshold);
       if (nextAnalysis.error) {
         analysis = null;
+        laidOut = null;
+        drawn = null;
         Object.assign(canvas, { width: 0, height: 0 }).style.height = '0px';
         put(shown, 'textContent', `${Math.round(next.threshold * 100)} %`);
         return;

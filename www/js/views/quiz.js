@@ -52,7 +52,7 @@ class QuizView {
   update(state, analysis) {
     this.builder.update(state, analysis);
     const { quiz } = state;
-    document.body.dataset.quiz = quiz ? 'on' : 'off';
+    put(document.body.dataset, 'quiz', quiz ? 'on' : 'off');
     put(this.panel, 'hidden', !quiz);
     if (!quiz) return;
     const guesses = this.guesses.get(this.key(state)) ?? new Map();

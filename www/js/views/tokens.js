@@ -5,7 +5,7 @@
 // it. Long texts collapse to the first chips and the focused one, with a
 // find box that focuses a word.
 
-import { attr, el, put } from '../dom.js';
+import { attr, el, put, setChildren } from '../dom.js';
 import { grouped } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
@@ -102,7 +102,7 @@ class TokenStrip {
     const limit = this.expanded || tokens.length <= COLLAPSED ? tokens.length : COLLAPSED;
     const indices = [...Array(limit).keys()];
     if (focusIndex >= limit) indices.push(focusIndex);
-    const chips = indices.map((i, k) => this.chipFor(strip.children[k], tokens[i], i));
+    const chips = indices.map((i, k) => this.chipFor(strip.children[k], tokens[i]));
     // The chip that takes the Tab stop: the focused one, else the first button.
     const tabStop = chips.find((c) => c.classList.contains('focused')) ?? chips.find((c) => c.tagName === 'BUTTON');
     for (const chip of chips) if (chip.tagName === 'BUTTON') attr(chip, 'tabindex', chip === tabStop ? 0 : -1);
@@ -111,12 +111,14 @@ class TokenStrip {
       attr(this.more, 'aria-expanded', String(this.expanded));
       chips.push(this.more);
     }
-    if (chips.length !== strip.children.length || chips.some((c, k) => strip.children[k] !== c)) strip.replaceChildren(...chips);
+    // Only the chips out of place move: the focused chip of a long text, the
+    // 81st, changes with the focus; the 80 before it stay.
+    setChildren(strip, chips);
     attr(strip, 'data-count', tokens.length);
   }
 
   /** The chip of token `t`, reusing `old` when it shows the same token. */
-  chipFor(old, t, index) {
+  chipFor(old, t) {
     const { state } = this;
     // Known tokens of a sentence whose analysis is still to come have no row yet: plain chips.
     const kind = t.known ? (t.row != null ? 'known' : 'waiting') : t.pending ? 'pending' : 'unknown';
@@ -140,7 +142,6 @@ class TokenStrip {
       chip.title = failed ? `'${t.text}': its vector could not be loaded (${status})` : `'${t.text}': loading its vector…`;
       chip.classList.toggle('failed', failed);
     }
-    chip.dataset.index = String(index);
     chip.classList.toggle('focused', kind === 'known' && t.row === state.focus);
     attr(chip, 'aria-pressed', kind === 'known' ? String(t.row === state.focus) : null);
     return chip;
@@ -152,6 +153,8 @@ function visible(original) {
   if (/\S/u.test(original.replace(/[\uFE00-\uFE0F\u200B-\u200D\u2060]/g, ''))) return original;
   return `U+${(original.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
+
+const notes = new WeakMap(); // note → the text it shows
 
 /** The note under the strip: unknown words explained, loading words, failed ones with a retry. */
 function writeNote(note, analysis, vectors, refresh) {
@@ -182,7 +185,12 @@ function writeNote(note, analysis, vectors, refresh) {
     });
     nodes.push(retry);
   }
-  note.replaceChildren(...nodes);
-  note.hidden = !unknown.length && !pending.length;
+  // Unchanged (a focus click, a shard of another text arriving), it stays as it is.
+  const key = nodes.map((node) => (typeof node === 'string' ? node : node.id)).join('\u0000');
+  if (notes.get(note) !== key) {
+    notes.set(note, key);
+    note.replaceChildren(...nodes);
+  }
+  put(note, 'hidden', !unknown.length && !pending.length);
   note.classList.toggle('loading', loading.length > 0 && !unknown.length && !failed.length);
 }

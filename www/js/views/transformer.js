@@ -3,6 +3,7 @@
 // opens (the button, or a link with model=1). It gets the page's state and
 // GloVe analysis like every view, and nothing while it is closed.
 
+import { attr, put } from '../dom.js';
 import { defaultModel } from '../model-state.js';
 
 export function mountModelSlot(ctx) {
@@ -38,10 +39,10 @@ export function mountModelSlot(ctx) {
   return {
     visible: (state) => ctx.shows('model', state),
     update(state, analysis) {
-      button?.setAttribute('aria-expanded', state.model ? 'true' : 'false');
+      attr(button, 'aria-expanded', state.model ? 'true' : 'false');
       if (!state.model) {
         view?.hide();
-        root.hidden = true;
+        put(root, 'hidden', true);
         return;
       }
       last = [state, analysis];
