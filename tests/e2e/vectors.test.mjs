@@ -86,6 +86,28 @@ test('words still loading are marked, and drawn once their vectors arrive', asyn
   await finish();
 });
 
+test('while a typed word loads, the other chips stay buttons that focus their rows', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
+    routes: [routeWordShard('zebra', async (route, body, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.fulfill({ response, body });
+    })],
+  });
+  await ready(page);
+  await page.locator('#sentence').evaluate((box) => { box.focus(); box.setSelectionRange(box.value.length, box.value.length); });
+  await page.keyboard.type(' zebra');
+  await page.waitForFunction(() => [...document.querySelectorAll('#tokens .token.pending')].map((c) => c.textContent).join() === 'zebra');
+  assert.deepEqual(await page.locator('#tokens button.token').evaluateAll((chips) => chips.map((c) => `${c.textContent} ${c.dataset.row}`)),
+    ['The 0', 'king 1', 'and 2', 'queen 3', 'ruled 4', 'the 5', 'kingdom 6']);
+  await page.click('#tokens button.token[data-row="3"]');
+  assert.equal((await hashOf(page)).focus, '3');
+  await page.waitForFunction(() => !document.querySelector('#tokens .token.pending'));
+  const focused = (await readTable(page)).rows.find((r) => r.focused);
+  assert.equal(focused.query, 'queen');
+  assert.equal(await page.textContent('#tokens button.token[data-row="7"]'), 'zebra');
+  await finish();
+});
+
 test('a shard that fails marks its words with the reason, the rest is drawn, and a retry works', async () => {
   let failing = true;
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {

@@ -328,6 +328,12 @@ class Page {
     } catch {
       // The analysis will say what is wrong with the sentence.
     }
+    // The known words get the rows the analysis will give them (their order
+    // among the known ones), so that their chips stay the buttons they were
+    // while a new word's shard loads: typing a word into a long text would
+    // otherwise turn every chip into plain text and back.
+    let row = 0;
+    for (const t of tokens) if (t.known) t.row = row++;
     return { pending: true, tokens, n: 0, state };
   }
 
