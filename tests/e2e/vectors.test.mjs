@@ -13,13 +13,22 @@ async function isFallback(page) {
   return page.evaluate(async () => (await (await fetch('data/glove-6b-50d/manifest.json')).json()).fallback === true);
 }
 
-/** Routes the shard that holds `word` through `handle(route, body)`; other shards pass. */
+/**
+ * Routes the shard that holds `word` through `handle(route, body)`; other
+ * shards pass. A request still in flight when the test closes its page (the
+ * nearest words of a focused row fetch shards after the page is drawn) is
+ * dropped with the page.
+ */
 function routeWordShard(word, handle) {
   return [SHARD, async (route) => {
-    const response = await route.fetch();
-    const body = await response.body();
-    if (body.includes(Buffer.from(`\n${word}\n`)) || body.subarray(48).toString('utf8').startsWith(`${word}\n`)) await handle(route, body, response);
-    else await route.fulfill({ response });
+    try {
+      const response = await route.fetch();
+      const body = await response.body();
+      if (body.includes(Buffer.from(`\n${word}\n`)) || body.subarray(48).toString('utf8').startsWith(`${word}\n`)) await handle(route, body, response);
+      else await route.fulfill({ response });
+    } catch (error) {
+      if (!/disposed|closed/i.test(error.message)) throw error;
+    }
   }];
 }
 

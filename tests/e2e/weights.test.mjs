@@ -79,6 +79,9 @@ test('typing recomputes, and unknown words are marked and explained', async () =
   const unknown = page.locator('#tokens .token.unknown');
   assert.equal(await unknown.count(), 1);
   assert.equal(await unknown.textContent(), 'zorblax');
+  // The chips are the new sentence's, each focusing its own row.
+  assert.deepEqual(await page.locator('#tokens button.token').evaluateAll((chips) => chips.map((c) => [c.textContent, c.dataset.row, c.title])),
+    [['The', '0', "Focus 'the' (row 0)"], ['sat', '1', "Focus 'sat' (row 1)"]]);
   const note = await page.textContent('#unknown-note');
   assert.match(note, /'zorblax'/);
   assert.match(note, /left out of the attention/);

@@ -5,7 +5,7 @@
 // it. Long texts collapse to the first chips and the focused one, with a
 // find box that focuses a word.
 
-import { attr, el, put, setChildren } from '../dom.js';
+import { attr, el, put, putText, setChildren } from '../dom.js';
 import { grouped } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
@@ -117,33 +117,39 @@ class TokenStrip {
     attr(strip, 'data-count', tokens.length);
   }
 
-  /** The chip of token `t`, reusing `old` when it shows the same token. */
+  /**
+   * The chip of token `t`: `old` changed in place when it is the same kind
+   * of element (a button for a known word, else a span), so that a new
+   * sentence, or a word typed before the others, rewrites the chips' text
+   * and rows rather than making new ones.
+   */
   chipFor(old, t) {
     const { state } = this;
-    // Known tokens of a sentence whose analysis is still to come have no row yet: plain chips.
+    // Known tokens without a row (an analysis that failed): plain chips.
     const kind = t.known ? (t.row != null ? 'known' : 'waiting') : t.pending ? 'pending' : 'unknown';
-    const text = visible(state.sentence.slice(t.start, t.end));
-    const key = `${kind}\u0000${text}\u0000${t.text}\u0000${t.row}`;
+    const tag = kind === 'known' ? 'BUTTON' : 'SPAN';
     let chip = old;
-    if (!chip || chip.dataset.key !== key) {
-      chip = el(kind === 'known' ? 'button' : 'span', text, `token ${kind}`);
-      chip.dataset.key = key;
-      if (kind === 'known') {
-        chip.type = 'button';
-        chip.dataset.row = String(t.row);
-        chip.title = `Focus '${t.text}' (row ${t.row})`;
-      } else if (kind === 'unknown') {
-        chip.title = `'${t.text}' is not in the vocabulary, so it has no vector and is left out of the attention.`;
-      }
+    if (chip?.tagName !== tag || !chip.classList.contains('token')) {
+      chip = el(tag.toLowerCase());
+      if (kind === 'known') chip.type = 'button';
     }
-    if (kind === 'pending') {
+    putText(chip, visible(state.sentence.slice(t.start, t.end)));
+    const focused = kind === 'known' && t.row === state.focus;
+    let title = '';
+    let failed = false;
+    if (kind === 'known') {
+      put(chip.dataset, 'row', String(t.row));
+      title = `Focus '${t.text}' (row ${t.row})`;
+    } else if (kind === 'unknown') {
+      title = `'${t.text}' is not in the vocabulary, so it has no vector and is left out of the attention.`;
+    } else if (kind === 'pending') {
       const status = this.ctx.engine?.vectors.statusOf(t.text);
-      const failed = Boolean(status && status !== 'loading');
-      chip.title = failed ? `'${t.text}': its vector could not be loaded (${status})` : `'${t.text}': loading its vector…`;
-      chip.classList.toggle('failed', failed);
+      failed = Boolean(status && status !== 'loading');
+      title = failed ? `'${t.text}': its vector could not be loaded (${status})` : `'${t.text}': loading its vector…`;
     }
-    chip.classList.toggle('focused', kind === 'known' && t.row === state.focus);
-    attr(chip, 'aria-pressed', kind === 'known' ? String(t.row === state.focus) : null);
+    put(chip, 'className', `token ${kind}${failed ? ' failed' : ''}${focused ? ' focused' : ''}`);
+    put(chip, 'title', title);
+    attr(chip, 'aria-pressed', kind === 'known' ? String(focused) : null);
     return chip;
   }
 }
