@@ -179,6 +179,18 @@ test('clicking a cell of the open head focuses its query, and the tooltip gives 
   await modelReady(page);
   const overlay = page.locator('#model-heatmap-overlay');
   await overlay.scrollIntoViewIfNeeded();
+  // Parts of the view drawn in later frames can move the heatmap: measure it once it stays put.
+  await overlay.evaluate((canvas) => new Promise((resolve) => {
+    let last = null;
+    const check = () => {
+      const { x, y, width } = canvas.getBoundingClientRect();
+      const now = `${x} ${y} ${width} ${canvas.dataset.matrix} ${canvas.dataset.cell}`;
+      if (now === last) resolve();
+      else requestAnimationFrame(() => requestAnimationFrame(check));
+      last = now;
+    };
+    check();
+  }));
   const box = await overlay.boundingBox();
   const [x, y] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
   const cell = Number(await overlay.getAttribute('data-cell'));

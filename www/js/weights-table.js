@@ -174,8 +174,8 @@ export class WeightsTable {
       this.rows = new Map();
     }
     const kept = new Map();
-    const spacers = [];
     const children = [];
+    let gaps = 0;
     const row = (i) => {
       const tr = this.rows.get(i) ?? this.row(i, cols);
       kept.set(i, tr);
@@ -186,8 +186,7 @@ export class WeightsTable {
     };
     const gap = (count) => {
       if (count <= 0) return;
-      const tr = this.spacerRow(spacers.length);
-      spacers.push(tr);
+      const tr = this.spacerRow(gaps++);
       put(tr.firstChild, 'colSpan', Math.min(MAX_SPAN, this.data.cols + 1));
       put(tr.firstChild.style, 'height', `${count * ROW_HEIGHT}px`);
       children.push(tr);
