@@ -189,7 +189,6 @@ function keyRow() {
 /** Row `tr` of the steps table, for key `j`. */
 function fillKeyRow(tr, j, opts, cell) {
   const { keyLabels, steps } = opts;
-  put(tr.dataset, 'key', String(j));
   put(tr, 'className', [j === steps.query && keyLabels === opts.rowLabels ? 'self' : '', cell?.key === j ? 'picked' : ''].join(' ').trim());
   const [th, dot, scaled, exp, w, shifted, cosine, barCell] = tr.children;
   if (opts.onCell) {

@@ -57,8 +57,7 @@ export class WeightsTable {
     this.head.append(this.headRow);
     this.body = el('tbody');
     this.captionCell = el('caption');
-    this.rows = new Map(); // query row → its <tr>, while the data and the columns in view stay
-    this.rowsOf = null;
+    this.rows = new Map(); // query row → its <tr>, while the data (build() empties it) and the columns in view stay
     this.rowsMade = null; // the columns the kept rows have cells for
     this.spacers = []; // the spacer rows, reused
     // Where the table is scrolled, read only in its scroll event: reading it
@@ -168,8 +167,7 @@ export class WeightsTable {
     const n = this.data.rows;
     const { rows: [first, last], cols } = this.window();
     const made = `${cols[0]} ${cols[1]}`;
-    if (this.rowsOf !== this.data || this.rowsMade !== made) {
-      this.rowsOf = this.data;
+    if (this.rowsMade !== made) {
       this.rowsMade = made;
       this.rows = new Map();
     }
@@ -232,6 +230,7 @@ export class WeightsTable {
   build() {
     const { rows, cols, colLabels } = this.data;
     const long = this.long;
+    this.rows = new Map(); // made for the previous data
     if (!this.table.contains(this.body)) this.table.replaceChildren(this.captionCell, this.columns, this.head, this.body);
     put(this.captionCell, 'textContent', this.data.caption ?? CAPTION);
     // The header cells, changed only where a key did.

@@ -41,9 +41,8 @@ export function mountArrows(ctx) {
       sizeCanvas(canvas, layout.width, layout.height);
     }
     // A render that changes none of what it shows (a shard of another word arriving) leaves it.
-    const painted = { laidOut, focus: state.focus, threshold: state.threshold };
-    if (drawn && Object.keys(painted).every((k) => drawn[k] === painted[k])) return;
-    drawn = painted;
+    if (drawn?.laidOut === laidOut && drawn.focus === state.focus && drawn.threshold === state.threshold) return;
+    drawn = { laidOut, focus: state.focus, threshold: state.threshold };
     const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout };
     paintFocusArrows(canvas, geometry, view, state.focus, state.threshold, ctx.theme, shown);
   }

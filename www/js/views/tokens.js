@@ -179,24 +179,26 @@ function writeNote(note, analysis, vectors, refresh) {
       : `Not in the ${size}-word vocabulary: ${quote(unknown)}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`);
   }
   if (loading.length) parts.push(`Loading the vectors of ${quote(loading)}…`);
-  const nodes = [parts.join(' ')];
-  if (failed.length) {
-    nodes.push(` The vectors of ${quote(failed)} could not be loaded (${vectors.statusOf(failed[0])}); they are left out. `);
-    const retry = el('button', 'Try again', 'small');
-    retry.type = 'button';
-    retry.id = 'vectors-retry';
-    retry.addEventListener('click', () => {
-      vectors.retry();
-      refresh();
-    });
-    nodes.push(retry);
-  }
+  const text = parts.join(' ');
+  const failure = failed.length ? ` The vectors of ${quote(failed)} could not be loaded (${vectors.statusOf(failed[0])}); they are left out. ` : '';
   // Unchanged (a focus click, a shard of another text arriving), it stays as it is.
-  const key = nodes.map((node) => (typeof node === 'string' ? node : node.id)).join('\u0000');
+  const key = `${text}\u0000${failure}`;
   if (notes.get(note) !== key) {
     notes.set(note, key);
-    note.replaceChildren(...nodes);
+    note.replaceChildren(text, ...(failure ? [failure, retryButton(vectors, refresh)] : []));
   }
   put(note, 'hidden', !unknown.length && !pending.length);
   note.classList.toggle('loading', loading.length > 0 && !unknown.length && !failed.length);
+}
+
+/** The note's "Try again": the failed shards are asked for again. */
+function retryButton(vectors, refresh) {
+  const retry = el('button', 'Try again', 'small');
+  retry.type = 'button';
+  retry.id = 'vectors-retry';
+  retry.addEventListener('click', () => {
+    vectors.retry();
+    refresh();
+  });
+  return retry;
 }
