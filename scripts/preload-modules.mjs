@@ -1,11 +1,12 @@
-// Writes <link rel="modulepreload"> tags for every module an entry script
-// imports statically, into a built page, so that the browser fetches the
-// whole module graph at once instead of one level of imports at a time.
-// Run by scripts/build:  node scripts/preload-modules.mjs dist/index.html js/main.js
+// Writes <link rel="modulepreload"> tags for every module the entry scripts
+// import statically, into a built page, so that the browser fetches the
+// whole module graph at once instead of one level of imports at a time. The
+// first entry's modules come first (their requests go out first).
+// Run by scripts/build:  node scripts/preload-modules.mjs dist/index.html js/start.js js/main.js
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-const [page, entry] = process.argv.slice(2);
+const [page, ...entries] = process.argv.slice(2);
 const root = path.dirname(page);
 const seen = new Set();
 const visit = (file) => {
@@ -17,11 +18,15 @@ const visit = (file) => {
     if (spec) visit(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
   }
 };
-visit(entry);
-seen.delete(entry);
-const tags = [...seen].sort().map((file) => `  <link rel="modulepreload" href="${file}">`).join('\n');
+const tags = [];
+for (const entry of entries) {
+  const before = seen.size;
+  visit(entry);
+  tags.push(...[...seen].slice(before).filter((file) => !entries.includes(file)).sort());
+}
+const lines = tags.map((file) => `  <link rel="modulepreload" href="${file}">`).join('\n');
 const html = readFileSync(page, 'utf8');
 const marker = '<!-- modulepreload -->';
 if (!html.includes(marker)) throw new Error(`${page} has no ${marker} line`);
-writeFileSync(page, html.replace(marker, `${marker}\n${tags}`));
-console.error(`${page}: ${seen.size} modules preloaded`);
+writeFileSync(page, html.replace(marker, `${marker}\n${lines}`));
+console.error(`${page}: ${tags.length} modules preloaded`);

@@ -2,8 +2,8 @@
 // must keep working, bad values fall back to defaults.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { grouped } from '../../www/js/text.js';
-import { DEFAULT_SENTENCE, defaultState, formatHash, parseHash, settingsOf } from '../../www/js/state.js';
+import { chunkCut, grouped } from '../../www/js/text.js';
+import { DEFAULT_SENTENCE, defaultState, formatHash, parseHash, settingsOf, textsOf } from '../../www/js/state.js';
 
 test('an empty hash is the default state', () => {
   assert.deepEqual(parseHash(''), defaultState());
@@ -85,4 +85,16 @@ test('counts are written as en-US writes them, without Intl', () => {
   const numbers = [0, 7, 999, 1000, 20003, 400000, 1234567, -1234, 1e9 + 1];
   for (let k = 1; k < 2e6; k = Math.ceil(k * 1.37)) numbers.push(k);
   for (const n of numbers) assert.equal(grouped(n), n.toLocaleString('en-US'), String(n));
+});
+
+test('the words a link needs: its sentence, and sentence B only while cross-attention is open', () => {
+  assert.equal(textsOf(parseHash('#s=The%20cat%20sat')), 'The cat sat');
+  assert.equal(textsOf(parseHash('#s=The%20cat&lab=cross&b=A%20dog')), 'The cat\nA dog');
+  assert.equal(textsOf(parseHash('#s=The%20cat&lab=steps&b=A%20dog')), 'The cat');
+});
+
+test('a text is cut after its first max whitespace-separated chunks, or not at all', () => {
+  assert.equal(chunkCut('the cat  sat on', 2), 7, "after 'cat'");
+  assert.equal(chunkCut('  the cat ', 2), -1, 'two chunks fit');
+  assert.equal(chunkCut('', 1), -1);
 });

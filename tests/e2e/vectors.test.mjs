@@ -79,6 +79,52 @@ test('a word typed letter by letter costs at most one request for its shard', as
   await finish();
 });
 
+/**
+ * Opens `hash` with views/share.js (one of main.js's modules, none of
+ * start.js's) held back until `release()`: the page cannot start meanwhile.
+ * `shards` lists every shard request, in order.
+ */
+async function openHeld(hash) {
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  const opened = await openPage(site.browser, null, {
+    origins: [new URL(site.url).origin],
+    routes: [['**/js/views/share.js', async (route) => { await held; await route.continue(); }]],
+  });
+  const shards = [];
+  opened.context.on('request', (request) => {
+    if (request.url().endsWith('.aews')) shards.push(new URL(request.url()).pathname);
+  });
+  await opened.page.goto(site.url + hash, { waitUntil: 'commit' });
+  return { ...opened, shards, release };
+}
+
+test("a link's word vectors load while the page's modules still arrive, each shard once", async () => {
+  const { page, shards, release, finish } = await openHeld(hashFor('Zebras graze near the river'));
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('.aews')));
+  await page.waitForTimeout(300);
+  const early = shards.length;
+  assert.ok(early >= 1, 'no shard requested before the page started');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), undefined, 'the page started with a module held');
+  release();
+  await ready(page);
+  assert.deepEqual((await readTable(page)).header, ['zebras', 'graze', 'near', 'the', 'river']);
+  assert.deepEqual(shards, [...new Set(shards)], 'a shard fetched twice');
+  await finish();
+});
+
+test('a link beyond the limit fetches no shard before the page has cut it', async () => {
+  const { page, shards, release, finish } = await openHeld(hashFor('the cat '.repeat(2000).trim()));
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('/manifest.json')));
+  await page.waitForTimeout(600);
+  assert.deepEqual(shards, [], '4,000 words: shards fetched before the cut');
+  release();
+  await page.waitForSelector('#sentence-note:not([hidden])', { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 1025, null, { timeout: 20000 });
+  assert.match(await page.textContent('#sentence-note'), /cut after its first 1,024 known words/);
+  await finish();
+});
+
 test('words still loading are marked, and drawn once their vectors arrive', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
     routes: [routeWordShard('kingdom', async (route, body, response) => {

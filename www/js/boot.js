@@ -1,6 +1,7 @@
-// A classic deferred script that runs before the modules (scripts run in
-// document order): if they fail to load or
-// throw, it shows what went wrong instead of leaving "Loading…" forever.
+// A classic deferred script that runs before the page's modules (deferred
+// scripts run in document order; start.js, async, may run earlier: it only
+// starts downloads, and the page reports their failures): if they fail to
+// load or throw, it shows what went wrong instead of leaving "Loading…" forever.
 (function () {
   'use strict';
   function show(text) {
@@ -15,16 +16,6 @@
   window.attentionExplorerFailed = function (error) {
     show('The page stopped with an error: ' + (error && error.message ? error.message : String(error)));
   };
-  // The wasm, compiled while the modules arrive (engine.js, which needs it,
-  // runs only once the whole module graph is in): engine.js instantiates
-  // this module, or fetches the file itself if it is not there. Only where
-  // the page preloads the wasm: embeds do not, as their frames share one.
-  var preload = document.querySelector('link[rel="preload"][href$=".wasm"]');
-  if (preload && window.WebAssembly && WebAssembly.compileStreaming) {
-    window.attentionExplorerWasm = WebAssembly.compileStreaming(fetch(preload.href)).catch(function () {
-      return null;
-    });
-  }
   // Failed <script> loads do not bubble; listen in the capture phase.
   window.addEventListener('error', function (event) {
     var node = event.target;

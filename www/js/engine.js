@@ -17,9 +17,8 @@ export function loadWasm() {
   wasmLoading ??= (async () => {
     try {
       const wasm = await import(PKG_URL.href);
-      // Compiled by boot.js while the modules loaded, when it could be.
-      const compiled = await window.attentionExplorerWasm;
-      await wasm.default({ module_or_path: compiled ?? WASM_URL });
+      // Streamed and compiled as it downloads (the page preloads it: this fetch takes that response).
+      await wasm.default({ module_or_path: WASM_URL });
       return wasm;
     } catch (error) {
       wasmLoading = null;
@@ -122,16 +121,20 @@ export async function loadEngine() {
   return new Engine(wasm, explorer, new VectorStore({ explorer, manifest, base: VECTORS_URL }));
 }
 
+let hub = null;
+
 /**
- * The wasm module and the default engine, as promises. Widgets of one post
- * (iframes of this site on the same page) share them: the first one loads
- * them and lends them to the others, so a post with three widgets has one
- * wasm instance and one cache of word vectors.
+ * The wasm module and the default engine, as promises; the same ones for
+ * every call in a page (start.js asks first, the page later). Widgets of one
+ * post (iframes of this site on the same page) share them: the first one
+ * loads them and lends them to the others, so a post with three widgets has
+ * one wasm instance and one cache of word vectors.
  */
 export function engineHub({ share = false } = {}) {
-  const lent = share ? siblingHub() : null;
-  if (lent) return lent;
-  const hub = { wasm: loadWasm(), engine: loadEngine() };
+  if (hub) return hub;
+  hub = share ? siblingHub() : null;
+  if (hub) return hub;
+  hub = { wasm: loadWasm(), engine: loadEngine() };
   hub.engine.catch(() => {}); // the page that awaits it reports the error
   if (share) window.attentionExplorerHub = hub;
   return hub;

@@ -21,8 +21,9 @@ import { Analysis, AnalysisJob, tokensOf } from './analysis.js';
 import { engineHub, warmUp } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
-import { parseHash, sameAnalysis } from './state.js';
+import { parseHash, sameAnalysis, textsOf } from './state.js';
 import { createStore } from './store.js';
+import { chunkCut } from './text.js';
 import { syncUrl } from './url.js';
 
 /** How long typing must pause before the words being typed are fetched. */
@@ -377,20 +378,4 @@ function keepOffline() {
   const register = () => navigator.serviceWorker.register(new URL('../sw.js', import.meta.url)).catch(() => {});
   if ('requestIdleCallback' in window) requestIdleCallback(register, { timeout: 3000 });
   else setTimeout(register, 1000);
-}
-
-/** The UTF-16 index where `text`'s first `max` whitespace-separated chunks end, or -1 when it has no more. */
-export function chunkCut(text, max) {
-  const chunks = /\S+/g;
-  let end = -1;
-  for (let count = 0; chunks.exec(text); count++) {
-    if (count === max) return end;
-    end = chunks.lastIndex;
-  }
-  return -1;
-}
-
-/** Every text whose words the open views need: the sentence, and sentence B while cross-attention is open. */
-export function textsOf(state) {
-  return state.teach?.lab === 'cross' ? `${state.sentence}\n${state.teach.b}` : state.sentence;
 }

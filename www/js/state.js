@@ -185,6 +185,11 @@ export function settingsOf(state) {
   return { scale: state.scale, selfAttention: state.self, causal: state.causal, temperature: state.temperature };
 }
 
+/** Every text whose words the open views need: the sentence, and sentence B while cross-attention is open. */
+export function textsOf(state) {
+  return state.teach?.lab === 'cross' ? `${state.sentence}\n${state.teach.b}` : state.sentence;
+}
+
 /** Whether two states compute the same attention (the sentence and the options). */
 export function sameAnalysis(a, b) {
   return a.sentence === b.sentence && a.scale === b.scale && a.self === b.self && a.causal === b.causal &&

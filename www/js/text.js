@@ -29,3 +29,14 @@ export function encode(text) {
 export function grouped(n) {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+$)/g, ',');
 }
+
+/** The UTF-16 index where `text`'s first `max` whitespace-separated chunks end, or -1 when it has no more. */
+export function chunkCut(text, max) {
+  const chunks = /\S+/g;
+  let end = -1;
+  for (let count = 0; chunks.exec(text); count++) {
+    if (count === max) return end;
+    end = chunks.lastIndex;
+  }
+  return -1;
+}
