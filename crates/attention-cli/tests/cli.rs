@@ -138,8 +138,8 @@ fn bad_input_gets_one_line_and_exit_2() {
 
 #[test]
 fn damaged_data_files_get_one_line_and_exit_2() {
-    let dir = std::env::temp_dir().join(format!("attention-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
     let shipped = std::fs::read(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/glove-6b-50d-fallback.aewv"),
     )
@@ -162,13 +162,12 @@ fn damaged_data_files_get_one_line_and_exit_2() {
     assert!(out.status.success(), "{}", stderr(&out));
     // Orthogonal unit vectors: e¹ / (e¹ + e⁰) = 0.7311.
     assert_eq!(block(&stdout(&out), "the", 0)[0], ("the".to_owned(), 0.7311));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn build_data_writes_a_subset_the_cli_reads() {
-    let dir = std::env::temp_dir().join(format!("attention-build-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
     let glove = dir.join("glove.txt");
     std::fs::write(&glove, "the 0.5 0.1\n, 0.2 0.2\ncat 0.9 -0.3\nsat -0.1 0.4\nmat 0.3 0.3\n").unwrap();
     let sentences = dir.join("sentences.txt");
@@ -189,13 +188,12 @@ fn build_data_writes_a_subset_the_cli_reads() {
     assert!(stderr(&out).contains("3 words (2 most frequent + 1 for 1 sentences)"), "{}", stderr(&out));
     let run = attention(&["--embeddings", out_path.to_str().unwrap(), "the cat mat"]);
     assert!(stderr(&run).contains("left out: 'cat'"), "{}", stderr(&run));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn build_data_writes_shards_the_cli_reads_one_by_one() {
-    let dir = std::env::temp_dir().join(format!("attention-shards-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
     let glove = dir.join("glove.txt");
     std::fs::write(
         &glove,
@@ -249,7 +247,6 @@ mat -1 0
     assert_clean_failure(&attention(&["--embeddings", set.to_str().unwrap(), "cat"]), "checksum");
     std::fs::remove_file(&shard_of_cat).unwrap();
     assert_clean_failure(&attention(&["--embeddings", set.to_str().unwrap(), "cat"]), "incomplete");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -7,7 +7,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use attention_model::format::{encode, required_tensors};
@@ -30,8 +29,9 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A 2-layer, 3-head model over the words of `CAT` (and "##s"), in shards
-/// of 4 rows, written to a fresh folder as `scripts/build-model` lays it out.
-struct TinyModel(PathBuf);
+/// of 4 rows, written to a fresh folder as `scripts/build-model` lays it out
+/// (removed with the model, even when a test fails).
+struct TinyModel(tempfile::TempDir);
 
 impl TinyModel {
     fn new(name: &str) -> TinyModel {
@@ -67,23 +67,18 @@ impl TinyModel {
             })
             .collect();
         let files = encode(&config, &vocab, &tensors, |_| DType::F32, 4).unwrap();
-        let dir = std::env::temp_dir().join(format!("attention-heads-{name}-{}", std::process::id()));
+        let temp = tempfile::Builder::new().prefix(&format!("attention-heads-{name}-")).tempdir().unwrap();
+        let dir = temp.path();
         std::fs::create_dir_all(dir.join("embeddings")).unwrap();
         std::fs::write(dir.join(CORE_FILE), &files.core).unwrap();
         for (k, shard) in files.shards.iter().enumerate() {
             std::fs::write(dir.join(shard_file(k)), shard).unwrap();
         }
-        TinyModel(dir)
+        TinyModel(temp)
     }
 
     fn dir(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TinyModel {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path().to_str().unwrap()
     }
 }
 
