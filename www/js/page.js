@@ -23,7 +23,7 @@ import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
 import { parseHash, sameAnalysis, textsOf } from './state.js';
 import { createStore } from './store.js';
-import { chunkCut } from './text.js';
+import { roughCut } from './text.js';
 import { syncUrl } from './url.js';
 
 /** How long typing must pause before the words being typed are fetched. */
@@ -226,7 +226,7 @@ class Page {
     if (checked?.engine !== engine || checked.text !== text || (!checked.settled && checked.version !== engine.vectors.version)) {
       // A text beyond the limit is cut: first roughly (before any shard is
       // fetched for it), then exactly after its last word that fits.
-      const rough = chunkCut(state.sentence, 2 * this.ctx.wasm.maxTokens());
+      const rough = roughCut(state.sentence, this.ctx.wasm.maxTokens());
       if (rough >= 0) return this.cut(state, rough);
       if (!engine.vectors.ready(text)) return this.fetch(state, text);
       const exact = engine.explorer.knownCut(state.sentence, this.ctx.wasm.maxTokens());

@@ -7,7 +7,7 @@
 
 import { engineHub } from './engine.js';
 import { parseHash, textsOf } from './state.js';
-import { chunkCut } from './text.js';
+import { roughCut } from './text.js';
 
 // The page's mode (an embed shares its engine with the other widgets of its
 // post) is on <body>, parsed long before these imports are in; were it not
@@ -15,8 +15,8 @@ import { chunkCut } from './text.js';
 const body = document.body;
 if (body) {
   engineHub({ share: body.dataset.mode === 'embed' }).engine.then((engine) => {
-    const text = textsOf(parseHash(location.hash));
+    const state = parseHash(location.hash);
     // A text beyond the limit is cut by the page before any of its shards is fetched.
-    if (chunkCut(text, 2 * engine.wasm.maxTokens()) < 0) engine.vectors.ensure(text);
+    if (roughCut(state.sentence, engine.wasm.maxTokens()) < 0) engine.vectors.ensure(textsOf(state));
   }, () => {});
 }

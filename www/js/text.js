@@ -40,3 +40,13 @@ export function chunkCut(text, max) {
   }
   return -1;
 }
+
+/**
+ * The page's first cut of a long text, made before any of its shards is
+ * fetched (-1: none): after twice as many whitespace-separated chunks as
+ * `maxTokens`. The exact cut, after its last known word that fits, comes
+ * once its shards are in.
+ */
+export function roughCut(text, maxTokens) {
+  return chunkCut(text, 2 * maxTokens);
+}

@@ -46,6 +46,15 @@ class TokenStrip {
       this.findNext(event.shiftKey ? -1 : 1);
     });
     this.find?.addEventListener('input', () => this.findNext(0));
+    // The note's "Try again": the failed shards are asked for again.
+    this.retry = el('button', 'Try again', 'small');
+    this.retry.type = 'button';
+    this.retry.id = 'vectors-retry';
+    this.retry.addEventListener('click', () => {
+      this.ctx.engine?.vectors.retry();
+      this.ctx.refresh();
+    });
+    this.noteShown = null; // the texts the note shows
   }
 
   update(state, analysis) {
@@ -55,8 +64,18 @@ class TokenStrip {
     this.writeNote();
   }
 
+  /** The note under the strip; unchanged (a focus click, a shard of another text arriving), it stays as it is. */
   writeNote() {
-    if (this.note) writeNote(this.note, this.analysis, this.ctx.engine?.vectors, () => this.ctx.refresh());
+    const { note } = this;
+    if (!note) return;
+    const { text, failure, hidden, loading } = noteOf(this.analysis, this.ctx.engine?.vectors);
+    const shown = `${text}\u0000${failure}`;
+    if (this.noteShown !== shown) {
+      this.noteShown = shown;
+      note.replaceChildren(text, ...(failure ? [failure, this.retry] : []));
+    }
+    put(note, 'hidden', hidden);
+    note.classList.toggle('loading', loading);
   }
 
   /** Arrow keys, Home and End move between the known chips, focusing each one's row. */
@@ -160,10 +179,11 @@ function visible(original) {
   return `U+${(original.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-const notes = new WeakMap(); // note → the text it shows
-
-/** The note under the strip: unknown words explained, loading words, failed ones with a retry. */
-function writeNote(note, analysis, vectors, refresh) {
+/**
+ * What the note under the strip says: unknown words explained, loading words,
+ * and failed ones (`failure`, followed by the retry button).
+ */
+function noteOf(analysis, vectors) {
   const tokens = analysis.tokens ?? [];
   const unique = (list) => [...new Set(list)];
   const quote = (words) => words.slice(0, 8).map((w) => `'${w}'`).join(', ') + (words.length > 8 ? ', …' : '');
@@ -179,26 +199,10 @@ function writeNote(note, analysis, vectors, refresh) {
       : `Not in the ${size}-word vocabulary: ${quote(unknown)}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`);
   }
   if (loading.length) parts.push(`Loading the vectors of ${quote(loading)}…`);
-  const text = parts.join(' ');
-  const failure = failed.length ? ` The vectors of ${quote(failed)} could not be loaded (${vectors.statusOf(failed[0])}); they are left out. ` : '';
-  // Unchanged (a focus click, a shard of another text arriving), it stays as it is.
-  const key = `${text}\u0000${failure}`;
-  if (notes.get(note) !== key) {
-    notes.set(note, key);
-    note.replaceChildren(text, ...(failure ? [failure, retryButton(vectors, refresh)] : []));
-  }
-  put(note, 'hidden', !unknown.length && !pending.length);
-  note.classList.toggle('loading', loading.length > 0 && !unknown.length && !failed.length);
-}
-
-/** The note's "Try again": the failed shards are asked for again. */
-function retryButton(vectors, refresh) {
-  const retry = el('button', 'Try again', 'small');
-  retry.type = 'button';
-  retry.id = 'vectors-retry';
-  retry.addEventListener('click', () => {
-    vectors.retry();
-    refresh();
-  });
-  return retry;
+  return {
+    text: parts.join(' '),
+    failure: failed.length ? ` The vectors of ${quote(failed)} could not be loaded (${vectors.statusOf(failed[0])}); they are left out. ` : '',
+    hidden: !unknown.length && !pending.length,
+    loading: loading.length > 0 && !unknown.length && !failed.length,
+  };
 }
