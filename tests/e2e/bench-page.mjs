@@ -461,8 +461,34 @@ async function longTasks(site) {
   });
   result.tabs = await switchTabs(page);
   await context.close();
+  result.meaning = await meaningChange(site).catch((error) => ({ skipped: error.message.split('\n')[0] }));
   result.model = await openModel(site);
   return result;
+}
+
+/**
+ * A new 64-word sentence with the Context-vectors tab open: the longest task
+ * until the tab's 64 rows (two nearest-word searches each) show it.
+ */
+async function meaningChange(site) {
+  const extra = '&lab=meaning';
+  const { page, context } = await openPage(site.browser, site.url + hashOf(sentenceOf(64), extra));
+  const filled = (first) => page.waitForFunction((word) => {
+    const table = document.getElementById('meaning-table');
+    return table && !table.hasAttribute('aria-busy') && table.tBodies[0]?.rows.length === 64 && table.tBodies[0].rows[0].cells[0].textContent === word;
+  }, first, { timeout: 60000 });
+  try {
+    await filled(WORDS[0]);
+    await quiet(page);
+    return await longestDuring(page, async () => {
+      const t0 = await page.evaluate(() => performance.now());
+      await page.evaluate((hash) => { location.hash = hash; }, hashOf(sentenceOf(64, 1), extra));
+      await filled(WORDS[1]);
+      return { filled: (await page.evaluate(() => performance.now())) - t0 };
+    });
+  } finally {
+    await context.close();
+  }
 }
 
 /** Opens every teaching tab in turn (on the pasted 1,024-word text), then the first again. */
@@ -624,7 +650,7 @@ async function kernelFigures(dir) {
 const fmtMs = (x) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString('en-US')} ms` : '–');
 const fmtB = (x) => (Number.isFinite(x) ? `${Math.round(x).toLocaleString('en-US')} B` : '–');
 const fmtN = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–');
-const fmtTask = (x) => (x > 0 ? fmtMs(x) : 'none > 50 ms');
+const fmtTask = (x) => (!Number.isFinite(x) ? '–' : x > 0 ? fmtMs(x) : 'none > 50 ms');
 /** A figure of the before page, or '–' when it was not measured. */
 const of = (site, pick, format) => {
   if (!site) return '–';
@@ -781,8 +807,10 @@ function longTaskSection(before, after) {
     '',
     'Typing "The cat sat on the mat because it was tired" into an emptied box (80 ms a key); then pasting',
     '1,024 words (the rare paragraph repeated: the textarea set, one input event; new shards for the new',
-    'page); then, on that text, every teaching tab in turn; and, on a fresh default page, opening the',
-    'trained-model view until its first head is drawn.',
+    'page); then, on that text, every teaching tab in turn; on a page at a 64-word sentence with the',
+    'Context-vectors tab open, another 64-word sentence (in the link) until the tab has found the nearest',
+    'words of all 64; and, on a fresh default page, opening the trained-model view until its first head',
+    'is drawn.',
     '',
     row(['while', 'before', 'after', 'target']),
     row(['---', '---:', '---:', '---:']),
@@ -792,6 +820,8 @@ function longTaskSection(before, after) {
     row(['… tokens in that heatmap', ...l((s) => s.paste.tokens, fmtN), '']),
     row(['switching teaching tabs (1,024 tokens)', ...l((s) => s.tabs.longest), '≤ 50 ms']),
     row(['… slowest tab → settled frame', ...l((s) => `${s.tabs.slowest} ${fmtMs(s.tabs.ms)}`, String), '']),
+    row(['a new sentence, Context vectors tab open (64 words)', ...l((s) => s.meaning?.longest ?? NaN), '≤ 50 ms']),
+    row(['… its 64 rows of nearest words filled', ...l((s) => s.meaning?.filled ?? NaN, fmtMs), '']),
     row(['opening the model view', of(before, model, String), model(after), '≤ 50 ms']),
     row(['… click → first head drawn', ...l((s) => s.model.firstHead, fmtMs), '']),
     '',
@@ -857,7 +887,7 @@ function summary(before, after, kernel, m) {
     `  sentence change → settled, What-if tab: ${at('whatif')}`,
     `  keystroke at 256: ${pair((s) => s.keys.frame)} (new word drawn ${pair((s) => s.keys.word)}; Backspace ${pair((s) => s.keys.known)})`,
     `  hover / click at 1,024: ${pair((s) => s.pointer.hover)} / ${pair((s) => s.pointer.click)}`,
-    `  longest task: typing ${pair((s) => s.long.typing.longest, fmtTask)}; paste ${pair((s) => s.long.paste.longest, fmtTask)}; tabs ${pair((s) => s.long.tabs.longest, fmtTask)}; model ${pair((s) => s.long.model.longest ?? NaN, fmtTask)}`,
+    `  longest task: typing ${pair((s) => s.long.typing.longest, fmtTask)}; paste ${pair((s) => s.long.paste.longest, fmtTask)}; tabs ${pair((s) => s.long.tabs.longest, fmtTask)}; Context vectors ${pair((s) => s.long.meaning?.longest ?? NaN, fmtTask)}; model ${pair((s) => s.long.model.longest ?? NaN, fmtTask)}`,
     kernel.after ? `  kernel at 1,024: wasm/native ×${kernel.before?.ratio ?? '–'} → ×${kernel.after.ratio}; first/warm ×${kernel.before ? (kernel.before.firstCold / kernel.before.wasm).toFixed(2) : '–'} → ×${(kernel.after.firstCold / kernel.after.wasm).toFixed(2)}` : '  kernel: not measured (see scripts/bench-kernel)',
   ];
 }

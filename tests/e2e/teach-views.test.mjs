@@ -171,7 +171,8 @@ test("cross-attention has A's words as rows and B's as columns", async () => {
 test('the nearest words of a known vector, and of each context vector', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=meaning'));
   await ready(page);
-  const table = await tableOf(page, '#meaning-table');
+  const table = await tableOf(page, '#meaning-table:not([aria-busy])');
+  assert.match(table.caption, /^Nearest of the 30,000 most frequent vocabulary words/);
   assert.deepEqual(table.rows.map((r) => r.label), ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
   // The vector of 'king' itself: the same words as the native core finds
   // (crates/attention-wasm/tests/teach.rs), itself first.
@@ -185,6 +186,36 @@ test('the nearest words of a known vector, and of each context vector', async ()
   await page.click('#tab-steps');
   const steps = await tableOf(page, '#explain .steps-table');
   assert.equal(rowNamed(steps, 'king')[5], '1.000');
+  await finish();
+});
+
+test('a new sentence refills the nearest words a few rows at a time, the old rows dimmed until then', async () => {
+  const words = KING.replace('.', '').toLowerCase().split(' ');
+  const text = (shift) => Array.from({ length: 64 }, (_, k) => words[(k + shift) % words.length]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(text(0), '&lab=meaning'));
+  await ready(page);
+  const before = await tableOf(page, '#meaning-table:not([aria-busy])');
+  assert.equal(before.rows.length, 64);
+  // What the table shows after each task: busy or not, and how many rows are fresh.
+  await page.evaluate(() => {
+    const table = document.getElementById('meaning-table');
+    window.seen = [];
+    new MutationObserver(() => window.seen.push({
+      busy: table.getAttribute('aria-busy') === 'true',
+      fresh: table.querySelectorAll('tbody tr:not(.stale)').length,
+      rows: table.tBodies[0].rows.length,
+    })).observe(table, { subtree: true, attributes: true, childList: true, characterData: true });
+  });
+  await page.fill('#sentence', text(1));
+  const after = await tableOf(page, '#meaning-table:not([aria-busy])');
+  assert.deepEqual(after.rows.map((r) => r.label), text(1).split(' '));
+  assert.equal(after.rows[0].cells[0], rowNamed(before, 'king')[0], "the first row is 'king' now, with the words nearest to its own vector");
+  assert.notEqual(after.rows[0].cells[1], before.rows[0].cells[1], "and the context vector of 'king', not of 'the'");
+  assert.equal(await page.locator('#meaning-table tr.stale').count(), 0);
+  const seen = await page.evaluate(() => window.seen);
+  const partial = seen.filter((s) => s.busy && s.fresh > 0 && s.fresh < 64);
+  assert.ok(partial.length > 0, `the rows came in one task: ${JSON.stringify(seen)}`);
+  assert.ok(seen.every((s) => s.rows === 64), 'the table keeps its 64 rows meanwhile');
   await finish();
 });
 
