@@ -106,16 +106,148 @@ impl PartialOrd for Ranked {
     }
 }
 
+/// The rows of an index rounded to 8 bits, a scale for each row, for a
+/// first pass that reads a quarter of the bytes of the f32 rows: every row's
+/// score comes with a bound on its error, so the rows that cannot be among
+/// the nearest are left out for certain, and the few left are scored exactly.
+#[derive(Debug, Clone)]
+struct RoundedRows {
+    /// Blocks of 16 components a row (zeros after the last component).
+    width: usize,
+    values: Vec<blocks::Row>,
+    /// Per row, times its inverse norm: `scale` (a component is `scale × value`
+    /// give or take `error`), `error` and `l1` (Σ |scale × value|).
+    scales: Vec<f64>,
+    errors: Vec<f64>,
+    l1: Vec<f64>,
+}
+
+impl RoundedRows {
+    fn new(embeddings: &Embeddings, inverse_norms: &[f64]) -> Self {
+        let width = embeddings.dim().div_ceil(16);
+        let mut rows = RoundedRows {
+            width,
+            values: Vec::with_capacity(embeddings.len() * width),
+            scales: Vec::with_capacity(embeddings.len()),
+            errors: Vec::with_capacity(embeddings.len()),
+            l1: Vec::with_capacity(embeddings.len()),
+        };
+        let mut row = vec![0i8; width * 16];
+        for (r, inverse_norm) in inverse_norms.iter().enumerate() {
+            let (scale, error, l1) = round_into(embeddings.row(r), i8::MAX, &mut row);
+            rows.values.extend(row.chunks_exact(16).filter_map(<[i8]>::first_chunk).map(blocks::row));
+            rows.scales.push(scale * inverse_norm);
+            rows.errors.push(error * inverse_norm);
+            rows.l1.push(l1 * inverse_norm);
+        }
+        rows
+    }
+
+    fn row(&self, r: usize) -> &[blocks::Row] {
+        &self.values[r * self.width..(r + 1) * self.width]
+    }
+}
+
+/// Rounds `vector` to integers of at most `max` in magnitude, into `out`:
+/// component `k` is `scale × out[k]`, give or take `error`. Returns
+/// `(scale, error, Σ |scale × out[k]|)`; all zeros for a zero vector.
+fn round_into<T: TryFrom<i32> + Copy + Into<i32>>(vector: &[f32], max: T, out: &mut [T]) -> (f64, f64, f64) {
+    let largest = vector.iter().fold(0f64, |m, x| m.max(f64::from(x.abs())));
+    if largest == 0.0 || !largest.is_finite() {
+        // A row without a norm: the search skips it.
+        return (0.0, 0.0, 0.0);
+    }
+    let scale = largest / f64::from(max.into());
+    let (mut error, mut l1) = (0f64, 0f64);
+    for (x, slot) in vector.iter().zip(out.iter_mut()) {
+        let rounded =
+            (f64::from(*x) / scale).round().clamp(-f64::from(max.into()), f64::from(max.into())) as i32;
+        // In range by the clamp: the conversion cannot fail.
+        *slot = T::try_from(rounded).unwrap_or(max);
+        let value = scale * f64::from(rounded);
+        error = error.max((f64::from(*x) - value).abs());
+        l1 += value.abs();
+    }
+    (scale, error, l1)
+}
+
+/// Sixteen components of a rounded row (i8) and of a rounded query (i16),
+/// and their dot product. In wasm each block is stored as `v128`s, so that
+/// the search reads a block in one load: built from an array in the loop,
+/// it was sixteen loads of one lane each, and no faster than the f32 rows.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod blocks {
+    use core::arch::wasm32::{
+        i16x8, i16x8_extend_high_i8x16, i16x8_extend_low_i8x16, i32x4_add, i32x4_dot_i16x8,
+        i32x4_extract_lane, i32x4_splat, i8x16, v128,
+    };
+
+    pub type Row = v128;
+    pub type Query = [v128; 2];
+
+    pub fn row(r: &[i8; 16]) -> Row {
+        i8x16(
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14],
+            r[15],
+        )
+    }
+
+    pub fn query(q: &[i16; 16]) -> Query {
+        [
+            i16x8(q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]),
+            i16x8(q[8], q[9], q[10], q[11], q[12], q[13], q[14], q[15]),
+        ]
+    }
+
+    /// Σ row × query, exact: the query's range keeps it within i32 (`candidates`).
+    pub fn dot(row: &[Row], query: &[Query]) -> i32 {
+        let mut sum = i32x4_splat(0);
+        for (r, [low, high]) in row.iter().zip(query) {
+            sum = i32x4_add(sum, i32x4_dot_i16x8(i16x8_extend_low_i8x16(*r), *low));
+            sum = i32x4_add(sum, i32x4_dot_i16x8(i16x8_extend_high_i8x16(*r), *high));
+        }
+        i32x4_extract_lane::<0>(sum)
+            + i32x4_extract_lane::<1>(sum)
+            + i32x4_extract_lane::<2>(sum)
+            + i32x4_extract_lane::<3>(sum)
+    }
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod blocks {
+    pub type Row = [i8; 16];
+    pub type Query = [i16; 16];
+
+    pub fn row(r: &[i8; 16]) -> Row {
+        *r
+    }
+
+    pub fn query(q: &[i16; 16]) -> Query {
+        *q
+    }
+
+    /// Σ row × query, exact: the query's range keeps it within i32 (`candidates`).
+    pub fn dot(row: &[Row], query: &[Query]) -> i32 {
+        // Block by block: a fixed length of 16 that the compiler vectorizes.
+        row.iter()
+            .zip(query)
+            .map(|(r, q)| r.iter().zip(q).map(|(a, b)| i32::from(*a) * i32::from(*b)).sum::<i32>())
+            .sum()
+    }
+}
+
 /// Cached inverse norms of every vocabulary row, so that repeated searches
-/// (one per token) cost one dot product per word.
+/// (one per token) cost one dot product per word, and the rows rounded to
+/// 8 bits for the first pass of a search.
 #[derive(Debug, Clone)]
 pub struct NeighborIndex {
     inverse_norms: Vec<f64>,
+    rounded: RoundedRows,
 }
 
 impl NeighborIndex {
     pub fn new(embeddings: &Embeddings) -> Self {
-        let inverse_norms = (0..embeddings.len())
+        let inverse_norms: Vec<f64> = (0..embeddings.len())
             .map(|r| {
                 let norm = embeddings.row(r).iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
                 if norm > 0.0 {
@@ -125,12 +257,15 @@ impl NeighborIndex {
                 }
             })
             .collect();
-        NeighborIndex { inverse_norms }
+        let rounded = RoundedRows::new(embeddings, &inverse_norms);
+        NeighborIndex { inverse_norms, rounded }
     }
 
     /// The `count` words nearest to `vector`, most similar first, leaving out
     /// the words in `exclude`. Empty when the vector's length is not the
-    /// vocabulary's dimension or the vector is all zeros.
+    /// vocabulary's dimension or the vector is all zeros. The same words and
+    /// similarities as scoring every row exactly: the rounded first pass
+    /// only leaves out rows that cannot be among them.
     pub fn nearest(
         &self,
         embeddings: &Embeddings,
@@ -144,13 +279,11 @@ impl NeighborIndex {
         }
         let excluded: Vec<usize> = exclude.iter().filter_map(|w| embeddings.rank(w)).collect();
         let mut heap = BinaryHeap::with_capacity(count + 1);
-        for (row, inverse_norm) in self.inverse_norms.iter().enumerate() {
-            if *inverse_norm == 0.0 || excluded.contains(&row) {
-                continue;
-            }
+        for row in self.candidates(vector, norm, count, &excluded) {
             // Ranked by q·k / |k|: the cosine times |q|, the same order without a division per word.
-            let candidate = Ranked(f64::from(dot32(embeddings.row(row), vector)) * inverse_norm, row);
-            // Full: only a better candidate than the worst kept goes in (most words do not).
+            let candidate =
+                Ranked(f64::from(dot32(embeddings.row(row), vector)) * self.inverse_norms[row], row);
+            // Full: only a better candidate than the worst kept goes in.
             if heap.len() == count && heap.peek().is_some_and(|worst| candidate >= *worst) {
                 continue;
             }
@@ -166,6 +299,51 @@ impl NeighborIndex {
                 similarity: (score / norm) as f32,
             })
             .collect()
+    }
+
+    /// The rows that may be among the `count` nearest of `vector` (of length
+    /// `norm`), in order: each row's score from the rounded rows, within a
+    /// bound of the exact one; a row whose best possible score is below the
+    /// worst possible score of `count` others is left out.
+    fn candidates(&self, vector: &[f32], norm: f64, count: usize, excluded: &[usize]) -> Vec<usize> {
+        let rows = &self.rounded;
+        // The query's range leaves room for the sum in i32 (|Σ| ≤ 127 × range
+        // × the components): all of i16 up to 512 components, less beyond.
+        let room = i64::from(i32::MAX) / (127 * 16 * rows.width.max(1) as i64);
+        let range = i16::try_from(room.clamp(1, i64::from(i16::MAX))).unwrap_or(i16::MAX);
+        let mut rounded = vec![0i16; rows.width * 16];
+        let (query_scale, query_error, _) = round_into(vector, range, &mut rounded);
+        let query: Vec<blocks::Query> =
+            rounded.chunks_exact(16).filter_map(<[i16]>::first_chunk).map(blocks::query).collect();
+        let vector_l1: f64 = vector.iter().map(|x| f64::from(x.abs())).sum();
+        // The exact pass sums in f32 (a relative error under 1e-5 of |q|·|k|
+        // at these lengths, times 1/|k|): with room to spare.
+        let slack = 1e-4 * norm;
+        let mut floors: Vec<f64> = Vec::with_capacity(count + 1); // the `count` best lower bounds, ascending
+        let mut kept: Vec<(usize, f64)> = Vec::new(); // (row, upper bound)
+        for (row, inverse_norm) in self.inverse_norms.iter().enumerate() {
+            if *inverse_norm == 0.0 || excluded.contains(&row) {
+                continue;
+            }
+            let score = f64::from(blocks::dot(rows.row(row), &query)) * rows.scales[row] * query_scale;
+            // |x·v − x̂·v̂| ≤ max|x − x̂|·Σ|v| + max|v − v̂|·Σ|x̂|, all over |x|.
+            let error = rows.errors[row] * vector_l1 + query_error * rows.l1[row] + slack;
+            let floor = if floors.len() == count { floors[0] } else { f64::NEG_INFINITY };
+            if score + error < floor {
+                continue;
+            }
+            kept.push((row, score + error));
+            let low = score - error;
+            if floors.len() < count || low > floor {
+                let at = floors.partition_point(|f| *f < low);
+                floors.insert(at, low);
+                if floors.len() > count {
+                    floors.remove(0);
+                }
+            }
+        }
+        let floor = if floors.len() == count { floors[0] } else { f64::NEG_INFINITY };
+        kept.into_iter().filter(|(_, high)| *high >= floor).map(|(row, _)| row).collect()
     }
 }
 
@@ -222,6 +400,77 @@ mod tests {
             for (got, (similarity, row)) in found.iter().zip(&all) {
                 assert_eq!(got.word, e.words()[*row], "seed {seed}");
                 assert!((got.similarity - similarity).abs() < 1e-6);
+            }
+        }
+    }
+
+    /// Every row scored exactly, as the search did before its rounded first pass.
+    fn every_row_scored(
+        index: &NeighborIndex,
+        e: &Embeddings,
+        query: &[f32],
+        count: usize,
+    ) -> Vec<(String, f32)> {
+        let norm = query.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+        let mut all: Vec<Ranked> = (0..e.len())
+            .filter(|r| index.inverse_norms[*r] != 0.0)
+            .map(|r| Ranked(f64::from(dot32(e.row(r), query)) * index.inverse_norms[r], r))
+            .collect();
+        all.sort();
+        all.into_iter()
+            .take(count)
+            .map(|Ranked(score, r)| (e.words()[r].clone(), (score / norm) as f32))
+            .collect()
+    }
+
+    #[test]
+    fn the_rounded_first_pass_finds_exactly_what_scoring_every_row_finds() {
+        // 1,100 components: past 512, the query's range narrows so that the sums fit in i32.
+        for (dim, seed) in [(50, 1), (8, 2), (51, 3), (16, 4), (300, 5), (1, 6), (1100, 7)] {
+            let mut e = random_embeddings(if dim > 500 { 400 } else { 1500 }, dim, seed);
+            // Ties: a few rows repeated further down, and a row of zeros.
+            let mut words = e.words().to_vec();
+            let mut vectors: Vec<f32> = (0..e.len()).flat_map(|r| e.row(r).to_vec()).collect();
+            for r in [5, 17, e.len() - 1] {
+                words.push(format!("copy{r}"));
+                vectors.extend_from_slice(e.row(r));
+            }
+            words.push("zero".into());
+            vectors.extend(std::iter::repeat_n(0.0, dim));
+            // All ones: with a query of ones, the largest sum the first pass can meet.
+            words.push("ones".into());
+            vectors.extend(std::iter::repeat_n(1.0, dim));
+            e = Embeddings::new(dim, words, vectors).unwrap();
+            let index = NeighborIndex::new(&e);
+            let mut rng = SeededRng::new(seed + 100);
+            for q in 0..24 {
+                // Random queries, rows themselves (with their copies), and tiny or huge ones.
+                let query: Vec<f32> = match q % 4 {
+                    _ if q == 3 => vec![1.0; dim],
+                    0 => e.row(5).to_vec(),
+                    1 => e.row((rng.next_u64() % e.len() as u64) as usize).iter().map(|x| x * 1e-6).collect(),
+                    2 => (0..dim).map(|_| ((rng.next_unit() * 2.0 - 1.0) * 1e4) as f32).collect(),
+                    _ => (0..dim).map(|_| (rng.next_unit() * 2.0 - 1.0) as f32).collect(),
+                };
+                for count in [1, 6, 14] {
+                    let found: Vec<(String, f32)> = index
+                        .nearest(&e, &query, count, &[])
+                        .into_iter()
+                        .map(|n| (n.word, n.similarity))
+                        .collect();
+                    assert_eq!(
+                        found,
+                        every_row_scored(&index, &e, &query, count),
+                        "dim {dim}, query {q}, count {count}"
+                    );
+                }
+            }
+            // The first pass leaves out most rows: that is its point.
+            let query: Vec<f32> = (0..dim).map(|_| (rng.next_unit() * 2.0 - 1.0) as f32).collect();
+            let norm = query.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+            if dim >= 8 {
+                let left = index.candidates(&query, norm, 6, &[]).len();
+                assert!(left < e.len() / 10, "dim {dim}: {left} of {} rows scored exactly", e.len());
             }
         }
     }

@@ -222,6 +222,37 @@ fn the_nearest_words_of_king_are_royal() {
     assert!(e.vector_of("xqzzy").is_none());
 }
 
+/// The search's first pass (8-bit rows, SIMD in the page's build) leaves out
+/// only rows that cannot be among the nearest: asking for every row scores
+/// each one exactly, and its first `count` are what asking for `count` finds.
+#[wasm_bindgen_test]
+fn the_rounded_first_pass_finds_exactly_what_scoring_every_row_finds() {
+    use attention_core::multihead::SeededRng;
+    use attention_core::neighbors::NeighborIndex;
+    use attention_core::Embeddings;
+    let mut rng = SeededRng::new(11);
+    let (rows, dim) = (2000, 50);
+    let mut vectors: Vec<f32> = (0..rows * dim).map(|_| (rng.next_unit() * 2.0 - 1.0) as f32).collect();
+    // Ties: two rows repeated.
+    vectors.extend_from_within(7 * dim..8 * dim);
+    vectors.extend_from_within(1500 * dim..1501 * dim);
+    let words = (0..rows + 2).map(|i| format!("w{i}")).collect();
+    let e = Embeddings::new(dim, words, vectors).unwrap();
+    let index = NeighborIndex::new(&e);
+    for q in 0..30 {
+        let query: Vec<f32> = if q % 3 == 0 {
+            e.row(7).to_vec()
+        } else {
+            (0..dim).map(|_| (rng.next_unit() * 2.0 - 1.0) as f32).collect()
+        };
+        let every = index.nearest(&e, &query, e.len(), &[]);
+        assert_eq!(every.len(), e.len());
+        for count in [1, 6, 14] {
+            assert_eq!(index.nearest(&e, &query, count, &[]), every[..count], "query {q}, count {count}");
+        }
+    }
+}
+
 #[wasm_bindgen_test]
 fn cross_arrows_link_queries_to_their_own_key_column() {
     let g = attention_wasm::ArrowGeometry::cross(2, 3, 300.0, 40.0, 12.0, 500.0);
