@@ -186,7 +186,14 @@ async function fetchNeighbors(explorer, manifest) {
   const response = await fetch(new URL(entry.file, VECTORS_URL));
   if (!response.ok) throw new Error(`the nearest-word index could not be loaded (HTTP ${response.status})`);
   explorer.loadNeighbors(new Uint8Array(await response.arrayBuffer()));
+  // Reading the index, building its rounded rows, then the first search:
+  // three tasks of 10–20 ms rather than one of 40–60.
+  await nextTask();
+  explorer.prepareNeighbors();
+  await nextTask();
 }
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
  * Runs the attention kernel once on a small made-up matrix, after the first
