@@ -77,7 +77,8 @@ test('Tab reaches the heatmap, arrow keys move the focus, Escape clears it', asy
   assert.match(await page.textContent('#tooltip'), /'king' → 'king'/);
   await page.keyboard.press('ArrowRight');
   assert.match(await page.textContent('#tooltip'), /'king' → 'and'.*weight 0\.04(89|90)/s);
-  assert.match(await page.textContent('#announce'), /Focus on king/);
+  // The three strongest keys of the row (KING_ROW), strongest first.
+  assert.equal(await page.textContent('#announce'), 'Focus on king, row 1. Strongest keys: king 0.4431, queen 0.1645, kingdom 0.1512.');
   await page.keyboard.press('Escape');
   assert.deepEqual(await focusShown(page), { hash: null, tableRows: [], heading: null, chip: null });
   await finish();

@@ -271,10 +271,13 @@ export class HeatmapView {
       const hit = this.#hit(event);
       if (!hit || hit.kind === NONE) return;
       // A row label or a cell focuses its query; a column label focuses that token.
-      onFocus(hit.kind === COLUMN_LABEL ? hit.col : hit.row, 'push', hit.kind === CELL ? hit.col : null);
+      const row = hit.kind === COLUMN_LABEL ? hit.col : hit.row;
+      const focused = focus();
+      if (hit.kind === CELL) this.hover = { row: hit.row, col: hit.col };
+      onFocus(row, 'push', hit.kind === CELL ? hit.col : null);
       if (hit.kind === CELL) {
-        this.hover = { row: hit.row, col: hit.col };
-        paint();
+        // A new focus has repainted the overlay, with this hover already (as a key does).
+        if (row === focused) paint();
         this.showTooltip(hit.row, hit.col);
       }
     });
