@@ -206,8 +206,12 @@ test('a new sentence refills the nearest words a few rows at a time, the old row
       rows: table.tBodies[0].rows.length,
     })).observe(table, { subtree: true, attributes: true, childList: true, characterData: true });
   });
+  // A quarter of the CPU, so that 128 searches exceed one slice on a fast machine too.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
   await page.fill('#sentence', text(1));
   const after = await tableOf(page, '#meaning-table:not([aria-busy])');
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   assert.deepEqual(after.rows.map((r) => r.label), text(1).split(' '));
   assert.equal(after.rows[0].cells[0], rowNamed(before, 'king')[0], "the first row is 'king' now, with the words nearest to its own vector");
   assert.notEqual(after.rows[0].cells[1], before.rows[0].cells[1], "and the context vector of 'king', not of 'the'");
