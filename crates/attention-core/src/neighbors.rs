@@ -162,10 +162,12 @@ fn round_into<T: TryFrom<i32> + Copy + Into<i32>>(vector: &[f32], max: T, out: &
     let inverse = f64::from(range) / largest;
     let (mut error, mut l1) = (0f64, 0f64);
     for (x, slot) in vector.iter().zip(out.iter_mut()) {
-        // Ties to even: one instruction in wasm, where `round` is a libm call
-        // (30,000 rows of 50 when the page first searches). Any rounding
-        // would do: the error is measured, not assumed.
-        let rounded = ((f64::from(*x) * inverse).round_ties_even() as i32).clamp(-range, range);
+        // Half away from zero by a truncating conversion: `round` is a libm
+        // call in wasm and on baseline x86-64, and the index rounds every
+        // component of its rows (30,000 × 50 on the page, 400,000 × 50 for
+        // a whole GloVe file). Any rounding would do: the error is measured.
+        let y = f64::from(*x) * inverse;
+        let rounded = ((y + 0.5f64.copysign(y)) as i32).clamp(-range, range);
         // In range by the clamp: the conversion cannot fail.
         *slot = T::try_from(rounded).unwrap_or(max);
         let value = scale * f64::from(rounded);
