@@ -172,7 +172,7 @@ test('the nearest words of a known vector, and of each context vector', async ()
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=meaning'));
   await ready(page);
   const table = await tableOf(page, '#meaning-table:not([aria-busy])');
-  assert.match(table.caption, /^Nearest of the 30,000 most frequent vocabulary words/);
+  assert.match(table.caption, /^Nearest of the [\d,]+ most frequent vocabulary words by cosine similarity/);
   assert.deepEqual(table.rows.map((r) => r.label), ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
   // The vector of 'king' itself: the same words as the native core finds
   // (crates/attention-wasm/tests/teach.rs), itself first.
