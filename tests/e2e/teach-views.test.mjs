@@ -210,7 +210,12 @@ test('a new sentence refills the nearest words a few rows at a time, the old row
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
   await page.fill('#sentence', text(1));
-  const after = await tableOf(page, '#meaning-table:not([aria-busy])');
+  // Done: not busy, and its first row is the new sentence's first word.
+  await page.waitForFunction(() => {
+    const table = document.querySelector('#meaning-table:not([aria-busy])');
+    return table?.tBodies[0].rows[0]?.cells[0].textContent === 'king';
+  });
+  const after = await tableOf(page, '#meaning-table');
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   assert.deepEqual(after.rows.map((r) => r.label), text(1).split(' '));
   assert.equal(after.rows[0].cells[0], rowNamed(before, 'king')[0], "the first row is 'king' now, with the words nearest to its own vector");
