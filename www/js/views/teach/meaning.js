@@ -3,17 +3,17 @@
 // cosine similarity, exact (engine.nearest re-ranks the index's candidates
 // with their exact vectors).
 //
-// Each row costs two passes over the index (30,000 words), about 1.5 ms on a
-// 2-core laptop: 64 rows in one go were a task of 60–130 ms at every change
-// of the sentence. The rows are found a slice at a time instead, a task
-// each; until a row is found again it keeps the previous sentence's words,
-// dimmed, and the table says it is busy.
+// Each row costs two searches of the index (about 0.7 ms on a 2-core laptop;
+// 1.7 ms before the search's rounded first pass, when 64 rows in one go were
+// a task of 60–130 ms at every change of the sentence). The rows are found a
+// slice at a time, a task each; until a row is found again it keeps the
+// previous sentence's words, dimmed, and the table says it is busy.
 
 import { el, putText } from '../../dom.js';
 import { grouped } from '../../text.js';
 
 const NEAREST = 5;
-/** Rows listed: the nearest-word search costs one pass over the index per row. */
+/** Rows listed: each costs two searches of the index. */
 const MAX_ROWS = 64;
 /** A slice of searches stops after this long, then lets the page run (the next slice is a task of its own). */
 const SLICE_MS = 10;
