@@ -107,7 +107,7 @@ impl PartialOrd for Ranked {
 }
 
 /// The rows of an index rounded to 8 bits, a scale for each row, for a
-/// first pass that reads a quarter of the bytes of the f32 rows: every row's
+/// first pass that reads a third of the bytes of the f32 rows: every row's
 /// score comes with a bound on its error, so the rows that cannot be among
 /// the nearest are left out for certain, and the few left are scored exactly.
 #[derive(Debug, Clone)]
