@@ -2,7 +2,7 @@
 // they draw, where, and what they leave out, without a browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatTick, paintArrows, paintHeatmap, paintOverlay } from '../../www/js/paint.js';
+import { formatTick, paintArrows, paintHeatmap, paintOverlay, strongestKeys } from '../../www/js/paint.js';
 
 /** A 2D context that records method calls and property writes. */
 function recorder() {
@@ -96,4 +96,12 @@ test('tick labels use the decimals of their step', () => {
   assert.equal(formatTick(0.04, 0.02), '0.04');
   assert.equal(formatTick(1, 0.5), '1.0');
   assert.equal(formatTick(0.005, 0.005), '0.005');
+});
+
+test('the strongest keys: largest first, the earlier on a tie, masked keys left out', () => {
+  const row = new Float32Array([0.1, 0.4, 0.2, 0.4, 0.05, 0.3]);
+  assert.deepEqual(strongestKeys(row, 3), [1, 3, 5]);
+  assert.deepEqual(strongestKeys(row, 3, new Uint8Array([0, 1, 0, 0, 0, 0])), [3, 5, 2]);
+  assert.deepEqual(strongestKeys(row, 10), [1, 3, 5, 2, 0, 4]);
+  assert.deepEqual(strongestKeys(new Float32Array(0), 3), []);
 });

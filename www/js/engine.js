@@ -4,7 +4,7 @@
 // user's own, read in a worker. Every view reads its numbers from the
 // analysis made with the current engine (analysis.js).
 
-import { fetchManifest, VectorStore } from './vectors.js';
+import { fetchManifest, nextTask, VectorStore } from './vectors.js';
 
 const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
 const WASM_URL = new URL('../pkg/attention_wasm_bg.wasm', import.meta.url);
@@ -192,8 +192,6 @@ async function fetchNeighbors(explorer, manifest) {
   explorer.prepareNeighbors();
   await nextTask();
 }
-
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
  * Runs the attention kernel once on a small made-up matrix, after the first

@@ -257,7 +257,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.fillStyle = theme.accent;
     ctx.textAlign = 'right';
     ctx.fillText(`${labels[focus]} (${focus})`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
-    const strongest = [...focusRow.keys()].sort((a, b) => focusRow[b] - focusRow[a]).slice(0, 6);
+    const strongest = strongestKeys(focusRow, 6);
     ctx.font = font(theme);
     ctx.fillStyle = theme.fg;
     ctx.textAlign = 'left';
@@ -286,4 +286,23 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     const suffix = focusRow ? ` ${focusRow[j].toFixed(2)}` : '';
     ctx.fillText(keyLabels[j] + suffix, arrows.keyX + 6, y);
   }
+}
+
+/**
+ * The indices of the `count` largest of `weights` (leaving out those where
+ * `masked` is set), largest first, the earlier on a tie: one pass, where a
+ * sort of a 1,024-key row ran at every click.
+ */
+export function strongestKeys(weights, count, masked = null) {
+  const best = [];
+  for (let j = 0; j < weights.length; j++) {
+    if (masked?.[j]) continue;
+    let at = best.length;
+    while (at > 0 && weights[j] > weights[best[at - 1]]) at--;
+    if (at < count) {
+      best.splice(at, 0, j);
+      if (best.length > count) best.pop();
+    }
+  }
+  return best;
 }

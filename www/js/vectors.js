@@ -79,7 +79,7 @@ export class VectorStore {
       // about half a millisecond (the browser queues most of them anyway).
       const loads = [];
       for (let at = 0; at < missing.length; at += REQUESTS_PER_TASK) {
-        if (at > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+        if (at > 0) await nextTask();
         loads.push(...missing.slice(at, at + REQUESTS_PER_TASK).map((k) => this.load(k)));
       }
       await Promise.all(loads);
@@ -181,4 +181,9 @@ export async function fetchManifest(url, fetch = globalThis.fetch.bind(globalThi
   } catch (error) {
     throw new Error(`The word vectors could not be read: ${error instanceof SyntaxError ? 'manifest.json is not JSON' : error.message}.`);
   }
+}
+
+/** Resolves in a task of its own: the page can handle input and paint before the work goes on. */
+export function nextTask() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }

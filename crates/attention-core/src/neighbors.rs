@@ -326,6 +326,8 @@ impl NeighborIndex {
         // at these lengths, times 1/|k|): with room to spare.
         let slack = 1e-4 * norm;
         let mut floors: Vec<f64> = Vec::with_capacity(count + 1); // the `count` best lower bounds, ascending
+                                                                  // The worst possible score of the `count`-th row so far: a row that cannot reach it is out.
+        let floor_of = |floors: &[f64]| if floors.len() == count { floors[0] } else { f64::NEG_INFINITY };
         let mut kept: Vec<(usize, f64)> = Vec::new(); // (row, upper bound)
         for (row, inverse_norm) in self.inverse_norms.iter().enumerate() {
             if *inverse_norm == 0.0 || excluded.contains(&row) {
@@ -334,7 +336,7 @@ impl NeighborIndex {
             let score = f64::from(blocks::dot(rows.row(row), &query)) * rows.scales[row] * query_scale;
             // |x·v − x̂·v̂| ≤ max|x − x̂|·Σ|v| + max|v − v̂|·Σ|x̂|, all over |x|.
             let error = rows.errors[row] * vector_l1 + query_error * rows.l1[row] + slack;
-            let floor = if floors.len() == count { floors[0] } else { f64::NEG_INFINITY };
+            let floor = floor_of(&floors);
             if score + error < floor {
                 continue;
             }
@@ -348,7 +350,7 @@ impl NeighborIndex {
                 }
             }
         }
-        let floor = if floors.len() == count { floors[0] } else { f64::NEG_INFINITY };
+        let floor = floor_of(&floors);
         kept.into_iter().filter(|(_, high)| *high >= floor).map(|(row, _)| row).collect()
     }
 }

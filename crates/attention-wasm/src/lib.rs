@@ -286,13 +286,19 @@ impl Explorer {
     /// its own; [`nearest`](Explorer::nearest) builds it otherwise.
     #[wasm_bindgen(js_name = prepareNeighbors)]
     pub fn prepare_neighbors(&self) {
+        self.neighbor_index();
+    }
+
+    /// The store that [`nearest`](Explorer::nearest) searches and its index,
+    /// built on first use: the nearest-word index of a sharded store (None
+    /// until it is loaded), or the store itself.
+    fn neighbor_index(&self) -> Option<(&Embeddings, &NeighborIndex)> {
         let store = match &self.neighbor_store {
             Some(store) => store,
-            // A sharded store without its index yet has nothing to build.
-            None if self.is_sharded() => return,
+            None if self.is_sharded() => return None,
             None => &self.embeddings,
         };
-        self.neighbors.get_or_init(|| NeighborIndex::new(store));
+        Some((store, self.neighbors.get_or_init(|| NeighborIndex::new(store))))
     }
 
     /// Whether [`nearest`](Explorer::nearest) can search: always for a
@@ -341,25 +347,20 @@ impl Explorer {
     /// come back with `exact: false`: add their shards and ask again, then
     /// keep the first `count`.
     pub fn nearest(&self, vector: &[f32], count: usize) -> Result<JsValue, JsError> {
-        let found: Vec<Neighbour> = match &self.neighbor_store {
-            Some(store) => {
-                let index = self.neighbors.get_or_init(|| NeighborIndex::new(store));
-                let candidates = index.nearest(store, vector, count + RERANK_EXTRA, &[]);
-                rerank(candidates, &self.embeddings, vector)
-                    .into_iter()
-                    .map(|c| Neighbour { word: c.word, similarity: c.similarity, exact: c.exact })
-                    .collect()
-            }
-            None if self.is_sharded() => {
-                return Err(JsError::new("the nearest-word index is not loaded yet"));
-            }
-            None => self
-                .neighbors
-                .get_or_init(|| NeighborIndex::new(&self.embeddings))
-                .nearest(&self.embeddings, vector, count, &[])
+        let (store, index) =
+            self.neighbor_index().ok_or_else(|| JsError::new("the nearest-word index is not loaded yet"))?;
+        let found: Vec<Neighbour> = if self.neighbor_store.is_some() {
+            let candidates = index.nearest(store, vector, count + RERANK_EXTRA, &[]);
+            rerank(candidates, &self.embeddings, vector)
+                .into_iter()
+                .map(|c| Neighbour { word: c.word, similarity: c.similarity, exact: c.exact })
+                .collect()
+        } else {
+            index
+                .nearest(store, vector, count, &[])
                 .into_iter()
                 .map(|n| Neighbour { word: n.word, similarity: n.similarity, exact: true })
-                .collect(),
+                .collect()
         };
         Ok(serde_wasm_bindgen::to_value(&found)?)
     }

@@ -7,7 +7,7 @@ import { paintable } from '../analysis.js';
 import { settingsCaption } from '../figure.js';
 import { el, put } from '../dom.js';
 import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
-import { paintOverlay } from '../paint.js';
+import { paintOverlay, strongestKeys } from '../paint.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
@@ -158,19 +158,8 @@ class MainHeatmap {
       put(announcer, 'textContent', `${labels[i]}: every key is masked.`);
       return;
     }
-    // The three strongest in one pass (a sort of the row was 1,024 keys a click), the earlier key first on a tie.
-    const best = [];
-    for (let j = 0; j < n; j++) {
-      if (masked[i * n + j]) continue;
-      const w = weights[i * n + j];
-      let at = best.length;
-      while (at > 0 && w > weights[i * n + best[at - 1]]) at--;
-      if (at < 3) {
-        best.splice(at, 0, j);
-        if (best.length > 3) best.pop();
-      }
-    }
-    const top = best.map((j) => `${labels[j]} ${weights[i * n + j].toFixed(4)}`);
+    const row = weights.subarray(i * n, (i + 1) * n);
+    const top = strongestKeys(row, 3, masked?.subarray(i * n, (i + 1) * n)).map((j) => `${labels[j]} ${row[j].toFixed(4)}`);
     put(announcer, 'textContent', `Focus on ${labels[i]}, row ${i}. Strongest keys: ${top.join(', ')}.`);
   }
 

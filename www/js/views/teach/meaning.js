@@ -11,6 +11,7 @@
 
 import { el, putText } from '../../dom.js';
 import { grouped } from '../../text.js';
+import { nextTask } from '../../vectors.js';
 
 const NEAREST = 5;
 /** Rows listed: each costs two searches of the index. */
@@ -22,7 +23,7 @@ export function mountMeaning(lab, ctx) {
   lab.append(el('p', 'A context vector is a weighted mix of the sentence’s vectors. Its nearest vocabulary words (by cosine similarity) show what attention mixed into each word, beside the nearest words of the word’s own vector. The Steps tab lists the raw cosine similarity of the focused word with each key beside its weight.', 'note'));
   const table = el('table', null, 'steps-table meaning');
   table.id = 'meaning-table';
-  const caption = el('caption', 'Finding the nearest words…');
+  const caption = el('caption');
   const head = el('thead');
   const hr = el('tr');
   for (const text of ['word', 'nearest to its own vector', 'nearest to its context vector']) {
@@ -67,7 +68,7 @@ export function mountMeaning(lab, ctx) {
     let slice = performance.now();
     for (let i = 0; i < rows; i++) {
       if (performance.now() - slice >= SLICE_MS) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await nextTask();
         if (shown !== analysis) return;
         slice = performance.now();
       }
