@@ -59,6 +59,31 @@ async function panelWeights(page) {
   })));
 }
 
+/**
+ * Puts the pointer on cell (row, col) of the open head's heatmap and returns
+ * the projection's lit points (`data-lit`) once they are `wanted`, else what
+ * they were at the last try. The model view's parts arrive from a worker one
+ * after another, and on a busy machine one of them can move the heatmap
+ * between the read of its box and the pointer's move: each try reads the box
+ * again and moves anew.
+ */
+async function hoverModelCell(page, row, col, wanted, tries = 4) {
+  const overlay = page.locator('#model-heatmap-overlay');
+  const projection = page.locator('#model-projection');
+  let lit = null;
+  for (let attempt = 0; attempt < tries && lit !== wanted; attempt++) {
+    await overlay.scrollIntoViewIfNeeded();
+    const box = await overlay.boundingBox();
+    const [x, y] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
+    const side = Number(await overlay.getAttribute('data-cell'));
+    await page.mouse.move(0, 0);
+    await page.mouse.move(box.x + x + (col + 0.5) * side, box.y + y + (row + 0.5) * side);
+    await page.waitForFunction((value) => document.querySelector('#model-projection')?.dataset.lit === value, wanted, { timeout: 5000 }).catch(() => {});
+    lit = await projection.getAttribute('data-lit');
+  }
+  return lit;
+}
+
 test("head search ranks every head by 'it' → 'cat' as `attention heads` does, and the grid marks the best", async () => {
   const expected = cliHeads(CAT, 'it', 'cat');
   const { page, finish } = await openModel('&model=1');
@@ -173,13 +198,7 @@ test('queries and keys: 2n points, a legend, the variance on the axes, linked to
   assert.match(legend[1], /key/);
   assert.equal(await page.locator('.model-projection-table tbody tr').count(), GOLDEN.pieces.length);
   // The heatmap's hover lights up the query of 'it' (piece 8) and the key of 'cat' (piece 2 + n).
-  const overlay = page.locator('#model-heatmap-overlay');
-  await overlay.scrollIntoViewIfNeeded();
-  const box = await overlay.boundingBox();
-  const [x, y] = (await overlay.getAttribute('data-matrix')).split(',').map(Number);
-  const side = Number(await overlay.getAttribute('data-cell'));
-  await page.mouse.move(box.x + x + 2.5 * side, box.y + y + 8.5 * side);
-  await page.waitForFunction(() => document.querySelector('#model-projection')?.dataset.lit === '8,14');
+  assert.equal(await hoverModelCell(page, 8, 2, '8,14'), '8,14');
   // And the keyboard walks the points, naming each.
   await page.mouse.move(0, 0);
   await canvas.focus();
