@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatTick, paintArrows, paintHeatmap, paintOverlay, strongestKeys } from '../../www/js/paint.js';
+import { heaviestKeys } from '../../www/js/teach-steps.js';
 
 /** A 2D context that records method calls and property writes. */
 function recorder() {
@@ -104,4 +105,12 @@ test('the strongest keys: largest first, the earlier on a tie, masked keys left 
   assert.deepEqual(strongestKeys(row, 3, new Uint8Array([0, 1, 0, 0, 0, 0])), [3, 5, 2]);
   assert.deepEqual(strongestKeys(row, 10), [1, 3, 5, 2, 0, 4]);
   assert.deepEqual(strongestKeys(new Float32Array(0), 3), []);
+});
+
+test("heaviestKeys: the Steps tab's heaviest keys with a weight, heaviest first, and how many have one", () => {
+  const weights = new Float32Array([0.1, 0, 0.4, 0.1, 0, 0.4]);
+  // Ties keep the earlier key first; keys of weight 0 (masked) are neither listed nor counted.
+  assert.deepEqual(heaviestKeys(weights, 3), { keys: [2, 5, 0], total: 4 });
+  assert.deepEqual(heaviestKeys(weights, 8), { keys: [2, 5, 0, 3], total: 4 });
+  assert.deepEqual(heaviestKeys(new Float32Array(3), 4), { keys: [], total: 0 });
 });

@@ -51,12 +51,17 @@ export function labelWidth(ctx, labels, theme, extra = '') {
   const known = widths.get(shape);
   // Each label is measured once per font (a sentence change re-measures only new words).
   if (known.size > 20000) known.clear();
-  ctx.font = shape;
+  // Setting the canvas's font parses it: only done when a label is new.
+  let fontSet = false;
   let widest = 0;
   for (const label of labels) {
     const text = label + extra;
     let width = known.get(text);
     if (width === undefined) {
+      if (!fontSet) {
+        ctx.font = shape;
+        fontSet = true;
+      }
       width = ctx.measureText(text).width;
       known.set(text, width);
     }

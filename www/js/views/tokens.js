@@ -121,7 +121,15 @@ class TokenStrip {
     const limit = this.expanded || tokens.length <= COLLAPSED ? tokens.length : COLLAPSED;
     const indices = [...Array(limit).keys()];
     if (focusIndex >= limit) indices.push(focusIndex);
-    const chips = indices.map((i, k) => this.chipFor(strip.children[k], tokens[i]));
+    // A focus change alone (a click at 1,024 tokens) marks the chips again and
+    // rewrites no text: the same analysis, text and vectors, the same chips.
+    const vectors = this.ctx.engine?.vectors;
+    const drawn = { analysis, sentence: state.sentence, indices: indices.join(), vectors: vectors && `${vectors.version} ${vectors.failed.size} ${vectors.loading.size}` };
+    const same = this.drawn && Object.keys(drawn).every((k) => drawn[k] === this.drawn[k]);
+    this.drawn = drawn;
+    const chips = same
+      ? indices.map((i, k) => this.markFocus(strip.children[k], tokens[i]))
+      : indices.map((i, k) => this.chipFor(strip.children[k], tokens[i]));
     // The chip that takes the Tab stop: the focused one, else the first button.
     const tabStop = chips.find((c) => c.classList.contains('focused')) ?? chips.find((c) => c.tagName === 'BUTTON');
     for (const chip of chips) if (chip.tagName === 'BUTTON') attr(chip, 'tabindex', chip === tabStop ? 0 : -1);
@@ -134,6 +142,16 @@ class TokenStrip {
     // 81st, changes with the focus; the 80 before it stay.
     setChildren(strip, chips);
     attr(strip, 'data-count', tokens.length);
+  }
+
+  /** Marks chip `chip` of token `t` focused or not; returns it. */
+  markFocus(chip, t) {
+    if (chip.tagName === 'BUTTON') {
+      const focused = t.row === this.state.focus;
+      chip.classList.toggle('focused', focused);
+      attr(chip, 'aria-pressed', String(focused));
+    }
+    return chip;
   }
 
   /**

@@ -5,7 +5,7 @@
 // after the panel is painted.
 
 import { el } from '../../dom.js';
-import { num, renderSteps, weight } from '../../teach-steps.js';
+import { heaviestKeys, num, renderSteps, weight } from '../../teach-steps.js';
 
 const NEAREST = 6;
 
@@ -106,9 +106,9 @@ function nearestLines(word) {
 
 /** Step 4 for a sentence: the heaviest terms of Σ weight × v, in words, and the first dimensions of the result. */
 function contextSummary(word, labels, steps) {
-  const order = [...labels.keys()].filter((j) => steps.weights[j] > 0).sort((a, b) => steps.weights[b] - steps.weights[a]);
-  const terms = order.slice(0, 4).map((j) => `${weight(steps.weights[j])} × v(${labels[j]})`);
+  const { keys, total } = heaviestKeys(steps.weights, 4);
+  const terms = keys.map((j) => `${weight(steps.weights[j])} × v(${labels[j]})`);
   const p = el('p', null, 'context-sum');
-  p.append(`Step 4: context of '${word}' = ${terms.join(' + ')}${order.length > 4 ? ` + … (${order.length - 4} more)` : ''} = [${steps.context.slice(0, 4).map((c) => num(c, 4)).join(', ')}, … ${steps.context.length} numbers].`);
+  p.append(`Step 4: context of '${word}' = ${terms.join(' + ')}${total > 4 ? ` + … (${total - 4} more)` : ''} = [${steps.context.slice(0, 4).map((c) => num(c, 4)).join(', ')}, … ${steps.context.length} numbers].`);
   return p;
 }
