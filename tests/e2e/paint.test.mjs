@@ -48,6 +48,19 @@ test('the heatmap draws the cell bitmap once, unsmoothed, over the hatching', ()
   assert.ok(hatch >= 0 && hatch < draw && smoothing < draw, 'hatching first, smoothing off before the bitmap');
 });
 
+test('the colour bar: one stretched image when given one, else a band per colour of the table, the top of the scale on top', () => {
+  const ctx = recorder();
+  paintHeatmap(ctx, { ...view(), bar: { colorbar: true } });
+  assert.deepEqual(of(ctx, 'drawImage').at(-1), ['drawImage', { colorbar: true }, 182, 50, 12, 120]);
+  assert.equal(of(ctx, 'fillStyle=').filter((c) => String(c[1]).startsWith('rgb(')).length, 0);
+  const bands = recorder();
+  paintHeatmap(bands, view());
+  const colours = of(bands, 'fillStyle=').map((c) => c[1]).filter((c) => String(c).startsWith('rgb('));
+  assert.equal(colours.length, 256);
+  assert.equal(colours[0], 'rgb(253, 254, 255)');
+  assert.equal(colours.at(-1), 'rgb(0, 1, 2)');
+});
+
 test('values are printed in unmasked cells only, and labels on both axes', () => {
   const ctx = recorder();
   paintHeatmap(ctx, view());

@@ -19,6 +19,30 @@ test("the link of the tutorial sentence shows the 'king' row", async () => {
   await finish();
 });
 
+test("the colour bar runs from the palette's first colour at the bottom to its last at the top", async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  const ends = () => page.evaluate(() => {
+    const [x, y, w, h] = document.getElementById('heatmap-overlay').dataset.colorbar.split(',').map(Number);
+    const canvas = document.getElementById('heatmap');
+    const ratio = canvas.width / canvas.getBoundingClientRect().width;
+    const pixel = (px, py) => [...canvas.getContext('2d').getImageData(Math.round(px * ratio), Math.round(py * ratio), 1, 1).data.slice(0, 3)];
+    // 3 px in: the bar's 1 px outline is drawn over its edges.
+    return { top: pixel(x + w / 2, y + 3), bottom: pixel(x + w / 2, y + h - 3) };
+  });
+  // viridis: from dark purple (68, 1, 84) to yellow (253, 231, 37); 3 px in, a band or two from the end.
+  const near = (actual, expected) => assert.ok(actual.every((c, k) => Math.abs(c - expected[k]) <= 8), `${actual} is not near ${expected}`);
+  const viridis = await ends();
+  near(viridis.top, [253, 231, 37]);
+  near(viridis.bottom, [68, 1, 84]);
+  await page.selectOption('#opt-palette', 'greys');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('pal') === 'greys');
+  const greys = await ends();
+  assert.ok(greys.top.every((c) => c === greys.top[0]) && greys.bottom.every((c) => c === greys.bottom[0]), JSON.stringify(greys));
+  assert.notDeepEqual(greys.top, greys.bottom);
+  await finish();
+});
+
 test('the default page shows the default sentence', async () => {
   const { page, finish } = await openPage(site.browser, site.url);
   await ready(page);

@@ -19,6 +19,29 @@ export function colormap(wasm, palette) {
   return tables.get(palette);
 }
 
+const bars = new Map(); // palette → its colour bar
+
+/**
+ * The colour bar of `palette`: a 1 × 256 canvas, the top of the scale on top,
+ * drawn stretched (one image, where 256 bands of fillRect cost a millisecond
+ * a repaint).
+ */
+export function colorbarOf(wasm, palette) {
+  if (!bars.has(palette)) {
+    const table = colormap(wasm, palette);
+    const bands = table.length / 3;
+    const canvas = Object.assign(document.createElement('canvas'), { width: 1, height: bands });
+    const image = new ImageData(1, bands);
+    for (let b = 0; b < bands; b++) {
+      const k = (bands - 1 - b) * 3;
+      image.data.set([table[k], table[k + 1], table[k + 2], 255], 4 * b);
+    }
+    canvas.getContext('2d').putImageData(image, 0, 0);
+    bars.set(palette, canvas);
+  }
+  return bars.get(palette);
+}
+
 /**
  * The cells of matrix data as a (cols × rows) canvas, one pixel a cell, in
  * `palette`, with `max` (default: the data's largest weight) at the top of
@@ -40,9 +63,9 @@ export function matrixCanvas(wasm, weights, masked, rows, cols, palette, max) {
   return canvas;
 }
 
-/** What the painters need beyond the data: the cells, the colour table and the ticks of `palette` and `max`. */
+/** What the painters need beyond the data: the cells, the colour table and bar, and the ticks of `palette` and `max`. */
 export function paintable(wasm, data, palette, max = data.scaleMax) {
-  return { cells: cellsOf(wasm, data, palette, max), table: colormap(wasm, palette), scaleMax: max, ticks: Array.from(wasm.ticks(max, 4)) };
+  return { cells: cellsOf(wasm, data, palette, max), table: colormap(wasm, palette), bar: colorbarOf(wasm, palette), scaleMax: max, ticks: Array.from(wasm.ticks(max, 4)) };
 }
 
 /** The plain data of any matrix view (the shape MatrixPanel and the painters take), copied out of wasm. */

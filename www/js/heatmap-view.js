@@ -72,8 +72,8 @@ export function labelWidth(ctx, labels, theme, extra = '') {
 
 /**
  * The painters' layout of a wasm HeatmapGeometry, copied out of wasm. Where
- * the cells are is also written on `overlay` (if given), for anyone who needs
- * to aim at one (browser tests, benchmarks).
+ * the cells and the colour bar are is also written on `overlay` (if given),
+ * for anyone who needs to aim at them (browser tests, benchmarks).
  */
 export function heatmapLayout(geometry, overlay = null) {
   const layout = {
@@ -87,6 +87,7 @@ export function heatmapLayout(geometry, overlay = null) {
   };
   if (overlay) {
     overlay.dataset.matrix = layout.matrix.map((v) => v.toFixed(2)).join(',');
+    overlay.dataset.colorbar = layout.colorbar.map((v) => v.toFixed(2)).join(',');
     overlay.dataset.cell = layout.cell.toFixed(4);
   }
   return layout;

@@ -74,7 +74,8 @@ export function windowOf(view) {
 /**
  * The base layer of the heatmap.
  * view: { layout, labels, n, weights, masked, cells (n × n canvas), hatch
- *         (pattern or colour), scaleMax, ticks, table (colormap rgb bytes), theme }
+ *         (pattern or colour), scaleMax, ticks, table (colormap rgb bytes), theme,
+ *         bar (optional: the colour bar as an image, 1 × 256, max on top) }
  *       and, for a matrix that is not square (cross-attention), rows, cols and
  *       colLabels (key labels; `labels` then names the rows); `window` (see
  *       windowOf) when zoomed in: the layout then fits the window, not the matrix.
@@ -133,12 +134,18 @@ export function paintHeatmap(ctx, view) {
 function paintColorbar(ctx, view) {
   const { layout, theme, table, scaleMax, ticks } = view;
   const [x, y, w, h] = layout.colorbar;
-  // One band per table entry, from the top (max) down to 0.
-  const bands = table.length / 3;
-  for (let b = 0; b < bands; b++) {
-    const k = (bands - 1 - b) * 3;
-    ctx.fillStyle = `rgb(${table[k]}, ${table[k + 1]}, ${table[k + 2]})`;
-    ctx.fillRect(x, y + (b * h) / bands, w, h / bands + 0.5);
+  if (view.bar) {
+    // The bar as one image (analysis.js's colorbarOf), stretched without smoothing.
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(view.bar, x, y, w, h);
+  } else {
+    // One band per table entry, from the top (max) down to 0.
+    const bands = table.length / 3;
+    for (let b = 0; b < bands; b++) {
+      const k = (bands - 1 - b) * 3;
+      ctx.fillStyle = `rgb(${table[k]}, ${table[k + 1]}, ${table[k + 2]})`;
+      ctx.fillRect(x, y + (b * h) / bands, w, h / bands + 0.5);
+    }
   }
   ctx.strokeStyle = theme.muted;
   ctx.lineWidth = 1;

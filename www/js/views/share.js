@@ -6,7 +6,7 @@
 // the screen's resolution, SVG, CSV and JSON, each with the sentence and the
 // settings that made it.
 
-import { colormap, cellsOf } from '../analysis.js';
+import { colorbarOf, colormap, cellsOf } from '../analysis.js';
 import { copyText, download, el, put } from '../dom.js';
 import { csvOf, jsonOf, svgOf } from '../figure.js';
 import { heatmapLayout } from '../heatmap-view.js';
@@ -221,7 +221,7 @@ export function pictureOf(figure, ctx) {
   const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme);
   paintHeatmap(draw, {
     ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
-    cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
+    cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), bar: colorbarOf(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
     hatch: draw.createPattern(tile, 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
   });
   return canvas;

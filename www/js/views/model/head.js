@@ -72,7 +72,7 @@ export class HeadView {
     const scaleMax = run.headMax[layer * run.heads + head];
     this.hv = {
       n: run.n, labels: run.labels, weights, masked: new Uint8Array(nn), cells: colours.canvas(weights, run.n, run.n, scaleMax),
-      scaleMax, table: colours.table, ticks: Array.from(this.ctx.wasm.ticks(scaleMax, 4)),
+      scaleMax, table: colours.table, bar: colours.bar, ticks: Array.from(this.ctx.wasm.ticks(scaleMax, 4)),
       layer, head, special, units: run.words ? 'whole words' : 'word pieces',
       description: run.behaviours?.heads?.[layer * run.heads + head]?.description ?? null,
     };

@@ -10,7 +10,7 @@
 // state is the page's (`state.model`, see model-state.js). The heatmap and
 // the projection share one hover (`setHover`), which is not in the link.
 
-import { colormap, matrixCanvas } from '../../analysis.js';
+import { colorbarOf, colormap, matrixCanvas } from '../../analysis.js';
 import { ModelClient } from '../../model-client.js';
 import { withUtf16Spans } from '../../model-spans.js';
 import { DEFAULT_HEAD, DEFAULT_LAYER } from '../../model-state.js';
@@ -285,10 +285,10 @@ class ModelView {
     });
   }
 
-  /** The page's palette for this view: its colour table and a painter of matrices on a given scale. */
+  /** The page's palette for this view: its colour table and bar, and a painter of matrices on a given scale. */
   coloursOf(palette) {
     const { wasm } = this.ctx;
-    return { palette, table: colormap(wasm, palette), canvas: (weights, rows, cols, max) => matrixCanvas(wasm, weights, null, rows, cols, palette, max) };
+    return { palette, table: colormap(wasm, palette), bar: colorbarOf(wasm, palette), canvas: (weights, rows, cols, max) => matrixCanvas(wasm, weights, null, rows, cols, palette, max) };
   }
 
   update(state, glove) {
