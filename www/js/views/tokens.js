@@ -122,9 +122,12 @@ class TokenStrip {
     const indices = [...Array(limit).keys()];
     if (focusIndex >= limit) indices.push(focusIndex);
     // A focus change alone (a click at 1,024 tokens) marks the chips again and
-    // rewrites no text: the same analysis, text and vectors, the same chips.
+    // rewrites no text: the same analysis, text and chips, and, while a chip
+    // waits for its vector, the same shards in, loading and failed (the
+    // nearest words' shards, which arrive after a click, change no chip).
     const vectors = this.ctx.engine?.vectors;
-    const drawn = { analysis, sentence: state.sentence, indices: indices.join(), vectors: vectors && `${vectors.version} ${vectors.failed.size} ${vectors.loading.size}` };
+    const waiting = vectors && tokens.some((t) => t.pending);
+    const drawn = { analysis, sentence: state.sentence, indices: indices.join(), vectors: waiting ? `${vectors.version} ${vectors.failed.size} ${vectors.loading.size}` : null };
     const same = this.drawn && Object.keys(drawn).every((k) => drawn[k] === this.drawn[k]);
     this.drawn = drawn;
     const chips = same

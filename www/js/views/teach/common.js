@@ -107,8 +107,19 @@ export function attempt(compute) {
   }
 }
 
-/** Mean over rows of the largest weight: 1 means every row is one-hot (saturated). */
+const meanMaxes = new WeakMap(); // panel data → its meanMax
+
+/**
+ * Mean over rows of the largest weight: 1 means every row is one-hot
+ * (saturated). Kept per data: a focus click redraws the What-if tab, and a
+ * million weights take milliseconds to scan.
+ */
 export function meanMax(data) {
+  if (!meanMaxes.has(data)) meanMaxes.set(data, scanMeanMax(data));
+  return meanMaxes.get(data);
+}
+
+function scanMeanMax(data) {
   let total = 0;
   let rows = 0;
   for (let i = 0; i < data.rows; i++) {
