@@ -15,6 +15,11 @@
 //   is, and after what a page can do at start-up (WARMUP, default
 //   "none,64x1+100+r32": one run at 64 tokens, 100 ms for the engine to
 //   optimize in the background, 32 MB of wasm memory grown in advance);
+// - the page's path at 1,024 tokens (a job, weights only, a block of rows per
+//   call from JS, as www/js/analysis.js runs a long text): its first job in a
+//   fresh process against a warm one. One long call runs to its end on the
+//   engine's baseline tier; calls from JS pick up the optimized code as soon
+//   as it is compiled;
 // - whether its outputs equal the native build's bit for bit (NATIVE_DUMP).
 // NODE=0 skips the Node runs (with BROWSER=1: Chromium only).
 import { execFileSync } from 'node:child_process';
@@ -73,6 +78,36 @@ async function first(dir, n, spec) {
   const t1 = performance.now();
   kernel.run();
   return { ms: performance.now() - t1, warmupMs, instantiateMs };
+}
+
+/** One job the page's way (analysis.js): a block of 32 query rows per call from JS, weights only. */
+function runSliced(kernel) {
+  const job = kernel.job();
+  while (!job.advance(1));
+  return job.sum();
+}
+
+/**
+ * Child: the page's path at `n` tokens in this fresh process: the first job
+ * after instantiation, then the median of warm jobs, in ms; null for a build
+ * without jobs (a core from before AttentionJob).
+ */
+async function sliced(dir, n) {
+  const { glue } = await load(dir);
+  const kernel = new glue.Kernel(n, SEED);
+  if (typeof kernel.job !== 'function') return null;
+  const t0 = performance.now();
+  runSliced(kernel);
+  const first = performance.now() - t0;
+  for (let i = 0; i < 10; i++) runSliced(kernel);
+  await sleep(20); // let optimized code land
+  const times = [];
+  for (let i = 0; i < 21; i++) {
+    const t1 = performance.now();
+    runSliced(kernel);
+    times.push(performance.now() - t1);
+  }
+  return { first, warm: median(times) };
 }
 
 /** Child: medians of warm calls at every size, in ms. */
@@ -236,6 +271,13 @@ async function main() {
       }
       console.log(`  node first call, warm-up ${spec}: ${line.join(', ')}`);
     }
+    const n = SIZES.at(-1);
+    const paths = Array.from({ length: FIRST_RUNS }, () => child('sliced', dir, String(n)));
+    if (paths[0]) {
+      const [first, warmJob] = [median(paths.map((p) => p.first)), median(paths.map((p) => p.warm))];
+      console.log(`  node page's path at ${n} (weights only, a block of 32 rows per call from JS), no warm-up: `
+        + `first ${fmt(first)} ms, warm ${fmt(warmJob)} ms, first/warm ×${(first / warmJob).toFixed(2)}`);
+    }
   }
   if (process.env.BROWSER === '1') {
     const results = await browserRuns(variants);
@@ -251,6 +293,7 @@ async function main() {
 if (process.argv[2] === '--child') {
   const [mode, dir, ...rest] = process.argv.slice(3);
   const result = mode === 'first' ? await first(dir, Number(rest[0]), rest[1])
+    : mode === 'sliced' ? await sliced(dir, Number(rest[0]))
     : mode === 'warm' ? await warm(dir)
       : await check(dir, rest[0]);
   process.stdout.write(JSON.stringify(result));

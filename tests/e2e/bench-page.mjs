@@ -628,12 +628,15 @@ function parseKernel(text) {
   const firsts = [...text.matchAll(/node first call, warm-up (\S+): .*?1024: ([\d.]+) ms/g)].map((m) => ({ spec: m[1], ms: Number(m[2]) }));
   const warmed = firsts.find((f) => f.spec !== 'none');
   const size = text.match(/kernel wasm (\d+) bytes, (\d+) gzipped/);
+  const sliced = text.match(/node page's path at 1024 .*?first ([\d.]+) ms, warm ([\d.]+) ms/);
   return {
     wasm: Number(warm[1]), wasmCpu: Number(warm[2]), native: Number(warm[3]), nativeCpu: Number(warm[4]),
     ratio: Number(warm[5]), ratioCpu: Number(warm[6]),
     firstCold: firsts.find((f) => f.spec === 'none')?.ms ?? NaN,
     firstWarmed: warmed?.ms ?? NaN, warmup: warmed?.spec ?? '?',
     bytes: size ? Number(size[1]) : NaN, gzip: size ? Number(size[2]) : NaN,
+    // The page's path (a block of rows per call from JS, weights only); NaN for a core without jobs.
+    pathFirst: sliced ? Number(sliced[1]) : NaN, pathWarm: sliced ? Number(sliced[2]) : NaN,
   };
 }
 
@@ -855,6 +858,9 @@ function kernelSection(kernel) {
     row(['first call after instantiation', x(b, (k) => k.firstCold, fmtMs), x(a, (k) => k.firstCold, fmtMs), '']),
     row(['first call / warm', x(b, (k) => ratio(k.firstCold / k.wasm), String), x(a, (k) => ratio(k.firstCold / k.wasm), String), '≤ ×2']),
     row([`first call after a start-up warm-up (\`${a.warmup}\`, see scripts/bench-kernel) / warm`, x(b, (k) => ratio(k.firstWarmed / k.wasm), String), x(a, (k) => ratio(k.firstWarmed / k.wasm), String), '≤ ×2']),
+    row(['the page\'s path (weights only, a block of 32 rows per call from JS), no warm-up: first job / warm job',
+      x(b, (k) => (Number.isNaN(k.pathFirst) ? 'no jobs' : `${fmtMs(k.pathFirst)} / ${fmtMs(k.pathWarm)}`), String),
+      x(a, (k) => `${fmtMs(k.pathFirst)} / ${fmtMs(k.pathWarm)} = ${ratio(k.pathFirst / k.pathWarm)}`, String), '≤ ×2']),
     row(['kernel wasm size (gzip)', x(b, (k) => `${fmtN(k.bytes)} (${fmtN(k.gzip)})`, String), x(a, (k) => `${fmtN(k.bytes)} (${fmtN(k.gzip)})`, String), '']),
     '',
   ];

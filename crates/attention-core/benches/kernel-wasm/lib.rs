@@ -46,3 +46,40 @@ impl Kernel {
         Ok([a.scores, a.scaled, a.weights, a.context].concat())
     }
 }
+
+/// The page's way with a long text (`www/js/analysis.js`): the weights only,
+/// a block of query rows per call from JS, 25 ms of calls per task. A call
+/// from JS runs the engine's newest code for the kernel, so a cold first
+/// job runs optimized once the engine has compiled it, where one long call
+/// ([`Kernel::run`]) runs to its end on the baseline tier. Only for a core
+/// that has jobs (`scripts/bench-kernel` sets the feature).
+#[cfg(feature = "job")]
+#[wasm_bindgen]
+pub struct Job {
+    job: attention_core::AttentionJob,
+}
+
+#[cfg(feature = "job")]
+#[wasm_bindgen]
+impl Kernel {
+    /// A job over these vectors with the page's settings, nothing computed yet.
+    pub fn job(&self) -> Result<Job, JsError> {
+        let extras = attention_core::Extras { weights_only: true, ..Default::default() };
+        let job = attention_core::AttentionJob::new(&self.x, &self.x, &self.x, &Options::default(), &extras)?;
+        Ok(Job { job })
+    }
+}
+
+#[cfg(feature = "job")]
+#[wasm_bindgen]
+impl Job {
+    /// Computes at least `rows` more query rows; returns whether all are done.
+    pub fn advance(&mut self, rows: usize) -> bool {
+        self.job.advance(rows)
+    }
+
+    /// The sum of the weights, once every row is computed (so that no work can be skipped).
+    pub fn sum(self) -> f64 {
+        self.job.finish().weights.iter().map(|w| f64::from(*w)).sum()
+    }
+}
