@@ -18,7 +18,7 @@
 // are. Widths come from a ResizeObserver, so an update never forces a layout.
 
 import { Analysis, AnalysisJob, tokensOf } from './analysis.js';
-import { engineHub, warmUp } from './engine.js';
+import { engineHub } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
 import { parseHash, sameAnalysis, textsOf } from './state.js';
@@ -185,7 +185,6 @@ class Page {
       return;
     }
     this.render();
-    warmUp(ctx.wasm);
     keepOffline();
   }
 
