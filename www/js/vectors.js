@@ -44,6 +44,7 @@ export class VectorStore {
     this.requests = 0;
     this.reloads = new Set(); // shards to fetch past the HTTP cache (retried after a bad file)
     this.version = 0; // changes whenever a shard arrives or the failures are forgotten
+    this.needed = null; // { text, version, shards }: the last text's shards not in yet (missing)
   }
 
   /** Whether the set is the small committed fallback, not the whole vocabulary. */
@@ -55,9 +56,16 @@ export class VectorStore {
     return new URL(this.manifest.files.replace('{k}', k.toString(16).padStart(4, '0')), this.base);
   }
 
-  /** The shards `text` still needs that are neither loading nor failed. */
+  /** The shards `text` still needs that have not failed (some may be loading). */
   missing(text) {
-    return Array.from(this.explorer.missingShards(text)).filter((k) => !this.failed.has(k));
+    // The wasm tokenizes the whole text for it (about 6 ms for 1,024 words on
+    // a slow machine), and the page asks twice per text (ready, then ensure):
+    // kept until a shard arrives or the failures are forgotten (version).
+    const needed = this.needed;
+    if (needed?.text !== text || needed.version !== this.version) {
+      this.needed = { text, version: this.version, shards: Array.from(this.explorer.missingShards(text)) };
+    }
+    return this.needed.shards.filter((k) => !this.failed.has(k));
   }
 
   /** Whether every shard `text` needs is in (or failed). */
