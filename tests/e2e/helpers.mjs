@@ -175,9 +175,13 @@ export async function ready(page) {
   await page.waitForSelector('html[data-ready="1"]', { timeout: 15000 });
 }
 
-/** The weights table as { header: [keys], rows: [{ query, cells: [text] }] }. */
+/**
+ * The weights table as { header: [keys], rows: [{ query, cells: [text] }] },
+ * once it holds the current analysis (a long one is drawn a frame after the
+ * heatmap, and the table is aria-busy until then).
+ */
 export async function readTable(page, scope = page) {
-  return scope.locator('#weights').evaluate((table) => ({
+  return scope.locator('#weights:not([aria-busy="true"])').evaluate((table) => ({
     header: [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent),
     rows: [...table.querySelectorAll('tbody tr:not(.spacer)')].map((tr) => ({
       query: tr.querySelector('th').textContent,

@@ -4,6 +4,9 @@
 
 import { WeightsTable } from '../weights-table.js';
 
+/** Beyond this many tokens a new analysis's table is drawn a frame after the other views. */
+const LONG = 256;
+
 export function mountTable(ctx) {
   const table = document.getElementById('weights');
   if (!table) return { update() {} };
@@ -11,11 +14,35 @@ export function mountTable(ctx) {
     note: document.getElementById('weights-note'),
     longNote: (rows) => `${rows} rows: scroll the table, or focus a token, to bring its row; Download CSV has them all.`,
   });
+  let frame = 0;
+  let timer = 0;
+  const cancel = () => {
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+  };
   return {
     update(state, analysis) {
       if (analysis.pending) return;
-      if (analysis.error || !analysis.data) weights.clear();
-      else weights.show(analysis.data, state.focus);
+      cancel();
+      table.removeAttribute('aria-busy');
+      if (analysis.error || !analysis.data) {
+        weights.clear();
+      } else if (analysis.n > LONG && analysis.data !== weights.data) {
+        // A new long analysis: the table (a thousand header cells to lay out
+        // at 1,024 tokens) is drawn in the task after the frame that shows
+        // the heatmap and the arrows, so that neither frame is a long task.
+        // Meanwhile it holds the previous analysis, and says so.
+        const { data } = analysis;
+        table.setAttribute('aria-busy', 'true');
+        frame = requestAnimationFrame(() => {
+          timer = setTimeout(() => {
+            table.removeAttribute('aria-busy');
+            weights.show(data, ctx.store.get().focus);
+          }, 0);
+        });
+      } else {
+        weights.show(analysis.data, state.focus);
+      }
     },
   };
 }
