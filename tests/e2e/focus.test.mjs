@@ -128,6 +128,21 @@ test('Back and Forward move between states', async () => {
   await finish();
 });
 
+test('typing a sentence writes it in the link as one history entry, and Back brings the old one', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  const entries = await page.evaluate(() => history.length);
+  await page.locator('#sentence').fill('');
+  await page.locator('#sentence').pressSequentially('the cat sat', { delay: 40 });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('s') === 'the cat sat');
+  assert.equal(await page.evaluate(() => history.length), entries + 1, 'one entry for the whole typing session');
+  await page.goBack();
+  await page.waitForFunction((king) => new URLSearchParams(location.hash.slice(1)).get('s') === king, KING);
+  assert.equal(await page.inputValue('#sentence'), KING);
+  assertClose(await rowOf(page, 'king'), KING_ROW);
+  await finish();
+});
+
 test('at 360 px the page fits and a tap locks the focus', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat sat on the mat because it was tired'), {
     viewport: { width: 360, height: 740 },
