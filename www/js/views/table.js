@@ -14,16 +14,13 @@ export function mountTable(ctx) {
     note: document.getElementById('weights-note'),
     longNote: (rows) => `${rows} rows: scroll the table, or focus a token, to bring its row; Download CSV has them all.`,
   });
-  let frame = 0;
-  let timer = 0;
-  const cancel = () => {
-    cancelAnimationFrame(frame);
-    clearTimeout(timer);
-  };
+  // The data of a long analysis waiting for its frame: a callback whose data
+  // is no longer the one wanted draws nothing.
+  let wanted = null;
   return {
     update(state, analysis) {
       if (analysis.pending) return;
-      cancel();
+      wanted = null;
       table.removeAttribute('aria-busy');
       if (analysis.error || !analysis.data) {
         weights.clear();
@@ -33,13 +30,14 @@ export function mountTable(ctx) {
         // the heatmap and the arrows, so that neither frame is a long task.
         // Meanwhile it holds the previous analysis, and says so.
         const { data } = analysis;
+        wanted = data;
         table.setAttribute('aria-busy', 'true');
-        frame = requestAnimationFrame(() => {
-          timer = setTimeout(() => {
-            table.removeAttribute('aria-busy');
-            weights.show(data, ctx.store.get().focus);
-          }, 0);
-        });
+        requestAnimationFrame(() => setTimeout(() => {
+          if (wanted !== data) return;
+          wanted = null;
+          table.removeAttribute('aria-busy');
+          weights.show(data, ctx.store.get().focus);
+        }, 0));
       } else {
         weights.show(analysis.data, state.focus);
       }
