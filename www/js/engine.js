@@ -196,11 +196,11 @@ async function fetchNeighbors(explorer, manifest) {
 
 /**
  * Runs the attention kernel once on a small made-up matrix (about a
- * millisecond), in a task of its own as soon as the module is instantiated,
- * so that the first requests for the vectors go out before it. The engine's
- * optimizing tier then compiles the kernel in the background while the
- * vectors download: the first analysis of a long link runs on optimized code
- * (cold, a job at 1,024 tokens took ×2.2 the time of a warm one).
+ * millisecond), in a task of its own as soon as the module is instantiated
+ * (requests that the instantiation's own task starts go out first). The
+ * engine's optimizing tier then compiles the kernel in the background while
+ * the vectors download: the first analysis of a long link runs on optimized
+ * code (cold, a job at 1,024 tokens took ×2.2 the time of a warm one).
  */
 function warmUp(wasm) {
   try {
