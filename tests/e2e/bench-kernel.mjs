@@ -99,15 +99,25 @@ async function sliced(dir, n) {
   const t0 = performance.now();
   runSliced(kernel);
   const first = performance.now() - t0;
-  for (let i = 0; i < 10; i++) runSliced(kernel);
-  await sleep(20); // let optimized code land
+  return { first, warm: (await timeWarm(() => runSliced(kernel), 21)).median };
+}
+
+/**
+ * `run` timed once the engine has optimized it: a few calls, 20 ms for the
+ * optimized code to land, then `runs` timed calls; { median, min, cpu } in ms
+ * (cpu: the mean time on a CPU per call).
+ */
+async function timeWarm(run, runs) {
+  for (let i = 0; i < Math.min(runs, 20); i++) run();
+  await sleep(20);
   const times = [];
-  for (let i = 0; i < 21; i++) {
-    const t1 = performance.now();
-    runSliced(kernel);
-    times.push(performance.now() - t1);
+  const c0 = cpuMs();
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    run();
+    times.push(performance.now() - t0);
   }
-  return { first, warm: median(times) };
+  return { median: median(times), min: Math.min(...times), cpu: (cpuMs() - c0) / runs };
 }
 
 /** Child: medians of warm calls at every size, in ms. */
@@ -116,19 +126,10 @@ async function warm(dir) {
   const result = {};
   for (const n of SIZES) {
     const kernel = new glue.Kernel(n, SEED);
-    const runs = n >= 1024 ? 31 : n >= 256 ? 101 : 5001;
-    for (let i = 0; i < Math.min(runs, 20); i++) kernel.run();
-    await sleep(20); // let optimized code land
-    const times = [];
-    const c0 = cpuMs();
-    for (let i = 0; i < runs; i++) {
-      const t0 = performance.now();
-      kernel.run();
-      times.push(performance.now() - t0);
-    }
-    result[n] = median(times);
-    result[`min ${n}`] = Math.min(...times);
-    result[`cpu ${n}`] = (cpuMs() - c0) / runs;
+    const timed = await timeWarm(() => kernel.run(), n >= 1024 ? 31 : n >= 256 ? 101 : 5001);
+    result[n] = timed.median;
+    result[`min ${n}`] = timed.min;
+    result[`cpu ${n}`] = timed.cpu;
   }
   return result;
 }

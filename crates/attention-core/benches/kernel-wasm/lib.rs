@@ -3,7 +3,7 @@
 //! workspace) and `tests/e2e/bench-kernel.mjs` (which times it in Node).
 //! The vectors are made inside wasm, as the page keeps them there.
 
-use attention_core::{self_attention, Matrix, Options};
+use attention_core::{self_attention, Attention, Matrix, Options};
 use wasm_bindgen::prelude::*;
 
 #[path = "glove_like.rs"]
@@ -34,8 +34,7 @@ impl Kernel {
     /// One `self_attention` (the page's settings); returns the sum of the
     /// weights so that the work cannot be skipped.
     pub fn run(&self) -> Result<f64, JsError> {
-        let a = self_attention(&self.x, &Options::default())?;
-        Ok(a.weights.iter().map(|w| f64::from(*w)).sum())
+        Ok(weight_sum(&self_attention(&self.x, &Options::default())?))
     }
 
     /// Every output of one `self_attention` with the given masks, concatenated:
@@ -80,6 +79,11 @@ impl Job {
 
     /// The sum of the weights, once every row is computed (so that no work can be skipped).
     pub fn sum(self) -> f64 {
-        self.job.finish().weights.iter().map(|w| f64::from(*w)).sum()
+        weight_sum(&self.job.finish())
     }
+}
+
+/// The sum of an attention's weights: a result that needs every one of them.
+fn weight_sum(attention: &Attention) -> f64 {
+    attention.weights.iter().map(|w| f64::from(*w)).sum()
 }
