@@ -89,6 +89,12 @@ test('the token strip is one Tab stop, with arrow keys inside and a find box', a
   assert.match(await page.textContent('#token-find-status'), /1 of \d+/);
   await page.press('#token-find', 'Enter');
   await page.waitForFunction((previous) => Number(new URLSearchParams(location.hash.slice(1)).get('focus')) > previous, focus);
+  // The next match, past the collapsed chips too: the chip after them is now its chip, marked.
+  const next = Number((await hashOf(page)).focus);
+  assert.ok(next > 80, `the next 'education' is row ${next}`);
+  assert.deepEqual(await marked('button.token.focused'), [String(next)]);
+  assert.equal(await page.textContent(`#tokens button.token[data-row="${next}"]`), 'education');
+  assert.equal(await chips.count(), 81);
   await page.click('#tokens .token-more');
   assert.equal(await chips.count(), 300);
   await finish();

@@ -125,14 +125,13 @@ class TokenStrip {
     // rewrites no text: the same analysis, text and chips, and, while a chip
     // waits for its vector, the same shards in, loading and failed (the
     // nearest words' shards, which arrive after a click, change no chip).
+    // Only the focused chip past the first `limit` is written anew.
     const vectors = this.ctx.engine?.vectors;
     const waiting = vectors && tokens.some((t) => t.pending);
-    const drawn = { analysis, sentence: state.sentence, indices: indices.join(), vectors: waiting ? `${vectors.version} ${vectors.failed.size} ${vectors.loading.size}` : null };
+    const drawn = { analysis, sentence: state.sentence, limit, vectors: waiting ? `${vectors.version} ${vectors.failed.size} ${vectors.loading.size}` : null };
     const same = this.drawn && Object.keys(drawn).every((k) => drawn[k] === this.drawn[k]);
     this.drawn = drawn;
-    const chips = same
-      ? indices.map((i, k) => this.markFocus(strip.children[k], tokens[i]))
-      : indices.map((i, k) => this.chipFor(strip.children[k], tokens[i]));
+    const chips = indices.map((i, k) => (same && k < limit ? this.markFocus(strip.children[k], tokens[i]) : this.chipFor(strip.children[k], tokens[i])));
     // The chip that takes the Tab stop: the focused one, else the first button.
     const tabStop = chips.find((c) => c.classList.contains('focused')) ?? chips.find((c) => c.tagName === 'BUTTON');
     for (const chip of chips) if (chip.tagName === 'BUTTON') attr(chip, 'tabindex', chip === tabStop ? 0 : -1);
