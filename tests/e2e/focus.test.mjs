@@ -128,6 +128,23 @@ test('Back and Forward move between states', async () => {
   await finish();
 });
 
+test('two changes in one task are two history entries: the address is written after the frame, the first one still pending is not lost', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  const entries = await page.evaluate(() => history.length);
+  await page.evaluate(() => {
+    document.getElementById('opt-self').click();
+    document.getElementById('opt-causal').click();
+  });
+  assert.deepEqual([(await hashOf(page)).self, (await hashOf(page)).causal], ['0', '1']);
+  assert.equal(await page.evaluate(() => history.length), entries + 2);
+  await page.goBack();
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('causal') === '0');
+  assert.equal((await hashOf(page)).self, '0', 'Back undoes the second change only');
+  assert.ok(!(await page.isChecked('#opt-self')) && !(await page.isChecked('#opt-causal')));
+  await finish();
+});
+
 test('typing a sentence writes it in the link as one history entry, and Back brings the old one', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);

@@ -223,9 +223,9 @@ export function assertClose(actual, expected, tolerance = 5.1e-5) {
   });
 }
 
-/** The page's hash as an object of its keys. */
+/** The page's hash as an object of its keys, once the address holds the last change (url.js writes it a task later). */
 export async function hashOf(page) {
-  const hash = await page.evaluate(() => location.hash);
+  const hash = await page.evaluate(() => new Promise((resolve) => setTimeout(() => resolve(location.hash), 0)));
   return Object.fromEntries(new URLSearchParams(hash.slice(1)));
 }
 

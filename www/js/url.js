@@ -19,28 +19,32 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
     if (how === 'push' && !embed) history.pushState(null, '', hash);
     else history.replaceState(null, '', hash);
   };
-  // While typing, the address is written in a task of its own, after the
-  // keystroke's frame: a pasted page of 1,024 words is a link of about 9 KB,
-  // and writing it cost that frame 5 ms on a slow machine.
-  let typed = null; // { state, how } not written yet
+  // The address is written in a task of its own, after the change's frame:
+  // `pushState` cost a click 2–4 ms on a slow machine, and a pasted page of
+  // 1,024 words is a link of about 9 KB (5 ms). A new entry writes the one
+  // still pending first, so no step of Back is lost.
+  let pending = null; // { state, how } not written yet
   const flush = () => {
-    if (!typed) return;
-    const { state, how } = typed;
-    typed = null;
+    if (!pending) return;
+    const { state, how } = pending;
+    pending = null;
     write(state, how);
   };
-  store.subscribe((state, previous, how, gesture) => {
-    if (gesture === 'typing' && how !== 'none') {
-      // The session's first change pushes, the next ones replace: one entry in all.
-      if (!typed) setTimeout(flush, 0);
-      typed = { state, how: typed?.how === 'push' ? 'push' : how };
+  store.subscribe((state, previous, how) => {
+    if (how === 'none') {
+      flush();
+      write(state, how);
       return;
     }
-    flush();
-    write(state, how);
+    if (pending && how === 'push') flush();
+    if (!pending) setTimeout(flush, 0);
+    // A gesture's first change pushes, its next ones replace (store.js): one entry in all.
+    pending = { state, how: pending?.how === 'push' ? 'push' : how };
   });
+  // Leaving the page right after a change still leaves its address in the history.
+  window.addEventListener('pagehide', flush);
   const read = () => {
-    typed = null; // Back or Forward (or an edited address) wins over typing not written yet
+    pending = null; // Back or Forward (or an edited address) wins over a change not written yet
     const next = incoming(parseHash(location.hash));
     if (!sameState(next, store.get())) store.set(next, 'none');
   };

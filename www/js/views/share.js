@@ -87,8 +87,10 @@ class ShareView {
     this.dom = { status: $('share-status'), open: $('share-open'), panel: $('share-panel'), view: $('share-view'), figure: $('export-figure'), longNote: $('share-long') };
     this.dom.view?.replaceChildren(...VIEWS.map((view) => Object.assign(el('option', VIEW_NAMES[view]), { value: view })));
     $('copy-link')?.addEventListener('click', async () => {
-      const ok = await copyText(location.href);
-      this.flash(ok ? 'Link copied: it opens this sentence, these options and this view.' : `Copy this link: ${location.href}`);
+      // From the state, not the address, which url.js writes a task after a change.
+      const link = new URL(formatHash(this.store.get()), location.href).href;
+      const ok = await copyText(link);
+      this.flash(ok ? 'Link copied: it opens this sentence, these options and this view.' : `Copy this link: ${link}`);
     });
     this.dom.open?.addEventListener('click', () => {
       const open = this.dom.panel.hidden;
