@@ -105,6 +105,10 @@ test('two widgets on a blog of another origin, one dark: right numbers, own heig
   assert.equal(await first.locator('html').getAttribute('data-theme'), null);
   const background = await second.locator('body').evaluate((body) => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim());
   assert.equal(background, '#16171b');
+  // The widget's root is see-through (the post's background shows around the heatmap); the page's own is not.
+  for (const frame of [first, second]) {
+    assert.equal(await frame.locator('html').evaluate((html) => getComputedStyle(html).backgroundColor), 'rgba(0, 0, 0, 0)');
+  }
   assert.match(await second.locator('#link-note').textContent(), /t=hot \(expected a number from 0\.001 to 1000\)/);
   // An attribute change redraws the widget.
   await page.evaluate(() => document.querySelector('attention-viz').setAttribute('no-self', ''));
