@@ -223,9 +223,11 @@ export function assertClose(actual, expected, tolerance = 5.1e-5) {
   });
 }
 
-/** The page's hash as an object of its keys, once the address holds the last change (url.js writes it a task later). */
+/** The page's hash as an object of its keys, once the address holds the last change (url.js writes it in a background task). */
 export async function hashOf(page) {
-  const hash = await page.evaluate(() => new Promise((resolve) => setTimeout(() => resolve(location.hash), 0)));
+  const hash = await page.evaluate(() => new Promise((resolve) => {
+    globalThis.scheduler.postTask(() => resolve(location.hash), { priority: 'background' });
+  }));
   return Object.fromEntries(new URLSearchParams(hash.slice(1)));
 }
 

@@ -4,6 +4,12 @@
 
 import { formatHash, parseHash, sameState } from './state.js';
 
+/** Runs `task` later, at the lowest priority where the browser has `scheduler.postTask` (Chromium runs it after the frame of the change). */
+function later(task) {
+  if (globalThis.scheduler?.postTask) globalThis.scheduler.postTask(task, { priority: 'background' }).catch(reportError);
+  else setTimeout(task, 0);
+}
+
 /**
  * Keeps `location.hash` and `store` in step. Inside an iframe (`embed`) a
  * pushed entry would hijack the host page's Back button, so every change
@@ -19,9 +25,9 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
     if (how === 'push' && !embed) history.pushState(null, '', hash);
     else history.replaceState(null, '', hash);
   };
-  // The address is written in a task of its own, after the change's frame:
-  // `pushState` cost a click 2–4 ms on a slow machine, and a pasted page of
-  // 1,024 words is a link of about 9 KB (5 ms). A new entry writes the one
+  // The address is written in a background task, after the change's frame:
+  // `pushState` cost a click 2–4 ms and a keystroke up to 5 ms on a slow
+  // machine (a link of 1,024 words is about 9 KB). A new entry writes the one
   // still pending first, so no step of Back is lost.
   let pending = null; // { state, how } not written yet
   const flush = () => {
@@ -37,7 +43,7 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
       return;
     }
     if (pending && how === 'push') flush();
-    if (!pending) setTimeout(flush, 0);
+    if (!pending) later(flush);
     // A gesture's first change pushes, its next ones replace (store.js): one entry in all.
     pending = { state, how: pending?.how === 'push' ? 'push' : how };
   });
