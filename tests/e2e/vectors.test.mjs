@@ -80,16 +80,16 @@ test('a word typed letter by letter costs at most one request for its shard', as
 });
 
 /**
- * Opens `hash` with `file` (default views/share.js, one of main.js's modules,
- * none of start.js's) held back until `release()`: the page cannot start
- * meanwhile. `shards` lists every shard request, in order.
+ * Opens `hash` with views/share.js (one of main.js's modules, none of
+ * start.js's) held back until `release()`: the page cannot start meanwhile.
+ * `shards` lists every shard request, in order.
  */
-async function openHeld(hash, file = '**/js/views/share.js') {
+async function openHeld(hash) {
   let release;
   const held = new Promise((resolve) => { release = resolve; });
   const opened = await openPage(site.browser, null, {
     origins: [new URL(site.url).origin],
-    routes: [[file, async (route) => { await held; await route.continue(); }]],
+    routes: [['**/js/views/share.js', async (route) => { await held; await route.continue(); }]],
   });
   const shards = [];
   opened.context.on('request', (request) => {
@@ -111,28 +111,6 @@ test("a link's word vectors load while the page's modules still arrive, each sha
   assert.deepEqual((await readTable(page)).header, ['zebras', 'graze', 'near', 'the', 'river']);
   assert.deepEqual(shards, [...new Set(shards)], 'a shard fetched twice');
   await finish();
-});
-
-test("the default sentence's shards are requested before the wasm is in, once each; a link's own sentence preloads none", async () => {
-  const wasm = '**/pkg/attention_wasm_bg.wasm';
-  const own = await openHeld(hashFor('Zebras graze near the river'), wasm);
-  const plain = await openHeld('', wasm);
-  // With the wasm held, no page code can tokenize: what is requested comes from the list the build made (boot.js).
-  await plain.page.waitForFunction(() => performance.getEntriesByType('resource').filter((r) => r.name.endsWith('.aews')).length >= 1);
-  await plain.page.waitForTimeout(300);
-  const listed = (await plain.page.getAttribute('meta[name="default-shards"]', 'content')).split(' ');
-  assert.ok(listed.length >= 1 && listed.every((file) => file.endsWith('.aews')), listed.join(' '));
-  assert.deepEqual([...plain.shards].sort(), listed.map((file) => new URL(file, site.url).pathname).sort());
-  assert.deepEqual(own.shards, [], 'shards preloaded for a sentence the link does not show');
-  for (const { release } of [own, plain]) release();
-  await ready(plain.page);
-  const king = (await readTable(plain.page)).rows[1];
-  assert.equal(king.cells[2], '0.0489');
-  assert.deepEqual(plain.shards, [...new Set(plain.shards)], 'a shard fetched twice');
-  await ready(own.page);
-  assert.deepEqual((await readTable(own.page)).header, ['zebras', 'graze', 'near', 'the', 'river']);
-  await plain.finish();
-  await own.finish();
 });
 
 test('a link beyond the limit fetches no shard before the page has cut it', async () => {

@@ -16,21 +16,6 @@
   window.attentionExplorerFailed = function (error) {
     show('The page stopped with an error: ' + (error && error.message ? error.message : String(error)));
   };
-  // The shards of the sentence the page opens with when its link names none
-  // (scripts/build lists them): requested now, while the wasm downloads, not
-  // once it is in to tokenize the sentence (start.js). The page's own
-  // requests for them take these responses.
-  var shards = document.querySelector('meta[name="default-shards"]');
-  if (shards && !new URLSearchParams(location.hash.slice(1)).has('s')) {
-    shards.content.split(' ').forEach(function (href) {
-      var preload = document.createElement('link');
-      preload.rel = 'preload';
-      preload.as = 'fetch';
-      preload.crossOrigin = 'anonymous';
-      preload.href = href;
-      document.head.appendChild(preload);
-    });
-  }
   // Failed <script> loads do not bubble; listen in the capture phase.
   window.addEventListener('error', function (event) {
     var node = event.target;
