@@ -5,7 +5,7 @@
 //! ```text
 //! scripts/build-model                                   # model/ (f16)
 //! scripts/build-model /tmp/f32 --embeddings f32 --weights f32
-//! cargo run --release -p attention-model --example bench -- model /tmp/f32
+//! cargo run --release -p attention-model --example model_bench -- model /tmp/f32
 //! ```
 //!
 //! The differences are measured on the 36 sentences of testdata/wordpiece.json
