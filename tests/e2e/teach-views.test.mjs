@@ -96,6 +96,23 @@ test('scaling on beside off shows the saturation of the same row', async () => {
   await finish();
 });
 
+test('a new short sentence shows in the open teaching tab in the same task as in the heatmap: one frame for the page', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=whatif'));
+  await ready(page);
+  assert.ok((await tableOf(page, '#whatif-compare')).header.includes('king'));
+  // The page hears the change first (its listener came first); this one reads what the change's own task drew.
+  const drawn = await page.evaluate((hash) => new Promise((resolve) => {
+    window.addEventListener('hashchange', () => resolve({
+      heatmap: document.getElementById('heatmap-overlay').getAttribute('aria-label'),
+      tab: [...document.querySelectorAll('#whatif-compare thead th')].map((th) => th.textContent),
+    }), { once: true });
+    location.hash = hash;
+  }), hashFor('The queen ruled the kingdom', '&focus=1&lab=whatif')); // its words' vectors are in: computed at once
+  assert.match(drawn.heatmap, /of 5 tokens/);
+  assert.ok(drawn.tab.includes('queen') && drawn.tab.includes('ruled') && !drawn.tab.includes('king'), drawn.tab.join(' '));
+  await finish();
+});
+
 test('on a long text, the other side comes in slices and holds the numbers of the page switched over', async () => {
   // 300 tokens: past 256 the page computes an analysis a slice at a time.
   const words = KING.split(' ');

@@ -67,6 +67,8 @@ function createContext(store, { embed }) {
     shows: (part, state) => !embed || (EMBED_PARTS[state.view] ?? EMBED_PARTS.main).includes(part),
     engine: null,
     wasm: null,
+    /** Whether the change being drawn is a keystroke (its frame shows the heatmap first; the heavier views follow). */
+    typing: false,
     theme: readTheme(document.documentElement),
     /** The last observed width of `element` (0 before the first observation). */
     widthOf: (element) => sizes.get(element)?.width ?? 0,
@@ -140,6 +142,7 @@ class Page {
     if (embed) document.body.dataset.view = this.store.get().view;
     this.store.subscribe((state, previous, how, gesture) => {
       this.typing = gesture === 'typing' || gesture === 'cross';
+      this.ctx.typing = this.typing;
       if (state.theme !== previous.theme) this.applyTheme(state.theme);
       if (embed) document.body.dataset.view = state.view;
       this.render();
