@@ -136,7 +136,8 @@ test('two changes in one task are two history entries: the address is written af
     document.getElementById('opt-self').click();
     document.getElementById('opt-causal').click();
   });
-  assert.deepEqual([(await hashOf(page)).self, (await hashOf(page)).causal], ['0', '1']);
+  const written = await hashOf(page);
+  assert.deepEqual([written.self, written.causal], ['0', '1']);
   assert.equal(await page.evaluate(() => history.length), entries + 2);
   await page.goBack();
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('causal') === '0');

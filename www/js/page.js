@@ -125,7 +125,6 @@ class Page {
     this.ctx.linkProblems = problems;
     this.complete = null; // the last analysis computed, freed when the next one replaces it
     this.running = null; // the AnalysisJob computing a long text's analysis, if any
-    this.typing = false;
     this.fetchTimer = 0;
     this.ensuring = null; // the text whose shards are being fetched
     this.checked = null; // { engine, version, text, settled } last found within the limits with every shard in (settled: none failed)
@@ -141,8 +140,7 @@ class Page {
     this.applyTheme(this.store.get().theme);
     if (embed) document.body.dataset.view = this.store.get().view;
     this.store.subscribe((state, previous, how, gesture) => {
-      this.typing = gesture === 'typing' || gesture === 'cross';
-      this.ctx.typing = this.typing;
+      this.ctx.typing = gesture === 'typing' || gesture === 'cross';
       if (state.theme !== previous.theme) this.applyTheme(state.theme);
       if (embed) document.body.dataset.view = state.view;
       this.render();
@@ -322,7 +320,7 @@ class Page {
         if (wait > 0 || this.ctx.inputPending?.()) this.fetchTimer = setTimeout(afterPause, Math.max(wait, 16));
         else fetch();
       };
-      if (this.typing) this.fetchTimer = setTimeout(afterPause, TYPING_PAUSE_MS);
+      if (this.ctx.typing) this.fetchTimer = setTimeout(afterPause, TYPING_PAUSE_MS);
       else fetch();
     }
     let tokens = [];

@@ -37,8 +37,8 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
     write(state, how);
   };
   store.subscribe((state, previous, how) => {
+    // From the address itself (read, below, has dropped what was pending): only onHash hears it.
     if (how === 'none') {
-      flush();
       write(state, how);
       return;
     }

@@ -9,8 +9,8 @@
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
 import { copyText, download, el, put } from '../dom.js';
 import { csvOf, jsonOf, svgOf } from '../figure.js';
-import { heatmapLayout } from '../heatmap-view.js';
-import { font, paintHeatmap, hatchTile } from '../paint.js';
+import { hatchOf, heatmapLayout } from '../heatmap-view.js';
+import { font, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
 import { grouped } from '../text.js';
 
@@ -87,7 +87,7 @@ class ShareView {
     this.dom = { status: $('share-status'), open: $('share-open'), panel: $('share-panel'), view: $('share-view'), figure: $('export-figure'), longNote: $('share-long') };
     this.dom.view?.replaceChildren(...VIEWS.map((view) => Object.assign(el('option', VIEW_NAMES[view]), { value: view })));
     $('copy-link')?.addEventListener('click', async () => {
-      // From the state, not the address, which url.js writes a task after a change.
+      // From the state, not the address, which url.js writes in a background task after a change.
       const link = new URL(formatHash(this.store.get()), location.href).href;
       const ok = await copyText(link);
       this.flash(ok ? 'Link copied: it opens this sentence, these options and this view.' : `Copy this link: ${link}`);
@@ -220,11 +220,10 @@ export function pictureOf(figure, ctx) {
   draw.font = font(theme, { size: 11 });
   draw.fillText(figure.caption.slice(0, 160), pad, pad + 22);
   draw.translate(pad, pad + head);
-  const tile = hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme);
   paintHeatmap(draw, {
     ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
     cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), bar: colorbarOf(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
-    hatch: draw.createPattern(tile, 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
+    hatch: draw.createPattern(hatchOf(theme), 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
   });
   return canvas;
 }
