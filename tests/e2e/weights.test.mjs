@@ -43,6 +43,39 @@ test("the colour bar runs from the palette's first colour at the bottom to its l
   await finish();
 });
 
+test('each heatmap cell has the colour of its weight, and masked cells are left to the hatching', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&causal=1'));
+  await ready(page);
+  const weights = (await readTable(page)).rows.map((row) => row.cells.map(Number));
+  const { viridis, pixels } = await page.evaluate(async () => {
+    const { colormapTable } = await import('/pkg/attention_wasm.js');
+    const overlay = document.getElementById('heatmap-overlay');
+    const [x, y] = overlay.dataset.matrix.split(',').map(Number);
+    const cell = Number(overlay.dataset.cell);
+    const canvas = document.getElementById('heatmap');
+    const ratio = canvas.width / canvas.getBoundingClientRect().width;
+    // Near a cell's corner, away from the number printed in its middle.
+    const pixel = (i, j) => [...canvas.getContext('2d').getImageData(Math.floor((x + (j + 0.2) * cell) * ratio), Math.floor((y + (i + 0.2) * cell) * ratio), 1, 1).data.slice(0, 3)];
+    return { viridis: Array.from(colormapTable('viridis')), pixels: Array.from({ length: 7 }, (_, i) => Array.from({ length: 7 }, (_, j) => pixel(i, j))) };
+  });
+  const colour = (k) => viridis.slice(3 * k, 3 * k + 3);
+  const top = Math.max(...weights.flat());
+  assert.equal(top, 1, "causal: 'the' sees only itself");
+  for (let i = 0; i < 7; i++) {
+    for (let j = 0; j < 7; j++) {
+      if (j > i) {
+        assert.notDeepEqual(pixels[i][j], colour(0), `cell (${i}, ${j}) is masked: not painted as a weight of 0`);
+        continue;
+      }
+      // The weights are read with 4 decimals: the colour is the nearest of the 256, or one next to it.
+      const k = Math.round((weights[i][j] / top) * 255);
+      const near = [k - 1, k, k + 1].filter((c) => c >= 0 && c < 256).map(colour);
+      assert.ok(near.some((c) => c.join() === pixels[i][j].join()), `cell (${i}, ${j}), weight ${weights[i][j]}: ${pixels[i][j]} is not colour ${k} (${colour(k)})`);
+    }
+  }
+  await finish();
+});
+
 test('the default page shows the default sentence', async () => {
   const { page, finish } = await openPage(site.browser, site.url);
   await ready(page);

@@ -51,14 +51,27 @@ export function cellsOf(wasm, data, palette, max = data.scaleMax) {
   data.cellsBy ??= new Map();
   const key = `${palette}/${max}`;
   if (!data.cellsBy.has(key)) {
-    data.cellsBy.set(key, matrixCanvas(wasm, data.weights, data.masked, data.rows, data.cols, palette, max));
+    // Painted from the wasm analysis while it lives: its 5 MB of weights and mask at 1,024 tokens are not copied back in.
+    const raw = data.source?.();
+    let canvas;
+    if (raw) {
+      canvas = blankCanvas(data.cols, data.rows);
+      raw.paint(canvas.getContext('2d'), palette, max);
+    } else {
+      canvas = matrixCanvas(wasm, data.weights, data.masked, data.rows, data.cols, palette, max);
+    }
+    data.cellsBy.set(key, canvas);
   }
   return data.cellsBy.get(key);
 }
 
+function blankCanvas(width, height) {
+  return Object.assign(document.createElement('canvas'), { width, height });
+}
+
 /** A (cols × rows) canvas of a matrix, one pixel a cell, painted by the wasm painter (masked cells transparent). */
 export function matrixCanvas(wasm, weights, masked, rows, cols, palette, max) {
-  const canvas = Object.assign(document.createElement('canvas'), { width: cols, height: rows });
+  const canvas = blankCanvas(cols, rows);
   wasm.paintMatrix(canvas.getContext('2d'), weights, masked ?? new Uint8Array(0), rows, cols, palette, max);
   return canvas;
 }
@@ -179,6 +192,7 @@ export class Analysis {
     this.error = null;
     this.tokens = tokens;
     this.data = panelData(engine.wasm, raw);
+    this.data.source = () => this.raw; // null once freed
     this.n = this.data.rows;
     this.dim = raw.dim;
     this.labels = this.data.rowLabels;

@@ -123,7 +123,7 @@ export function paintBase(heatmap, overlay, view, theme) {
 
 /**
  * Paints the arrows of query row `focus` (every row when null) of `view`
- * ({ n, weights, labels, scaleMax, arrows: its arrowLayout }), hiding links
+ * ({ n, weights, labels, scaleMax, arrows: its arrowLayout, source? }), hiding links
  * weaker than `share` of the strongest weight shown; `output`, if given, says
  * the share and the weight it cuts at.
  */
@@ -137,7 +137,10 @@ export function paintFocusArrows(canvas, geometry, view, focus, share, theme, ou
     put(output, 'textContent', `${Math.round(share * 100)} %`);
     put(output, 'title', `weights below ${threshold.toFixed(4)} are hidden`);
   }
-  const links = row ? geometry.rowLinks(focus, row, threshold, MAX_LINKS) : geometry.links(view.weights, threshold, MAX_LINKS);
+  // Every row's links from the wasm analysis while it lives (`source`, analysis.js), else from the copy of its weights.
+  const raw = row ? null : view.source?.();
+  const links = row ? geometry.rowLinks(focus, row, threshold, MAX_LINKS) :
+    raw ? geometry.analysisLinks(raw, threshold, MAX_LINKS) : geometry.links(view.weights, threshold, MAX_LINKS);
   paintArrows(canvas.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
 }
 

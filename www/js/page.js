@@ -192,6 +192,7 @@ class Page {
   /** Computes with `engine` from now on; the analysis of the previous one goes. */
   useEngine(engine) {
     this.stopJob();
+    this.ensuring = null; // the other engine's fetch no longer answers for this one
     this.complete?.free();
     this.complete = null;
     this.ctx.engine = engine;
@@ -225,12 +226,13 @@ class Page {
     // words of this text): else every shard it needs was in already.
     if (checked?.engine !== engine || checked.text !== text || (!checked.settled && checked.version !== engine.vectors.version)) {
       // A text beyond the limit is cut: first roughly (before any shard is
-      // fetched for it), then exactly after its last word that fits.
+      // fetched for it), then exactly after its last word that fits (below).
       const rough = roughCut(state.sentence, this.ctx.wasm.maxTokens());
       if (rough >= 0) return this.cut(state, rough);
-      if (!engine.vectors.ready(text)) return this.fetch(state, text);
-      const exact = engine.explorer.knownCut(state.sentence, this.ctx.wasm.maxTokens());
-      if (exact >= 0) return this.cut(state, exact);
+      // While its shards are being fetched, the text is not ready (the
+      // fetch renders once they are in): a redraw as each arrives need not
+      // tokenize it once more to find out.
+      if (this.ensuring === text || !engine.vectors.ready(text)) return this.fetch(state, text);
       this.checked = { engine, version: engine.vectors.version, text, settled: engine.vectors.failed.size === 0 };
     }
     const { complete, running } = this;
@@ -247,6 +249,10 @@ class Page {
     performance.mark('analyze-start');
     const started = Analysis.start(engine, state);
     performance.measure('analyze', 'analyze-start');
+    // Too many known words: cut after the last that fits. Asked only when
+    // the analysis fails, for it tokenizes the whole text again.
+    const exact = started.error ? engine.explorer.knownCut(state.sentence, this.ctx.wasm.maxTokens()) : -1;
+    if (exact >= 0) return this.cut(state, exact);
     if (started instanceof AnalysisJob) return this.runJob(started, engine.vectors.version);
     // The analysis it replaces is freed only now: views keep drawing it until then.
     complete?.free();

@@ -250,6 +250,11 @@ impl Attention {
         self.options.is_masked(i, j) || self.key_padding.as_ref().is_some_and(|p| p[j])
     }
 
+    /// Whether any pair may be masked: causal, no self-attention, or padding.
+    pub fn has_mask(&self) -> bool {
+        self.options.causal || !self.options.self_attention || self.key_padding.is_some()
+    }
+
     /// Every cell's [`is_masked`](Attention::is_masked), `(n_q, n_k)` row-major.
     pub fn masked_cells(&self) -> Vec<bool> {
         // Row by row, a fill per mask: a million cells at 1,024 tokens.

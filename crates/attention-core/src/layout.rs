@@ -744,6 +744,11 @@ mod tests {
         assert_eq!(&rgba[4..8], &[mid[0], mid[1], mid[2], 255]);
         assert_eq!(&rgba[8..12], &[0, 0, 0, 0]);
         assert_eq!(&rgba[12..16], &[top[0], top[1], top[2], 255], "clamped above the max");
+        // No mask, or a short one: the cells it does not cover are painted.
+        let opaque = c.cells_rgba(&[0.5, 0.25, 0.0, 1.0], &[], 0.5);
+        assert_eq!(opaque.iter().skip(3).step_by(4).collect::<Vec<_>>(), [&255; 4]);
+        let short = c.cells_rgba(&[0.5, 0.25, 0.0, 1.0], &[true], 0.5);
+        assert_eq!((&short[0..4], &short[4..]), (&[0u8; 4][..], &opaque[4..]));
     }
 
     #[test]

@@ -488,6 +488,19 @@ impl SentenceAnalysis {
     pub fn fully_masked(&self) -> Vec<u8> {
         self.analysis.attention.fully_masked.iter().map(|m| u8::from(*m)).collect()
     }
+
+    /// The weights painted as [`paint_matrix`] paints them, from the
+    /// analysis itself: neither the weights nor the mask are copied in
+    /// (5 MB at 1,024 tokens).
+    pub fn paint(&self, context: &CanvasRenderingContext2d, gradient: &str, max: f32) -> Result<(), JsValue> {
+        let attention = &self.analysis.attention;
+        let masked = if attention.has_mask() { attention.masked_cells() } else { Vec::new() };
+        let (Ok(width), Ok(height)) = (u32::try_from(attention.keys), u32::try_from(attention.queries))
+        else {
+            return Err(JsError::new("the matrix is too large to paint").into());
+        };
+        paint_cells(context, &attention.weights, &masked, width, height, gradient, max)
+    }
 }
 
 impl SentenceAnalysis {
@@ -521,12 +534,25 @@ pub fn paint_matrix(
             JsError::new(&format!("{} weights cannot fill a {rows} × {cols} matrix", weights.len())).into()
         );
     }
+    let masked: Vec<bool> = masked.iter().map(|m| *m != 0).collect();
+    paint_cells(context, weights, &masked, width, height, gradient, max)
+}
+
+/// [`paint_matrix`] once the shape is checked: `width` × `height` cells.
+fn paint_cells(
+    context: &CanvasRenderingContext2d,
+    weights: &[f32],
+    masked: &[bool],
+    width: u32,
+    height: u32,
+    gradient: &str,
+    max: f32,
+) -> Result<(), JsValue> {
     if width == 0 || height == 0 {
         return Ok(());
     }
-    let masked: Vec<bool> = masked.iter().map(|m| *m != 0).collect();
     let rgba =
-        Colormap::new(Gradient::from_name(gradient).unwrap_or_default()).cells_rgba(weights, &masked, max);
+        Colormap::new(Gradient::from_name(gradient).unwrap_or_default()).cells_rgba(weights, masked, max);
     let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), width, height)?;
     context.put_image_data(&image, 0.0, 0.0)
 }
@@ -762,6 +788,13 @@ impl ArrowGeometry {
     /// opacity`, weakest first.
     pub fn links(&self, weights: &[f32], threshold: f32, max_links: usize) -> Vec<f32> {
         flat_links(self.0.links(weights, threshold, max_links))
+    }
+
+    /// [`links`](ArrowGeometry::links) of `analysis`'s own weights: the
+    /// matrix (4 MB at 1,024 tokens) is not copied in.
+    #[wasm_bindgen(js_name = analysisLinks)]
+    pub fn analysis_links(&self, analysis: &SentenceAnalysis, threshold: f32, max_links: usize) -> Vec<f32> {
+        flat_links(self.0.links(&analysis.analysis.attention.weights, threshold, max_links))
     }
 
     /// The curves of the focused query `query`, from its row of weights

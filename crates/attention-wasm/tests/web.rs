@@ -158,6 +158,13 @@ fn geometry_hit_tests_cells_and_labels() {
     assert_eq!(links.len(), 2 * 9, "0.2 is below the threshold");
     assert_eq!((links[0], links[1], links[2]), (0.0, 1.0, 0.3), "weakest first");
     assert_eq!(arrows.hit(1.0, arrows.top() + 2.5 * arrows.row_height()), 2);
+
+    // Every row's links from the analysis itself: those of its weights.
+    let a = analyze(KING, JsValue::UNDEFINED);
+    let arrows = ArrowGeometry::new(a.size(), 300.0, 40.0, 12.0, 500.0);
+    let own = arrows.analysis_links(&a, 0.1, 20);
+    assert_eq!(own.len(), 20 * 9, "the 20 strongest of the links above 0.1");
+    assert_eq!(own, arrows.links(&a.weights(), 0.1, 20));
 }
 
 #[wasm_bindgen_test]

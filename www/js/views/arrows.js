@@ -43,7 +43,7 @@ export function mountArrows(ctx) {
     // A render that changes none of what it shows (a shard of another word arriving) leaves it.
     if (drawn?.laidOut === laidOut && drawn.focus === state.focus && drawn.threshold === state.threshold) return;
     drawn = { laidOut, focus: state.focus, threshold: state.threshold };
-    const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout };
+    const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout, source: analysis.data.source };
     paintFocusArrows(canvas, geometry, view, state.focus, state.threshold, ctx.theme, shown);
   }
 
