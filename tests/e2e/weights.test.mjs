@@ -160,13 +160,22 @@ test('typing recomputes, and unknown words are marked and explained', async () =
 test('what is typed survives a redraw that comes before its frame (a shard arriving, an option clicked)', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
-  // In one task: a keystroke, then a change that redraws every view at once.
-  await page.evaluate(() => {
+  // In one task: two keystrokes, then a change that redraws every view at once.
+  const seen = await page.evaluate(() => {
     const box = document.getElementById('sentence');
-    box.value = 'The queen ruled';
-    box.dispatchEvent(new Event('input', { bubbles: true }));
+    const rows = () => document.querySelectorAll('#weights tbody tr').length;
+    const type = (text) => {
+      box.value = text;
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      return rows();
+    };
+    const first = type('The queen');
+    const second = type('The queen ruled');
     document.getElementById('opt-scale').click();
+    return { first, second, box: box.value };
   });
+  // The first key of a frame is drawn at once; the next waits for that frame, and the redraw leaves it in the box.
+  assert.deepEqual(seen, { first: 2, second: 2, box: 'The queen ruled' });
   await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 3);
   assert.equal(await page.inputValue('#sentence'), 'The queen ruled');
   const hash = await hashOf(page);

@@ -1,5 +1,5 @@
-// The sentence box and the examples menu. Typing recomputes once per frame
-// however fast the keys come, as one history entry per typing session.
+// The sentence box and the examples menu. Typing recomputes at most once per
+// frame however fast the keys come, as one history entry per typing session.
 
 import { el, put } from '../dom.js';
 import { MAX_SENTENCE_LENGTH } from '../state.js';
@@ -13,7 +13,11 @@ export function mountSentence(ctx) {
   const examples = document.getElementById('examples');
   const note = document.getElementById('sentence-note');
   if (!box) return { update() {} };
+  // The first keystroke of a frame is drawn at once, in its own event, so
+  // that its frame shows it; keys that come before that frame is painted
+  // wait for it (`pending`) and are drawn together in it.
   let frame = 0;
+  let pending = false;
   // The sentence the note is about: undefined for no note, null while the cut sentence is on its way.
   let cutSentence;
   const say = (text, sentence) => {
@@ -21,19 +25,28 @@ export function mountSentence(ctx) {
     put(note, 'textContent', text);
     put(note, 'hidden', !text);
   };
-  ctx.inputPending = () => frame !== 0;
+  const typed = () => {
+    const sentence = cut(box.value, MAX_SENTENCE_LENGTH);
+    if (box.value.length > MAX_SENTENCE_LENGTH) {
+      box.value = sentence;
+      say(`The text was cut to its first ${grouped(MAX_SENTENCE_LENGTH)} characters.`, sentence);
+    }
+    if (sentence !== store.get().sentence) store.update({ sentence, focus: null, cell: null }, 'push', 'typing');
+  };
+  ctx.inputPending = () => pending;
   box.addEventListener('input', () => {
     ctx.keystroke = performance.now();
-    if (frame) return;
+    if (frame) {
+      pending = true;
+      return;
+    }
     frame = requestAnimationFrame(() => {
       frame = 0;
-      const sentence = cut(box.value, MAX_SENTENCE_LENGTH);
-      if (box.value.length > MAX_SENTENCE_LENGTH) {
-        box.value = sentence;
-        say(`The text was cut to its first ${grouped(MAX_SENTENCE_LENGTH)} characters.`, sentence);
-      }
-      if (sentence !== store.get().sentence) store.update({ sentence, focus: null, cell: null }, 'push', 'typing');
+      if (!pending) return;
+      pending = false;
+      typed();
     });
+    typed();
   });
   examples?.addEventListener('change', () => {
     if (examples.value) store.update({ sentence: examples.value, focus: null, cell: null }, 'push');
@@ -72,7 +85,7 @@ export function mountSentence(ctx) {
       // The box keeps what is typed into it: it follows the state only when
       // they differ in substance, and never while typed text waits for its
       // frame (a shard arriving then would undo the keystrokes).
-      if (!frame && cut(box.value, MAX_SENTENCE_LENGTH) !== state.sentence) box.value = state.sentence;
+      if (!pending && cut(box.value, MAX_SENTENCE_LENGTH) !== state.sentence) box.value = state.sentence;
       syncExample(state.sentence);
     },
   };
