@@ -128,6 +128,7 @@ class Page {
     this.fetchTimer = 0;
     this.ensuring = null; // the text whose shards are being fetched
     this.checked = null; // { engine, version, text, settled } last found within the limits with every shard in (settled: none failed)
+    this.shown = null; // the analysis (or pending one) the views drew last
     let frame = 0;
     this.ctx.refresh = () => {
       frame ||= requestAnimationFrame(() => {
@@ -170,10 +171,13 @@ class Page {
       ctx.engine ??= ctx.defaultEngine;
       // Each shard that arrives or fails shows in the tokens, a few times a
       // second: a long text's hundred shards would redraw them every frame.
-      // (The last one draws the analysis at once: fetch() renders then.)
+      // (The last one draws the analysis at once: fetch() renders then.) A
+      // shard that nothing shown waits for (a nearest word's, after a click)
+      // changes nothing here: the view that asked for it draws it.
       let timer = 0;
       let last = 0;
       ctx.defaultEngine.vectors.listen(() => {
+        if (!this.shown?.pending && !this.shown?.tokens.some((t) => t.pending)) return;
         timer ||= setTimeout(() => {
           timer = 0;
           last = performance.now();
@@ -202,6 +206,7 @@ class Page {
   render() {
     const state = this.store.get();
     const analysis = this.analysisFor(state);
+    this.shown = analysis;
     for (const view of this.views) {
       if (view.visible && !view.visible(state)) continue;
       try {
