@@ -30,17 +30,22 @@ export function mountTable(ctx) {
         weights.clear();
       } else if (analysis.n > SLICED_ABOVE && analysis.data !== weights.data) {
         // A new long analysis: the table (a thousand header cells to lay out
-        // at 1,024 tokens) is drawn in the task after the frame that shows
-        // the heatmap and the arrows, so that neither frame is a long task.
+        // at 1,024 tokens) is drawn in the task after the second frame from
+        // here, so that no frame is a long task. The first frame shows the
+        // heatmap and the arrows, which push the table's section down (off
+        // the screen, for a long text); by the second the browser has seen
+        // that, and the section's `content-visibility: auto` puts off laying
+        // the table out until it is scrolled near. Drawn after the first
+        // frame, it was laid out at once: 37 ms in one task after a paste.
         // Meanwhile it holds the previous analysis, and says so.
         const { data } = analysis;
         want(data);
-        requestAnimationFrame(async () => {
+        requestAnimationFrame(() => requestAnimationFrame(async () => {
           await nextTask();
           if (wanted !== data) return;
           want(null);
           weights.show(data, ctx.store.get().focus);
-        });
+        }));
       } else {
         weights.show(analysis.data, state.focus);
       }
