@@ -226,6 +226,37 @@ export class WeightsTable {
     return this.spacers[k];
   }
 
+  /** Writes key `label` into header cell `th` (with a title where a long table's column may cut it). */
+  label(th, label, long) {
+    putText(th, label);
+    put(th, 'title', long && label.length > ALWAYS_FITS ? label : '');
+  }
+
+  /**
+   * Adds the header cells still missing, HEADER_CHUNK now and as many in
+   * each frame after: a thousand new ones at once (a short text replaced by
+   * 1,024 words) cost the browser 30-40 ms of style and layout in one
+   * frame. The table is aria-busy until they are all in.
+   */
+  growHeader() {
+    const { cols, colLabels } = this.data;
+    const long = this.long;
+    const end = Math.min(cols, this.headRow.children.length - 1 + HEADER_CHUNK);
+    for (let j = this.headRow.children.length - 1; j < end; j++) {
+      const th = el('th');
+      th.scope = 'col';
+      this.label(th, colLabels[j], long);
+      this.headRow.append(th);
+    }
+    attr(this.table, 'aria-busy', end < cols ? 'true' : null);
+    if (end < cols) {
+      const { data } = this;
+      requestAnimationFrame(() => setTimeout(() => {
+        if (this.data === data) this.growHeader();
+      }, 0));
+    }
+  }
+
   /** The caption, the header, the column widths and the size, for the data's labels. */
   build() {
     const { rows, cols, colLabels } = this.data;
@@ -233,19 +264,12 @@ export class WeightsTable {
     this.rows = new Map(); // made for the previous data
     if (!this.table.contains(this.body)) this.table.replaceChildren(this.captionCell, this.columns, this.head, this.body);
     put(this.captionCell, 'textContent', this.data.caption ?? CAPTION);
-    // The header cells, changed only where a key did.
+    // The header cells, changed only where a key did; the missing ones come
+    // a chunk a frame (growHeader).
     const cells = this.headRow.children;
     while (cells.length > cols + 1) this.headRow.lastChild.remove();
-    for (let j = 0; j < cols; j++) {
-      let th = cells[j + 1];
-      if (!th) {
-        th = el('th');
-        th.scope = 'col';
-        this.headRow.append(th);
-      }
-      putText(th, colLabels[j]);
-      put(th, 'title', long && colLabels[j].length > ALWAYS_FITS ? colLabels[j] : '');
-    }
+    for (let j = 0; j < cells.length - 1; j++) this.label(cells[j + 1], colLabels[j], long);
+    this.growHeader();
     // The same two <col>s, changed only where the size did: new ones would
     // make the browser lay out every cell of the table again.
     if (long) {
@@ -261,6 +285,9 @@ export class WeightsTable {
     put(this.note, 'textContent', long ? this.longNote(rows) : '');
   }
 }
+
+/** Header cells added per frame (growHeader). */
+const HEADER_CHUNK = 256;
 
 /** A `<col>` of `width` pixels. */
 function col(width) {
