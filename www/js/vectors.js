@@ -84,10 +84,12 @@ export class VectorStore {
       if (missing.length === 0) return;
       // A pasted page of rare words needs a hundred shards: the requests go
       // out a batch per task, since starting a fetch costs the main thread
-      // about half a millisecond (the browser queues most of them anyway).
+      // 0.5-1 ms (the browser queues most of them anyway). With more than one
+      // batch, the first waits for a task of its own too: the caller's task
+      // (a new text drawn) is long enough.
       const loads = [];
       for (let at = 0; at < missing.length; at += REQUESTS_PER_TASK) {
-        if (at > 0) await nextTask();
+        if (at > 0 || missing.length > REQUESTS_PER_TASK) await nextTask();
         loads.push(...missing.slice(at, at + REQUESTS_PER_TASK).map((k) => this.load(k)));
       }
       await Promise.all(loads);
