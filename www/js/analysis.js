@@ -9,6 +9,7 @@
 // Matrices are flat Float32Array copies out of wasm, `(rows, cols)` row-major:
 // entry (i, j), query i and key j, is at i * cols + j.
 
+import { newCanvas } from './dom.js';
 import { settingsOf } from './state.js';
 
 const tables = new Map(); // palette → its 256 r, g, b triples
@@ -30,7 +31,7 @@ export function colorbarOf(wasm, palette) {
   if (!bars.has(palette)) {
     const table = colormap(wasm, palette);
     const bands = table.length / 3;
-    const canvas = Object.assign(document.createElement('canvas'), { width: 1, height: bands });
+    const canvas = newCanvas(1, bands);
     const image = new ImageData(1, bands);
     for (let b = 0; b < bands; b++) {
       const k = (bands - 1 - b) * 3;
@@ -55,7 +56,7 @@ export function cellsOf(wasm, data, palette, max = data.scaleMax) {
     const raw = data.source?.();
     let canvas;
     if (raw) {
-      canvas = blankCanvas(data.cols, data.rows);
+      canvas = newCanvas(data.cols, data.rows);
       raw.paint(canvas.getContext('2d'), palette, max);
     } else {
       canvas = matrixCanvas(wasm, data.weights, data.masked, data.rows, data.cols, palette, max);
@@ -65,13 +66,9 @@ export function cellsOf(wasm, data, palette, max = data.scaleMax) {
   return data.cellsBy.get(key);
 }
 
-function blankCanvas(width, height) {
-  return Object.assign(document.createElement('canvas'), { width, height });
-}
-
 /** A (cols × rows) canvas of a matrix, one pixel a cell, painted by the wasm painter (masked cells transparent). */
 export function matrixCanvas(wasm, weights, masked, rows, cols, palette, max) {
-  const canvas = blankCanvas(cols, rows);
+  const canvas = newCanvas(cols, rows);
   wasm.paintMatrix(canvas.getContext('2d'), weights, masked ?? new Uint8Array(0), rows, cols, palette, max);
   return canvas;
 }

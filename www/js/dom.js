@@ -9,6 +9,11 @@ export function el(tag, text, className) {
   return node;
 }
 
+/** A new `<canvas>` of `width` × `height` pixels. */
+export function newCanvas(width, height) {
+  return Object.assign(document.createElement('canvas'), { width, height });
+}
+
 /** Sets `element[property]` only when it differs: writing the same value would still invalidate style or layout. */
 export function put(element, property, value) {
   if (element && element[property] !== value) element[property] = value;

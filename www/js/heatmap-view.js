@@ -8,7 +8,7 @@
 // callbacks, and the owner repaints. Drawing stays in paint.js, which takes
 // its context as an argument.
 
-import { el, put } from './dom.js';
+import { el, newCanvas, put } from './dom.js';
 import { font, hatchTile, paintArrows, paintHeatmap } from './paint.js';
 
 const MAX_LINKS = 4000;
@@ -110,7 +110,7 @@ const tiles = new WeakMap(); // theme → its hatch tile
 
 /** The tile of masked cells in `theme`, made once (a canvas and a stroke for each panel cost a What-if change 1.6 ms). */
 export function hatchOf(theme) {
-  if (!tiles.has(theme)) tiles.set(theme, hatchTile((w, h) => Object.assign(document.createElement('canvas'), { width: w, height: h }), theme));
+  if (!tiles.has(theme)) tiles.set(theme, hatchTile(newCanvas, theme));
   return tiles.get(theme);
 }
 

@@ -251,9 +251,9 @@ export class WeightsTable {
     attr(this.table, 'aria-busy', end < cols ? 'true' : null);
     if (end < cols) {
       const { data } = this;
-      requestAnimationFrame(() => setTimeout(() => {
+      this.ctx.afterPaint(() => {
         if (this.data === data) this.growHeader();
-      }, 0));
+      });
     }
   }
 

@@ -495,11 +495,7 @@ impl SentenceAnalysis {
     pub fn paint(&self, context: &CanvasRenderingContext2d, gradient: &str, max: f32) -> Result<(), JsValue> {
         let attention = &self.analysis.attention;
         let masked = if attention.has_mask() { attention.masked_cells() } else { Vec::new() };
-        let (Ok(width), Ok(height)) = (u32::try_from(attention.keys), u32::try_from(attention.queries))
-        else {
-            return Err(JsError::new("the matrix is too large to paint").into());
-        };
-        paint_cells(context, &attention.weights, &masked, width, height, gradient, max)
+        paint_cells(context, &attention.weights, &masked, attention.queries, attention.keys, gradient, max)
     }
 }
 
@@ -526,28 +522,28 @@ pub fn paint_matrix(
     gradient: &str,
     max: f32,
 ) -> Result<(), JsValue> {
-    let (Ok(width), Ok(height)) = (u32::try_from(cols), u32::try_from(rows)) else {
-        return Err(JsError::new("the matrix is too large to paint").into());
-    };
     if rows.checked_mul(cols) != Some(weights.len()) {
         return Err(
             JsError::new(&format!("{} weights cannot fill a {rows} × {cols} matrix", weights.len())).into()
         );
     }
     let masked: Vec<bool> = masked.iter().map(|m| *m != 0).collect();
-    paint_cells(context, weights, &masked, width, height, gradient, max)
+    paint_cells(context, weights, &masked, rows, cols, gradient, max)
 }
 
-/// [`paint_matrix`] once the shape is checked: `width` × `height` cells.
+/// [`paint_matrix`] once `weights` is known to hold `rows` × `cols` cells.
 fn paint_cells(
     context: &CanvasRenderingContext2d,
     weights: &[f32],
     masked: &[bool],
-    width: u32,
-    height: u32,
+    rows: usize,
+    cols: usize,
     gradient: &str,
     max: f32,
 ) -> Result<(), JsValue> {
+    let (Ok(width), Ok(height)) = (u32::try_from(cols), u32::try_from(rows)) else {
+        return Err(JsError::new("the matrix is too large to paint").into());
+    };
     if width == 0 || height == 0 {
         return Ok(());
     }

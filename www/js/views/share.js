@@ -7,7 +7,7 @@
 // settings that made it.
 
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
-import { copyText, download, el, put } from '../dom.js';
+import { copyText, download, el, newCanvas, put } from '../dom.js';
 import { csvOf, jsonOf, svgOf } from '../figure.js';
 import { hatchOf, heatmapLayout } from '../heatmap-view.js';
 import { font, paintHeatmap } from '../paint.js';
@@ -207,7 +207,7 @@ export function pictureOf(figure, ctx) {
   const width = layout.width + pad * 2;
   const height = layout.height + pad * 2 + head;
   const ratio = Math.max(2, window.devicePixelRatio || 1);
-  const canvas = Object.assign(document.createElement('canvas'), { width: Math.round(width * ratio), height: Math.round(height * ratio) });
+  const canvas = newCanvas(Math.round(width * ratio), Math.round(height * ratio));
   const draw = canvas.getContext('2d');
   draw.scale(ratio, ratio);
   draw.fillStyle = theme.bg;

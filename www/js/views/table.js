@@ -4,7 +4,6 @@
 
 import { SLICED_ABOVE } from '../analysis.js';
 import { attr } from '../dom.js';
-import { nextTask } from '../vectors.js';
 import { WeightsTable } from '../weights-table.js';
 
 export function mountTable(ctx) {
@@ -40,8 +39,7 @@ export function mountTable(ctx) {
         // Meanwhile it holds the previous analysis, and says so.
         const { data } = analysis;
         want(data);
-        requestAnimationFrame(() => requestAnimationFrame(async () => {
-          await nextTask();
+        requestAnimationFrame(() => ctx.afterPaint(() => {
           if (wanted !== data) return;
           want(null);
           weights.show(data, ctx.store.get().focus);
