@@ -111,13 +111,23 @@ fn run(u: &mut Unstructured) -> Result<()> {
         .unwrap_or_else(|e| panic!("accepted by attend_with: {e}"));
     while !job.advance(u.int_in_range(1..=80usize).unwrap_or(1)) {}
     assert_eq!(job.finish(), a, "the same attention, a slice at a time");
-    let lean = Extras { weights_only: true, ..extras };
+    // Weights only, with the twin of scaling switched the other way: the
+    // same weights, and the twin those of a job with the flipped options.
+    let lean = Extras { weights_only: true, flipped_twin: true, ..extras };
     let mut job = AttentionJob::new(&q, k, v, &options, &lean)
         .unwrap_or_else(|e| panic!("accepted by attend_with: {e}"));
     while !job.advance(u.int_in_range(1..=80usize).unwrap_or(1)) {}
-    let only = job.finish();
+    let (only, twin) = job.finish_with_twin();
     assert_eq!((&only.weights, &only.fully_masked), (&a.weights, &a.fully_masked), "weights only");
     assert!(only.scores.is_empty() && only.scaled.is_empty() && only.context.is_empty());
+    let flipped = Options { scale: !options.scale, ..options };
+    let other = attend_with(&q, k, v, &flipped, &extras).unwrap_or_else(|e| panic!("flipped scaling: {e}"));
+    let twin = twin.unwrap_or_else(|| panic!("asked for"));
+    assert_eq!(
+        (&twin.weights, &twin.fully_masked, twin.factor),
+        (&other.weights, &other.fully_masked, other.factor),
+        "the twin"
+    );
     Ok(())
 }
 

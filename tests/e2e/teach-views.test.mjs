@@ -134,6 +134,38 @@ test('on a long text, the other side comes in slices and holds the numbers of th
   await finish();
 });
 
+test('with the What-if tab open, the other side of a long text comes with it, not after a second analysis', async () => {
+  const words = KING.split(' ');
+  const text = Array.from({ length: 300 }, (_, i) => words[(i + 3) % words.length]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=whatif'));
+  await ready(page);
+  await tableOf(page, '#whatif-compare');
+  // Every caption the compare table shows, from the change until it holds the long text.
+  await page.evaluate(() => {
+    window.captions = [];
+    const table = document.getElementById('whatif-compare');
+    new MutationObserver(() => window.captions.push(table.querySelector('caption')?.textContent ?? ''))
+      .observe(table, { subtree: true, childList: true, characterData: true });
+  });
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(text, '&focus=1&lab=whatif'));
+  await page.waitForFunction(() => /^Row of 'ruled'.* of 300$/.test(document.querySelector('#whatif-compare caption')?.textContent ?? ''));
+  const captions = await page.evaluate(() => window.captions);
+  assert.ok(captions.length > 0);
+  assert.ok(!captions.some((c) => /Computing/.test(c)), `the other side was computed on its own: ${captions.join(' | ')}`);
+  const compare = await tableOf(page, '#whatif-compare');
+  assert.notDeepEqual(rowNamed(compare, 'weight ÷ √50'), rowNamed(compare, 'weight unscaled'));
+  // Opened on a text computed without it, the tab computes the other side itself.
+  await page.evaluate(() => { location.hash = location.hash.replace('lab=whatif', 'lab=steps'); });
+  await page.waitForSelector('#explain');
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(text.split(' ').reverse().join(' '), '&focus=1&lab=steps'));
+  await page.waitForFunction(() => /^300 tokens in the attention/.test(document.getElementById('status').textContent) && document.querySelector('#weights tr.focused th')?.textContent === 'the');
+  await page.evaluate(() => { window.captions = []; location.hash = location.hash.replace('lab=steps', 'lab=whatif'); });
+  // The focused word of the reversed text is 'the' (the first text's was 'ruled').
+  await page.waitForFunction(() => /^Row of 'the'.* of 300$/.test(document.querySelector('#whatif-compare caption')?.textContent ?? ''));
+  assert.ok((await page.evaluate(() => window.captions)).some((c) => /Computing the unscaled side/.test(c)));
+  await finish();
+});
+
 test('the padding demo masks the pad keys and leaves the words alone', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif'));
   await ready(page);

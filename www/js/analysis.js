@@ -160,7 +160,9 @@ export class Analysis {
   static start(engine, state) {
     let job;
     try {
-      job = engine.explorer.startAnalysis(state.sentence, settingsOf(state));
+      // With the What-if tab open, the other side (scaling switched) comes
+      // from the same dot products: a second softmax a row, not a second analysis.
+      job = engine.explorer.startAnalysis(state.sentence, settingsOf(state), state.teach?.lab === 'whatif');
     } catch (error) {
       return Analysis.failed(engine, state, error);
     }
@@ -200,6 +202,7 @@ export class Analysis {
     this.factor = this.data.factor;
     this.memos = {};
     this.rows = new Map(); // row → its steps
+    this.twin = raw.takeTwin() ?? null; // flipped(), computed with this analysis; null once taken
   }
 
   #memo(name) {
@@ -236,9 +239,16 @@ export class Analysis {
   /** The same sentence with scaling switched the other way (the what-if view), as panel data. */
   flipped() {
     return this.#memo('flipped').get(0, () => {
-      const raw = this.engine.explorer.analyze(this.state.sentence, { ...settingsOf(this.state), scale: !this.state.scale });
-      return { raw, data: panelData(this.wasm, raw) };
+      const raw = this.twin ?? this.engine.explorer.analyze(this.state.sentence, { ...settingsOf(this.state), scale: !this.state.scale });
+      this.twin = null;
+      return this.#flippedSide(raw);
     }).data;
+  }
+
+  /** The flipped side as its memo keeps it: freed with this analysis, and painted from wasm until then. */
+  #flippedSide(raw, data = panelData(this.wasm, raw)) {
+    data.source = () => (this.raw ? raw : null);
+    return { raw, data };
   }
 
   /**
@@ -247,7 +257,7 @@ export class Analysis {
    */
   flippedSoon(ready) {
     const memo = this.#memo('flipped');
-    if (this.n <= SLICED_ABOVE || memo.has(0)) return this.flipped();
+    if (this.n <= SLICED_ABOVE || memo.has(0) || this.twin) return this.flipped();
     if (!this.flipping) {
       this.flipping = Analysis.start(this.engine, { ...this.state, scale: !this.state.scale });
       AnalysisJob.whenDone(this.flipping, (done) => {
@@ -255,7 +265,7 @@ export class Analysis {
         try {
           memo.get(0, () => {
             if (done.error) throw new Error(done.error);
-            return { raw: done.raw, data: done.data };
+            return this.#flippedSide(done.raw, done.data);
           });
         } catch {
           // Kept in the memo: flipped() throws it to the view.
@@ -297,6 +307,8 @@ export class Analysis {
   free() {
     this.flipping?.free();
     this.flipping = null;
+    this.twin?.free();
+    this.twin = null;
     for (const memo of Object.values(this.memos)) memo.free();
     this.raw?.free();
     this.raw = null;

@@ -65,7 +65,7 @@ pub struct AnalysisJob {
 
 impl AnalysisJob {
     pub fn start(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Self> {
-        Self::begin(sentence, embeddings, options, &Extras::default())
+        Self::start_with(sentence, embeddings, options, &Extras::default())
     }
 
     /// [`start`](AnalysisJob::start) for the weights alone
@@ -73,10 +73,12 @@ impl AnalysisJob {
     /// `context` stay empty, and a row's come from
     /// [`explain_row`](crate::explain::explain_row) when it is shown. The page's way.
     pub fn start_weights_only(sentence: &str, embeddings: &Embeddings, options: &Options) -> Result<Self> {
-        Self::begin(sentence, embeddings, options, &Extras { weights_only: true, ..Extras::default() })
+        Self::start_with(sentence, embeddings, options, &Extras { weights_only: true, ..Extras::default() })
     }
 
-    fn begin(
+    /// [`start`](AnalysisJob::start) with [`Extras`] (weights only, the
+    /// flipped twin; the others are for matrices, not sentences).
+    pub fn start_with(
         sentence: &str,
         embeddings: &Embeddings,
         options: &Options,
@@ -110,12 +112,21 @@ impl AnalysisJob {
 
     /// Computes what is left and returns the analysis.
     pub fn finish(self) -> Analysis {
-        Analysis {
-            tokens: self.tokens,
-            used: self.used,
-            input: self.input,
-            attention: self.attention.finish(),
-        }
+        self.finish_with_twin().0
+    }
+
+    /// Computes what is left and returns the analysis and, for a job started
+    /// with [`Extras::flipped_twin`], the same sentence's with scaling
+    /// switched the other way (weights only; see [`AttentionJob::finish_with_twin`]).
+    pub fn finish_with_twin(self) -> (Analysis, Option<Analysis>) {
+        let (attention, twin) = self.attention.finish_with_twin();
+        let twin = twin.map(|attention| Analysis {
+            tokens: self.tokens.clone(),
+            used: self.used.clone(),
+            input: self.input.clone(),
+            attention,
+        });
+        (Analysis { tokens: self.tokens, used: self.used, input: self.input, attention }, twin)
     }
 }
 

@@ -296,6 +296,11 @@ pub struct Extras<'a> {
     /// shows a row's other numbers only when asked, and takes them from
     /// [`explain_row`](crate::explain::explain_row), which gives the same numbers.
     pub weights_only: bool,
+    /// Also compute the weights with scaling switched the other way (the
+    /// what-if view's twin), from the same dot products: the second softmax
+    /// of each row costs a fraction of its dot products.
+    /// [`AttentionJob::finish_with_twin`] gives them, weights only.
+    pub flipped_twin: bool,
 }
 
 /// `softmax(factor · Q Kᵀ) · V` with the masks of `options`.
@@ -334,6 +339,8 @@ pub struct AttentionJob {
     grid: Vec<f64>,
     /// Everything beyond the weights; `None` with [`Extras::weights_only`].
     steps: Option<Steps>,
+    /// The weights with scaling switched the other way ([`Extras::flipped_twin`]).
+    twin: Option<Twin>,
     /// The first query row not computed yet.
     next: usize,
 }
@@ -346,6 +353,16 @@ struct Steps {
     scores: Vec<f32>,
     scaled: Vec<f32>,
     context: Vec<f32>,
+}
+
+/// The second set of weights of an [`AttentionJob`]: the same dot products
+/// with another factor.
+#[derive(Debug, Clone)]
+struct Twin {
+    factor: f64,
+    /// A row of dot products, scaled and turned into weights here.
+    row: Vec<f64>,
+    weights: Vec<f32>,
 }
 
 impl AttentionJob {
@@ -376,13 +393,15 @@ impl AttentionJob {
             return Err(Error::Shape(format!("{} keys but {} values", key.rows, value.rows)));
         }
         let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
+        let scale_dim = extras.scale_dim.unwrap_or(d);
+        let flipped = Options { scale: !options.scale, ..*options };
         Ok(AttentionJob {
             queries: query.data.clone(),
             n_q,
             n_k,
             d,
             d_v,
-            factor: scale_factor(extras.scale_dim.unwrap_or(d), options),
+            factor: scale_factor(scale_dim, options),
             options: *options,
             key_padding: extras.key_padding.map(<[bool]>::to_vec),
             // The keys (transposed, in tiles) and the values in f64, made once:
@@ -397,6 +416,11 @@ impl AttentionJob {
                 scores: Vec::with_capacity(n_q * n_k),
                 scaled: Vec::with_capacity(n_q * n_k),
                 context: Vec::with_capacity(n_q * d_v),
+            }),
+            twin: extras.flipped_twin.then(|| Twin {
+                factor: scale_factor(scale_dim, &flipped),
+                row: vec![0f64; n_k],
+                weights: Vec::with_capacity(n_q * n_k),
             }),
             next: 0,
         })
@@ -432,6 +456,21 @@ impl AttentionJob {
             dot_products(&self.queries[first * d..(first + rows) * d], d, &self.key_tiles, n_k, grid);
             for r in 0..rows {
                 let (i, row) = (first + r, &mut grid[r * n_k..(r + 1) * n_k]);
+                if let Some(twin) = &mut self.twin {
+                    // Masked as the row is: the masks do not depend on the factor.
+                    twin.row.copy_from_slice(row);
+                    match scale_and_mask(
+                        &mut twin.row,
+                        twin.factor,
+                        i,
+                        &self.options,
+                        self.key_padding.as_deref(),
+                    ) {
+                        Some(max) => softmax_in_place(&mut twin.row, max),
+                        None => twin.row.fill(0.0),
+                    }
+                    twin.weights.extend(twin.row.iter().map(|w| *w as f32));
+                }
                 if let Some(steps) = &mut self.steps {
                     steps.scores.extend(row.iter().map(|dot| saturate(*dot)));
                 }
@@ -460,11 +499,33 @@ impl AttentionJob {
     }
 
     /// Computes what is left and returns the attention.
-    pub fn finish(mut self) -> Attention {
+    pub fn finish(self) -> Attention {
+        self.finish_with_twin().0
+    }
+
+    /// Computes what is left and returns the attention and, with
+    /// [`Extras::flipped_twin`], the attention with scaling switched the
+    /// other way: its weights (and `fully_masked`), the same numbers as a job
+    /// of those options gives, and no other steps.
+    pub fn finish_with_twin(mut self) -> (Attention, Option<Attention>) {
         self.advance(usize::MAX);
+        let twin = self.twin.take().map(|twin| Attention {
+            queries: self.n_q,
+            keys: self.n_k,
+            dim: self.d,
+            value_dim: self.d_v,
+            factor: twin.factor,
+            scores: Vec::new(),
+            scaled: Vec::new(),
+            weights: twin.weights,
+            context: Vec::new(),
+            fully_masked: self.fully_masked.clone(),
+            options: Options { scale: !self.options.scale, ..self.options },
+            key_padding: self.key_padding.clone(),
+        });
         let (scores, scaled, context) =
             self.steps.map(|s| (s.scores, s.scaled, s.context)).unwrap_or_default();
-        Attention {
+        let attention = Attention {
             queries: self.n_q,
             keys: self.n_k,
             dim: self.d,
@@ -477,7 +538,8 @@ impl AttentionJob {
             fully_masked: self.fully_masked,
             options: self.options,
             key_padding: self.key_padding,
-        }
+        };
+        (attention, twin)
     }
 }
 
@@ -929,6 +991,35 @@ mod tests {
                 assert!(only.scores.is_empty() && only.scaled.is_empty() && only.context.is_empty());
             }
         }
+        // The flipped twin: the weights a job with scaling switched the other way gives.
+        let hot = Options { temperature: 0.4, ..causal };
+        for (options, extras) in [
+            (Options::default(), Extras::default()),
+            (
+                Options { scale: false, ..Options::default() },
+                Extras { weights_only: true, ..Extras::default() },
+            ),
+            (hot, Extras { key_padding: Some(&padding), scale_dim: Some(3), ..Extras::default() }),
+        ] {
+            let flipped = Options { scale: !options.scale, ..options };
+            let other = attend_with(&q, &kv, &kv, &flipped, &extras).unwrap();
+            let mut job =
+                AttentionJob::new(&q, &kv, &kv, &options, &Extras { flipped_twin: true, ..extras }).unwrap();
+            while !job.advance(33) {}
+            let (attention, twin) = job.finish_with_twin();
+            assert_eq!(
+                attention,
+                attend_with(&q, &kv, &kv, &options, &extras).unwrap(),
+                "the attention itself is as without a twin"
+            );
+            let twin = twin.unwrap();
+            assert_eq!((&twin.weights, twin.factor, twin.options), (&other.weights, other.factor, flipped));
+            assert_eq!(twin.fully_masked, other.fully_masked);
+            assert_eq!(twin.masked_cells(), other.masked_cells());
+            assert!(twin.scores.is_empty() && twin.scaled.is_empty() && twin.context.is_empty());
+        }
+        let plain = AttentionJob::new(&q, &kv, &kv, &Options::default(), &Extras::default()).unwrap();
+        assert!(plain.finish_with_twin().1.is_none(), "no twin unless asked for");
         // A job of no queries is done before it starts.
         let none = Matrix::new(0, 9, Vec::new()).unwrap();
         assert!(AttentionJob::new(&none, &kv, &kv, &Options::default(), &Extras::default())

@@ -30,7 +30,7 @@ use attention_core::layout::{
 };
 use attention_core::neighbors::{rerank, NeighborIndex};
 use attention_core::shards::ShardSet;
-use attention_core::{Analysis, Embeddings, Options};
+use attention_core::{Analysis, Embeddings, Extras, Options};
 use serde::{Deserialize, Serialize};
 use std::cell::OnceCell;
 use wasm_bindgen::prelude::*;
@@ -313,19 +313,31 @@ impl Explorer {
     /// empty sentence, a sentence without a known word, more than
     /// [`attention_core::MAX_TOKENS`] known words, or a temperature out of range.
     pub fn analyze(&self, sentence: &str, settings: JsValue) -> Result<SentenceAnalysis, JsError> {
-        Ok(self.start_analysis(sentence, settings)?.finish())
+        Ok(self.start_analysis(sentence, settings, None)?.finish())
     }
 
     /// [`analyze`](Explorer::analyze) in slices: the sentence is tokenized
     /// and its vectors looked up now (with the same errors), and
     /// `advance(rows)` computes the attention a few rows at a time, so that
     /// a long text never blocks the page for long. Same numbers as `analyze`.
+    ///
+    /// With `twin`, the job also computes the weights with scaling switched
+    /// the other way, from the same dot products (the what-if view's other
+    /// side, for a fraction of a second analysis): the finished analysis's
+    /// [`takeTwin`](SentenceAnalysis::take_twin).
     #[wasm_bindgen(js_name = startAnalysis)]
-    pub fn start_analysis(&self, sentence: &str, settings: JsValue) -> Result<AnalysisJob, JsError> {
-        let job = attention_core::AnalysisJob::start_weights_only(
+    pub fn start_analysis(
+        &self,
+        sentence: &str,
+        settings: JsValue,
+        twin: Option<bool>,
+    ) -> Result<AnalysisJob, JsError> {
+        let extras = Extras { weights_only: true, flipped_twin: twin == Some(true), ..Extras::default() };
+        let job = attention_core::AnalysisJob::start_with(
             sentence,
             &self.embeddings,
             &teach::settings_of(settings)?.into(),
+            &extras,
         )?;
         // The tokens are described once: for the page while it computes, then for the analysis.
         let tokens = text::token_infos(sentence, job.tokens(), job.used());
@@ -400,7 +412,9 @@ impl AnalysisJob {
 
     /// Computes what is left; the job is used up.
     pub fn finish(self) -> SentenceAnalysis {
-        SentenceAnalysis::with_tokens(self.job.finish(), self.tokens)
+        let (analysis, twin) = self.job.finish_with_twin();
+        let twin = twin.map(|twin| Box::new(SentenceAnalysis::with_tokens(twin, self.tokens.clone())));
+        SentenceAnalysis { twin, ..SentenceAnalysis::with_tokens(analysis, self.tokens) }
     }
 }
 
@@ -413,13 +427,15 @@ pub struct SentenceAnalysis {
     analysis: Analysis,
     tokens: Vec<TokenInfo>,
     scale_max: f32,
+    /// The same sentence with scaling switched the other way, when asked for.
+    twin: Option<Box<SentenceAnalysis>>,
 }
 
 impl SentenceAnalysis {
     /// `tokens`: the analysis's own, already described for the page.
     fn with_tokens(analysis: Analysis, tokens: Vec<TokenInfo>) -> Self {
         let scale_max = layout::scale_max(&analysis.attention.weights);
-        SentenceAnalysis { analysis, tokens, scale_max }
+        SentenceAnalysis { analysis, tokens, scale_max, twin: None }
     }
 
     /// The core's analysis, for Rust callers.
@@ -451,6 +467,15 @@ impl SentenceAnalysis {
     #[wasm_bindgen(getter)]
     pub fn factor(&self) -> f64 {
         self.analysis.attention.factor
+    }
+
+    /// The analysis with scaling switched the other way, computed with this
+    /// one ([`Explorer::start_analysis`]'s `twin`), once: after that, and
+    /// without a twin, `undefined`. Its weights only; its rows' other steps
+    /// come from `explainRow`, as for any analysis.
+    #[wasm_bindgen(js_name = takeTwin)]
+    pub fn take_twin(&mut self) -> Option<SentenceAnalysis> {
+        self.twin.take().map(|twin| *twin)
     }
 
     /// The top of the colour scale: the largest weight.

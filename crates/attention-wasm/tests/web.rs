@@ -174,7 +174,7 @@ fn an_analysis_in_slices_gives_the_tokens_and_weights_of_one_call() {
     let causal = settings(Settings { causal: true, ..Settings::default() });
     let whole = explorer().analyze(&text, causal.clone()).unwrap();
     let explorer = explorer();
-    let mut job = explorer.start_analysis(&text, causal).unwrap();
+    let mut job = explorer.start_analysis(&text, causal, None).unwrap();
     assert_eq!((job.size(), job.rows_done()), (whole.size(), 0));
     let tokens: Vec<TokenInfo> = job.tokens().infos().to_vec();
     let want: Vec<TokenInfo> = whole.tokens().infos().to_vec();
@@ -191,7 +191,38 @@ fn an_analysis_in_slices_gives_the_tokens_and_weights_of_one_call() {
         (whole.weights(), whole.labels(), whole.scale_max())
     );
     // The errors are the same as analyze's, at the start.
-    assert!(message(explorer.start_analysis("zzqx qqxz", JsValue::UNDEFINED).unwrap_err()).contains("zzqx"));
+    assert!(
+        message(explorer.start_analysis("zzqx qqxz", JsValue::UNDEFINED, None).unwrap_err()).contains("zzqx")
+    );
+}
+
+#[wasm_bindgen_test]
+fn an_analysis_with_its_twin_gives_the_flipped_weights_too() {
+    let text = "the king and queen ruled the kingdom while people of the city said that it was a good time "
+        .repeat(3);
+    let explorer = explorer();
+    for causal in [false, true] {
+        let options = Settings { causal, temperature: 0.8, ..Settings::default() };
+        let flipped = Settings { scale: false, ..options };
+        let mut job = explorer.start_analysis(&text, settings(options), Some(true)).unwrap();
+        while !job.advance(10) {}
+        let mut done = job.finish();
+        let plain = explorer.analyze(&text, settings(options)).unwrap();
+        assert_eq!((done.weights(), done.factor()), (plain.weights(), plain.factor()));
+        let twin = done.take_twin().expect("asked for");
+        let other = explorer.analyze(&text, settings(flipped)).unwrap();
+        assert_eq!(
+            (twin.weights(), twin.fully_masked(), twin.factor(), twin.scale_max(), twin.labels()),
+            (other.weights(), other.fully_masked(), other.factor(), other.scale_max(), other.labels())
+        );
+        // A row's steps, asked of the twin, are the flipped analysis's.
+        let (a, b) = (explorer.explain_row(&twin, 5).unwrap(), explorer.explain_row(&other, 5).unwrap());
+        let json = |v: &JsValue| String::from(js_sys::JSON::stringify(v).unwrap());
+        assert_eq!(json(&a), json(&b));
+        assert!(json(&a).len() > 100);
+        assert!(done.take_twin().is_none(), "taken once");
+    }
+    assert!(explorer.start_analysis(KING, JsValue::UNDEFINED, None).unwrap().finish().take_twin().is_none());
 }
 
 #[wasm_bindgen_test]

@@ -1,5 +1,6 @@
 // The What-if tab: scaling on beside scaling off (one side is the page's own
-// analysis, the other its flipped twin, computed once per analysis), and the
+// analysis, the other its flipped twin: computed with it, from the same dot
+// products, while this tab is open; else once, when the tab asks), and the
 // padding mask on the sentence padded with zero vectors.
 
 import { control, el, input, putField, scrolling } from '../../dom.js';
