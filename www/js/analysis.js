@@ -210,9 +210,14 @@ export class Analysis {
     return this.memos[name];
   }
 
-  /** Paints the heatmap's cells in `palette` now, before a view asks for them (cellsOf keeps them). */
+  /**
+   * Paints the heatmap's cells in `palette` now, before a view asks for them
+   * (cellsOf keeps them), and takes the What-if twin out of wasm: a long
+   * analysis does this in a task of its own, before the views draw.
+   */
   prepare(palette) {
     if (this.raw) cellsOf(this.wasm, this.data, palette);
+    if (this.twin) this.flipped();
   }
 
   /** The context vector of query row `row` (Float32Array, `dim`): its steps' Σ w·v, as the kernel sums it. */
@@ -342,8 +347,16 @@ export class AnalysisJob {
       const start = performance.now();
       let analysis;
       try {
-        while (!this.job.advance(1)) {
-          if (performance.now() - start >= SLICE_MS) {
+        if (this.job.rowsDone < this.size) {
+          while (!this.job.advance(1)) {
+            if (performance.now() - start >= SLICE_MS) {
+              this.timer = setTimeout(slice, 0);
+              return;
+            }
+          }
+          // The result is made in a task of its own unless this one has time
+          // left: with the What-if twin, it copies two million weights.
+          if (performance.now() - start >= SLICE_MS / 2) {
             this.timer = setTimeout(slice, 0);
             return;
           }
