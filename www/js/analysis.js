@@ -158,16 +158,17 @@ export class Analysis {
    * set, `n` 0 and its tokens.
    */
   static start(engine, state) {
+    // With the What-if tab open, the other side (scaling switched) comes
+    // from the same dot products: a second softmax a row, not a second analysis.
+    const twin = state.teach?.lab === 'whatif';
     let job;
     try {
-      // With the What-if tab open, the other side (scaling switched) comes
-      // from the same dot products: a second softmax a row, not a second analysis.
-      job = engine.explorer.startAnalysis(state.sentence, settingsOf(state), state.teach?.lab === 'whatif');
+      job = engine.explorer.startAnalysis(state.sentence, settingsOf(state), twin);
     } catch (error) {
       return Analysis.failed(engine, state, error);
     }
     if (job.size <= SLICED_ABOVE) return new Analysis(engine, state, job.finish());
-    return new AnalysisJob(engine, state, job);
+    return new AnalysisJob(engine, state, job, twin);
   }
 
   /** The analysis of a sentence that could not be analyzed: `error` says why; `n` is 0. */
@@ -327,8 +328,10 @@ export class Analysis {
  * computed; `free()` stops it.
  */
 export class AnalysisJob {
-  constructor(engine, state, job) {
+  /** `withTwin`: the job computes the What-if twin too (its result takes longer to make). */
+  constructor(engine, state, job, withTwin = false) {
     this.engine = engine;
+    this.withTwin = withTwin;
     this.state = pick(state);
     this.job = job;
     this.tokens = tokensOf(job.tokens());
@@ -354,9 +357,9 @@ export class AnalysisJob {
               return;
             }
           }
-          // The result is made in a task of its own unless this one has time
-          // left: with the What-if twin, it copies two million weights.
-          if (performance.now() - start >= SLICE_MS / 2) {
+          // With the What-if twin, making the result copies two million
+          // weights: in a task of its own unless this one has time left.
+          if (this.withTwin && performance.now() - start >= SLICE_MS / 2) {
             this.timer = setTimeout(slice, 0);
             return;
           }
