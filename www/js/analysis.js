@@ -168,7 +168,7 @@ export class Analysis {
       return Analysis.failed(engine, state, error);
     }
     if (job.size <= SLICED_ABOVE) return new Analysis(engine, state, job.finish());
-    return new AnalysisJob(engine, state, job, twin);
+    return new AnalysisJob(engine, state, job);
   }
 
   /** The analysis of a sentence that could not be analyzed: `error` says why; `n` is 0. */
@@ -328,10 +328,8 @@ export class Analysis {
  * computed; `free()` stops it.
  */
 export class AnalysisJob {
-  /** `withTwin`: the job computes the What-if twin too (its result takes longer to make). */
-  constructor(engine, state, job, withTwin = false) {
+  constructor(engine, state, job) {
     this.engine = engine;
-    this.withTwin = withTwin;
     this.state = pick(state);
     this.job = job;
     this.tokens = tokensOf(job.tokens());
@@ -350,16 +348,8 @@ export class AnalysisJob {
       const start = performance.now();
       let analysis;
       try {
-        if (this.job.rowsDone < this.size) {
-          while (!this.job.advance(1)) {
-            if (performance.now() - start >= SLICE_MS) {
-              this.timer = setTimeout(slice, 0);
-              return;
-            }
-          }
-          // With the What-if twin, making the result copies two million
-          // weights: in a task of its own unless this one has time left.
-          if (this.withTwin && performance.now() - start >= SLICE_MS / 2) {
+        while (!this.job.advance(1)) {
+          if (performance.now() - start >= SLICE_MS) {
             this.timer = setTimeout(slice, 0);
             return;
           }

@@ -332,7 +332,7 @@ impl Explorer {
         settings: JsValue,
         twin: Option<bool>,
     ) -> Result<AnalysisJob, JsError> {
-        let extras = Extras { weights_only: true, flipped_twin: twin == Some(true), ..Extras::default() };
+        let extras = Extras { weights_only: true, flipped_twin: twin.unwrap_or(false), ..Extras::default() };
         let job = attention_core::AnalysisJob::start_with(
             sentence,
             &self.embeddings,
