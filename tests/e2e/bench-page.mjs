@@ -225,7 +225,7 @@ async function quiet(page, extra = 300) {
 /** The token count the heatmap says it shows. */
 async function tokenCount(page) {
   const label = await page.locator('#heatmap-overlay').getAttribute('aria-label');
-  return Number(label?.match(/of (\d+) tokens/)?.[1] ?? NaN);
+  return Number(label?.match(/of ([\d,]+) tokens?/)?.[1].replaceAll(',', '') ?? NaN);
 }
 
 /** One cold load: bytes and files before the first heatmap, and the time to it. */
@@ -297,7 +297,7 @@ async function rareParagraph(site) {
       const status = document.getElementById('status')?.textContent ?? '';
       return {
         ms: drawn.ms,
-        tokens: Number(drawn.label?.match(/of (\d+) tokens/)?.[1] ?? NaN),
+        tokens: Number(drawn.label?.match(/of ([\d,]+) tokens?/)?.[1].replaceAll(',', '') ?? NaN),
         shardRequests: shards.length,
         shardBytes: shards.reduce((sum, e) => sum + e.transferSize, 0),
         otherRequests: after.length - shards.length,
@@ -457,7 +457,7 @@ async function longTasks(site) {
       box.dispatchEvent(new Event('input', { bubbles: true }));
       return window.__bench.heatmapChange(t0, label);
     }, [paste, before]);
-    return { drawn: drawn.ms, tokens: Number(drawn.label?.match(/of (\d+) tokens/)?.[1] ?? NaN) };
+    return { drawn: drawn.ms, tokens: Number(drawn.label?.match(/of ([\d,]+) tokens?/)?.[1].replaceAll(',', '') ?? NaN) };
   });
   result.tabs = await switchTabs(page);
   await context.close();

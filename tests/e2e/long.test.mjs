@@ -55,7 +55,7 @@ test('at 1,024 tokens the table holds the focused row and tells its real size', 
   await page.evaluate(() => { location.hash = location.hash.replace('focus=305', 'focus=306'); });
   await page.waitForFunction(() => document.querySelector('#weights tr.focused')?.getAttribute('aria-rowindex') === '308');
   assert.deepEqual(await page.locator('#weights tbody tr[aria-current="true"]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('aria-rowindex'))), ['308']);
-  assert.match(await page.textContent('#weights-note'), /1024 rows/);
+  assert.match(await page.textContent('#weights-note'), /^1,024 rows/);
   await finish();
 });
 
@@ -188,8 +188,8 @@ test('a long text is computed in slices; a change of the options replaces one st
     }, { once: true });
     location.hash = hash;
   }), hashFor(text, '&focus=3'));
-  assert.equal(computing, 'Computing the attention of 1010 tokens…');
-  await page.waitForFunction(() => /^1010 tokens in the attention/.test(document.getElementById('status').textContent));
+  assert.equal(computing, 'Computing the attention of 1,010 tokens…');
+  await page.waitForFunction(() => /^1,010 tokens in the attention/.test(document.getElementById('status').textContent));
   const shown = await focusedRow(page);
   assert.equal(shown.query, text.split(' ')[3]);
   assert.ok(shown.cells.length > 10 && shown.cells.slice(4).every((w) => w === 0), `causal, no later key: ${shown.cells}`);

@@ -143,6 +143,10 @@ test('typing recomputes, and unknown words are marked and explained', async () =
   assert.match(note, /'zorblax'/);
   assert.match(note, /left out of the attention/);
   assert.ok(await page.isVisible('#unknown-note'));
+  assert.match(await page.getAttribute('#heatmap-overlay', 'aria-label'), /^Attention heatmap of 2 tokens:/);
+  await page.fill('#sentence', 'The zorblax');
+  await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 1);
+  assert.match(await page.getAttribute('#heatmap-overlay', 'aria-label'), /^Attention heatmap of 1 token:/);
 
   // An emoji with its variation selector is one chip, never an empty one.
   await page.fill('#sentence', 'I \u2764\uFE0F my cat!');

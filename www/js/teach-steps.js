@@ -11,6 +11,7 @@
 
 import { el, put, putText, setChildren } from './dom.js';
 import { strongestKeys } from './paint.js';
+import { grouped } from './text.js';
 
 /** Terms of a dot product listed before "the other terms" are collapsed. */
 export const TERMS_SHOWN = 6;
@@ -160,7 +161,7 @@ class StepsTable {
     const n = keyLabels.length;
     // One pass for the strongest of a long row (sorting 1,024 keys took a millisecond a click).
     const listed = n > KEYS_SHOWN ? strongestKeys(steps.weights, KEYS_SHOWN) : [...Array(n).keys()];
-    putText(this.caption, n > KEYS_SHOWN ? `The ${KEYS_SHOWN} strongest of ${n} keys` : 'Every key; click one to see its dot product term by term');
+    putText(this.caption, n > KEYS_SHOWN ? `The ${KEYS_SHOWN} strongest of ${grouped(n)} keys` : 'Every key; click one to see its dot product term by term');
     const rows = this.body.children;
     while (rows.length > listed.length) this.body.lastChild.remove();
     while (rows.length < listed.length) this.body.append(keyRow());

@@ -14,6 +14,7 @@
 // updated in place (typing a word changes one).
 
 import { attr, el, put, putText, setChildren } from './dom.js';
+import { grouped } from './text.js';
 
 /** Up to this many rows and columns every cell is rendered. */
 const ALL_ROWS = 16;
@@ -42,7 +43,7 @@ export class WeightsTable {
    * if it has one. options: { note (an element that says, for a long table,
    * how to reach its rows), longNote(rows) (that text) }
    */
-  constructor(ctx, table, { note = null, longNote = (rows) => `${rows} rows: scroll the table, or focus a row, to bring it into view.` } = {}) {
+  constructor(ctx, table, { note = null, longNote = (rows) => `${grouped(rows)} rows: scroll the table, or focus a row, to bring it into view.` } = {}) {
     this.ctx = ctx;
     this.table = table;
     this.scroll = table.closest('.table-scroll');

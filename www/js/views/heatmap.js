@@ -8,6 +8,7 @@ import { settingsCaption } from '../figure.js';
 import { el, put } from '../dom.js';
 import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay, strongestKeys } from '../paint.js';
+import { grouped } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
@@ -132,7 +133,7 @@ class MainHeatmap {
     const layout = this.heatmap.setGeometry(new ctx.wasm.HeatmapGeometry(span, span, width, widest, ctx.theme.fontSize));
     this.view = { ...analysis.data, ...paintable(ctx.wasm, analysis.data, this.palette), n: analysis.n, labels: analysis.labels, layout, window: win, theme: ctx.theme };
     paintBase(this.base, this.overlay, this.view, ctx.theme);
-    this.overlay.setAttribute('aria-label', `Attention heatmap of ${analysis.n} tokens${win ? `, zoomed to rows and columns ${win.row0 + 1}–${win.row0 + span}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
+    this.overlay.setAttribute('aria-label', `Attention heatmap of ${grouped(analysis.n)} token${analysis.n === 1 ? '' : 's'}${win ? `, zoomed to rows and columns ${win.row0 + 1}–${win.row0 + span}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
     this.controls.sync(analysis.n);
     if (!document.documentElement.dataset.ready) {
       performance.mark('first-heatmap');

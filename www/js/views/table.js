@@ -4,6 +4,7 @@
 
 import { SLICED_ABOVE } from '../analysis.js';
 import { attr } from '../dom.js';
+import { grouped } from '../text.js';
 import { WeightsTable } from '../weights-table.js';
 
 export function mountTable(ctx) {
@@ -11,7 +12,7 @@ export function mountTable(ctx) {
   if (!table) return { update() {} };
   const weights = new WeightsTable(ctx, table, {
     note: document.getElementById('weights-note'),
-    longNote: (rows) => `${rows} rows: scroll the table, or focus a token, to bring its row; Download CSV has them all.`,
+    longNote: (rows) => `${grouped(rows)} rows: scroll the table, or focus a token, to bring its row; Download CSV has them all.`,
   });
   // The data of a long analysis waiting for its frame (the table is
   // aria-busy meanwhile): a callback whose data is no longer the one wanted

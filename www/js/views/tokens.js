@@ -136,7 +136,7 @@ class TokenStrip {
     const tabStop = chips.find((c) => c.classList.contains('focused')) ?? chips.find((c) => c.tagName === 'BUTTON');
     for (const chip of chips) if (chip.tagName === 'BUTTON') attr(chip, 'tabindex', chip === tabStop ? 0 : -1);
     if (tokens.length > COLLAPSED) {
-      put(this.more, 'textContent', this.expanded ? 'Show fewer' : `Show all ${tokens.length} tokens`);
+      put(this.more, 'textContent', this.expanded ? 'Show fewer' : `Show all ${grouped(tokens.length)} tokens`);
       attr(this.more, 'aria-expanded', String(this.expanded));
       chips.push(this.more);
     }
