@@ -56,6 +56,29 @@ test('at 1,024 tokens the table holds the focused row and tells its real size', 
   await page.waitForFunction(() => document.querySelector('#weights tr.focused')?.getAttribute('aria-rowindex') === '308');
   assert.deepEqual(await page.locator('#weights tbody tr[aria-current="true"]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('aria-rowindex'))), ['308']);
   assert.match(await page.textContent('#weights-note'), /^1,024 rows/);
+  // The same text with another option keeps its header: the table is drawn
+  // with the other views, not a frame later, and holds the new weights.
+  const scaled = await rowText(308);
+  const drawn = await page.evaluate(() => new Promise((resolve) => {
+    const status = document.getElementById('status');
+    new MutationObserver((_, observer) => {
+      if (!status.textContent.includes('unscaled scores')) return; // still computing
+      observer.disconnect();
+      const table = document.getElementById('weights');
+      resolve({ busy: table.getAttribute('aria-busy'), row: table.querySelector('tbody tr[aria-rowindex="308"]')?.textContent });
+    }).observe(status, { childList: true, characterData: true, subtree: true });
+    document.getElementById('opt-scale').click();
+  }));
+  assert.notEqual(drawn.busy, 'true', 'not waiting for a later frame');
+  assert.notEqual(drawn.row, scaled);
+  const fresh = await openPage(site.browser, site.url + hashFor(words(1024), '&scale=0&focus=306'));
+  await ready(fresh.page);
+  await fresh.page.locator('.weights-section .table-scroll').scrollIntoViewIfNeeded();
+  await fresh.page.waitForFunction(() => document.querySelectorAll('#weights:not([aria-busy="true"]) tbody tr:not(.spacer)').length > 10);
+  await fresh.page.locator('.weights-section .table-scroll').evaluate((box) => { box.scrollTop = 26 * 300; box.scrollLeft = 64 * 900; });
+  await fresh.page.waitForSelector('#weights:not([aria-busy="true"]) tbody tr[aria-rowindex="308"] td[aria-colindex="902"]');
+  assert.equal(drawn.row, await fresh.page.locator('#weights tbody tr[aria-rowindex="308"]').evaluate((tr) => tr.textContent));
+  await fresh.finish();
   await finish();
 });
 

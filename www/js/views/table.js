@@ -28,8 +28,8 @@ export function mountTable(ctx) {
       want(null);
       if (analysis.error || !analysis.data) {
         weights.clear();
-      } else if (analysis.n > SLICED_ABOVE && analysis.data !== weights.data) {
-        // A new long analysis: the table (a thousand header cells to lay out
+      } else if (analysis.n > SLICED_ABOVE && analysis.data !== weights.data && !sameLabels(analysis.data, weights.data)) {
+        // A new long text: the table (a thousand header cells to lay out
         // at 1,024 tokens) is drawn in the task after the second frame from
         // here, so that no frame is a long task. The first frame shows the
         // heatmap and the arrows, which push the table's section down (off
@@ -37,7 +37,9 @@ export function mountTable(ctx) {
         // that, and the section's `content-visibility: auto` puts off laying
         // the table out until it is scrolled near. Drawn after the first
         // frame, it was laid out at once: 37 ms in one task after a paste.
-        // Meanwhile it holds the previous analysis, and says so.
+        // Meanwhile it holds the previous analysis, and says so. The same
+        // text with other options keeps its header and the page's layout,
+        // and is drawn at once, with the other views.
         const { data } = analysis;
         want(data);
         requestAnimationFrame(() => ctx.afterPaint(() => {
@@ -50,4 +52,10 @@ export function mountTable(ctx) {
       }
     },
   };
+}
+
+/** Whether two analyses' tables have the same header: the same key labels, in order. */
+function sameLabels(a, b) {
+  if (!b || a.cols !== b.cols || a.rows !== b.rows) return false;
+  return a.colLabels.every((label, k) => label === b.colLabels[k]);
 }
