@@ -123,6 +123,33 @@ test('the token strip is one Tab stop, with arrow keys inside and a find box', a
   await finish();
 });
 
+test('with nothing focused, the arrows of a long text are the thousand strongest links; a focused row draws all of its own', async () => {
+  // No link hidden for being weak (the threshold at 0; 10 % of the strongest by default).
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(256), '&th=0'));
+  await ready(page);
+  // Counts the curves drawn on the arrows canvas from here on.
+  await page.evaluate(() => {
+    const curve = CanvasRenderingContext2D.prototype.bezierCurveTo;
+    window.curves = 0;
+    CanvasRenderingContext2D.prototype.bezierCurveTo = function (...args) {
+      if (this.canvas.id === 'arrows') window.curves++;
+      return curve.apply(this, args);
+    };
+  });
+  const drawnAfter = async (act) => {
+    await page.evaluate(() => { window.curves = 0; });
+    await act();
+    await page.waitForFunction(() => window.curves > 0);
+    await page.waitForTimeout(100); // one redraw, not a part of it
+    return page.evaluate(() => window.curves);
+  };
+  // Every row: the strongest thousand of the 65,536 pairs.
+  assert.equal(await drawnAfter(() => page.click('#opt-scale')), 1000);
+  // One row: every one of its 256 keys.
+  assert.equal(await drawnAfter(() => page.evaluate(() => { location.hash += '&focus=5'; })), 256);
+  await finish();
+});
+
 test('the heatmap zooms in until the labels can be read, and a click still hits its cell', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(200)));
   await ready(page);

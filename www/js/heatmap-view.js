@@ -11,7 +11,16 @@
 import { el, newCanvas, put } from './dom.js';
 import { font, hatchTile, paintArrows, paintHeatmap } from './paint.js';
 
-const MAX_LINKS = 4000;
+/**
+ * With nothing focused, the arrows view draws the strongest thousand links of
+ * all rows. Past that it is a uniform tangle that shows nothing more (at 64
+ * tokens the thousand strongest of 4,000 look the same), and every curve
+ * costs raster time: 4,000 took 20-30 ms a redraw on a 2-core machine with
+ * no GPU, where a keystroke at 256 tokens (which clears the focus) took
+ * 65-80 ms to its frame, and 38-49 ms with a thousand. A focused row draws
+ * every key above the threshold.
+ */
+export const ALL_ROWS_LINKS = 1000;
 /** What `HeatmapGeometry.hit` found: nothing, a cell, a row label, a column label. */
 const NONE = 0;
 const CELL = 1;
@@ -139,8 +148,8 @@ export function paintFocusArrows(canvas, geometry, view, focus, share, theme, ou
   }
   // Every row's links from the wasm analysis while it lives (`source`, analysis.js), else from the copy of its weights.
   const raw = row ? null : view.source?.();
-  const links = row ? geometry.rowLinks(focus, row, threshold, MAX_LINKS) :
-    raw ? geometry.analysisLinks(raw, threshold, MAX_LINKS) : geometry.links(view.weights, threshold, MAX_LINKS);
+  const links = row ? geometry.rowLinks(focus, row, threshold, row.length) :
+    raw ? geometry.analysisLinks(raw, threshold, ALL_ROWS_LINKS) : geometry.links(view.weights, threshold, ALL_ROWS_LINKS);
   paintArrows(canvas.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
 }
 

@@ -6,14 +6,12 @@
 // hit-tests like the main views; it owns no state: a click or a key calls
 // `onFocus(row)` or `onCell(row, col)` and the owner re-renders.
 
-import { arrowLayout, heatmapLayout, hitAt, labelWidth, paintBase, placeTooltip, sizeCanvas } from './heatmap-view.js';
+import { ALL_ROWS_LINKS, arrowLayout, heatmapLayout, hitAt, labelWidth, paintBase, placeTooltip, sizeCanvas } from './heatmap-view.js';
 import { paintable } from './analysis.js';
 import { settingsCaption } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
 import { el, weight } from './teach-steps.js';
 import { WeightsTable } from './weights-table.js';
-
-const MAX_LINKS = 2000;
 
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
@@ -168,8 +166,8 @@ export class MatrixPanel {
     for (const set of sets) {
       const shown = focus === null ? set.weights : set.weights.subarray(focus * cols, (focus + 1) * cols);
       const threshold = 0.1 * shown.reduce((a, b) => Math.max(a, b), 0);
-      const found = focus === null ? this.arrowGeometry.links(shown, threshold, MAX_LINKS)
-        : this.arrowGeometry.rowLinks(focus, shown, threshold, MAX_LINKS);
+      const found = focus === null ? this.arrowGeometry.links(shown, threshold, ALL_ROWS_LINKS)
+        : this.arrowGeometry.rowLinks(focus, shown, threshold, shown.length);
       const joined = new Float32Array(links.length + found.length);
       joined.set(links);
       joined.set(found, links.length);
