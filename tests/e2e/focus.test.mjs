@@ -161,6 +161,30 @@ test('typing a sentence writes it in the link as one history entry, and Back bri
   await finish();
 });
 
+test('words typed after the focused word keep its focus; an edit of the word itself clears it', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
+  await ready(page);
+  const focusedQuery = async () => (await readTable(page)).rows.find((r) => r.focused)?.query ?? null;
+  assert.equal(await focusedQuery(), 'king');
+  const caretAt = (at) => page.locator('#sentence').evaluate((box, i) => {
+    box.focus();
+    box.setSelectionRange(i < 0 ? box.value.length : i, i < 0 ? box.value.length : i);
+  }, at);
+  await caretAt(-1);
+  await page.keyboard.type(' with wisdom', { delay: 30 });
+  await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 9);
+  assert.equal((await hashOf(page)).focus, '1');
+  assert.equal(await focusedQuery(), 'king');
+  assert.equal(await page.locator('#tokens button.token.focused').textContent(), 'king');
+  // "king" becomes "kings": its own chunk changed, so no row is focused.
+  await caretAt('The king'.length);
+  await page.keyboard.type('s');
+  await page.waitForFunction(() => document.querySelector('#weights thead th:nth-child(3)')?.textContent === 'kings');
+  assert.equal((await hashOf(page)).focus, undefined);
+  assert.equal(await focusedQuery(), null);
+  await finish();
+});
+
 test('at 360 px the page fits and a tap locks the focus', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat sat on the mat because it was tired'), {
     viewport: { width: 360, height: 740 },

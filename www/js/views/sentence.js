@@ -6,6 +6,8 @@ import { MAX_SENTENCE_LENGTH } from '../state.js';
 import { cut, grouped } from '../text.js';
 
 const EXAMPLES_URL = new URL('../../examples.txt', import.meta.url);
+/** A character the tokenizer cuts at (Rust's `char::is_whitespace`). */
+const WHITESPACE = /^\p{White_Space}$/u;
 
 export function mountSentence(ctx) {
   const { store } = ctx;
@@ -20,6 +22,8 @@ export function mountSentence(ctx) {
   let pending = false;
   // The sentence the note is about: undefined for no note, null while the cut sentence is on its way.
   let cutSentence;
+  // The sentence and tokens of the last analysis drawn (not one waiting for vectors).
+  let drawn = null;
   const say = (text, sentence) => {
     cutSentence = sentence;
     put(note, 'textContent', text);
@@ -31,8 +35,25 @@ export function mountSentence(ctx) {
       box.value = sentence;
       say(`The text was cut to its first ${grouped(MAX_SENTENCE_LENGTH)} characters.`, sentence);
     }
-    if (sentence !== store.get().sentence) store.update({ sentence, focus: null, cell: null }, 'push', 'typing');
+    const { sentence: before, focus } = store.get();
+    if (sentence !== before) store.update({ sentence, focus: keptFocus(focus, sentence), cell: null }, 'push', 'typing');
   };
+  /**
+   * The focused row, if an edit to `next` leaves its token where it was:
+   * the text drawn last is unchanged up to the end of the token's chunk (the
+   * next whitespace, where the tokenizer cuts), so that chunk and every one
+   * before it tokenize as before, and the rows up to the focused one stay.
+   * Words added after it keep the focus; an edit before it, or in its own
+   * chunk, clears it.
+   */
+  function keptFocus(focus, next) {
+    const token = focus === null ? null : drawn?.tokens.find((t) => t.row === focus);
+    if (!token) return null;
+    const cutsAt = (text, at) => at === text.length || WHITESPACE.test(text[at]);
+    let end = token.end;
+    while (!cutsAt(drawn.sentence, end)) end++;
+    return next.startsWith(drawn.sentence.slice(0, end)) && cutsAt(next, end) ? focus : null;
+  }
   ctx.inputPending = () => pending;
   box.addEventListener('input', () => {
     ctx.keystroke = performance.now();
@@ -72,7 +93,8 @@ export function mountSentence(ctx) {
   }
 
   return {
-    update(state) {
+    update(state, analysis) {
+      if (!analysis.pending && !analysis.error && analysis.state) drawn = { sentence: analysis.state.sentence, tokens: analysis.tokens };
       if (ctx.cutFrom) {
         const { max } = ctx.cutFrom;
         ctx.cutFrom = null;
