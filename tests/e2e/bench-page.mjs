@@ -203,8 +203,9 @@ async function openPage(browser, url, { plain = false, timeout = 60000, network 
   const context = await browser.newContext({ viewport: VIEWPORT });
   if (!plain) await context.addInitScript({ content: `(${wrapCallbacks})();\n(${addProbes})();` });
   const page = await context.newPage();
+  // The DevTools session of a slowed network, and of a plain page's wait.
+  const cdp = network || plain ? await context.newCDPSession(page) : null;
   if (network) {
-    const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', {
       offline: false, latency: network.latency, downloadThroughput: network.throughput, uploadThroughput: network.throughput,
@@ -215,7 +216,6 @@ async function openPage(browser, url, { plain = false, timeout = 60000, network 
     // A cold load is timed: wait in the page's own world, without the
     // selector engine Playwright injects for waitForSelector (about 30 ms of
     // main thread here, which would land in the middle of the load).
-    const cdp = await context.newCDPSession(page);
     const { result } = await cdp.send('Runtime.evaluate', { expression: readyWithin(timeout), awaitPromise: true });
     if (result.value !== true) throw new Error(`the page at ${url} was not ready within ${timeout} ms`);
   } else {

@@ -359,6 +359,8 @@ struct Steps {
 /// with another factor.
 #[derive(Debug, Clone)]
 struct Twin {
+    /// The job's options with `scale` switched.
+    options: Options,
     factor: f64,
     /// A row of dot products, scaled and turned into weights here.
     row: Vec<f64>,
@@ -394,7 +396,6 @@ impl AttentionJob {
         }
         let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
         let scale_dim = extras.scale_dim.unwrap_or(d);
-        let flipped = Options { scale: !options.scale, ..*options };
         Ok(AttentionJob {
             queries: query.data.clone(),
             n_q,
@@ -417,10 +418,14 @@ impl AttentionJob {
                 scaled: Vec::with_capacity(n_q * n_k),
                 context: Vec::with_capacity(n_q * d_v),
             }),
-            twin: extras.flipped_twin.then(|| Twin {
-                factor: scale_factor(scale_dim, &flipped),
-                row: vec![0f64; n_k],
-                weights: Vec::with_capacity(n_q * n_k),
+            twin: extras.flipped_twin.then(|| {
+                let flipped = Options { scale: !options.scale, ..*options };
+                Twin {
+                    options: flipped,
+                    factor: scale_factor(scale_dim, &flipped),
+                    row: vec![0f64; n_k],
+                    weights: Vec::with_capacity(n_q * n_k),
+                }
             }),
             next: 0,
         })
@@ -520,7 +525,7 @@ impl AttentionJob {
             weights: twin.weights,
             context: Vec::new(),
             fully_masked: self.fully_masked.clone(),
-            options: Options { scale: !self.options.scale, ..self.options },
+            options: twin.options,
             key_padding: self.key_padding.clone(),
         });
         let (scores, scaled, context) =

@@ -36,24 +36,8 @@ export function mountSentence(ctx) {
       say(`The text was cut to its first ${grouped(MAX_SENTENCE_LENGTH)} characters.`, sentence);
     }
     const { sentence: before, focus } = store.get();
-    if (sentence !== before) store.update({ sentence, focus: keptFocus(focus, sentence), cell: null }, 'push', 'typing');
+    if (sentence !== before) store.update({ sentence, focus: keptFocus(drawn, focus, sentence), cell: null }, 'push', 'typing');
   };
-  /**
-   * The focused row, if an edit to `next` leaves its token where it was:
-   * the text drawn last is unchanged up to the end of the token's chunk (the
-   * next whitespace, where the tokenizer cuts), so that chunk and every one
-   * before it tokenize as before, and the rows up to the focused one stay.
-   * Words added after it keep the focus; an edit before it, or in its own
-   * chunk, clears it.
-   */
-  function keptFocus(focus, next) {
-    const token = focus === null ? null : drawn?.tokens.find((t) => t.row === focus);
-    if (!token) return null;
-    const cutsAt = (text, at) => at === text.length || WHITESPACE.test(text[at]);
-    let end = token.end;
-    while (!cutsAt(drawn.sentence, end)) end++;
-    return next.startsWith(drawn.sentence.slice(0, end)) && cutsAt(next, end) ? focus : null;
-  }
   ctx.inputPending = () => pending;
   box.addEventListener('input', () => {
     ctx.keystroke = performance.now();
@@ -111,6 +95,23 @@ export function mountSentence(ctx) {
       syncExample(state.sentence);
     },
   };
+}
+
+/**
+ * The focused row, if an edit to `next` leaves its token where it was in
+ * `drawn` ({ sentence, tokens } of the analysis last drawn): that text is
+ * unchanged up to the end of the token's chunk (the next whitespace, where
+ * the tokenizer cuts), so that chunk and every one before it tokenize as
+ * before, and the rows up to the focused one stay. Words added after it keep
+ * the focus; an edit before it, or in its own chunk, clears it (null).
+ */
+function keptFocus(drawn, focus, next) {
+  const token = focus === null ? null : drawn?.tokens.find((t) => t.row === focus);
+  if (!token) return null;
+  const cutsAt = (text, at) => at === text.length || WHITESPACE.test(text[at]);
+  let end = token.end;
+  while (!cutsAt(drawn.sentence, end)) end++;
+  return next.startsWith(drawn.sentence.slice(0, end)) && cutsAt(next, end) ? focus : null;
 }
 
 async function loadExamples() {
