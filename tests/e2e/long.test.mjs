@@ -123,7 +123,7 @@ test('the token strip is one Tab stop, with arrow keys inside and a find box', a
   await finish();
 });
 
-test('with nothing focused, the arrows of a long text are the thousand strongest links; a focused row draws all of its own', async () => {
+test('the arrows of a long text wait below the fold; on screen, nothing focused draws the thousand strongest links, a focused row all of its own', async () => {
   // No link hidden for being weak (the threshold at 0; 10 % of the strongest by default).
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(256), '&th=0'));
   await ready(page);
@@ -136,6 +136,7 @@ test('with nothing focused, the arrows of a long text are the thousand strongest
       return curve.apply(this, args);
     };
   });
+  const hidden = () => page.evaluate(() => getComputedStyle(document.getElementById('arrows')).visibility === 'hidden');
   const drawnAfter = async (act) => {
     await page.evaluate(() => { window.curves = 0; });
     await act();
@@ -143,9 +144,20 @@ test('with nothing focused, the arrows of a long text are the thousand strongest
     await page.waitForTimeout(100); // one redraw, not a part of it
     return page.evaluate(() => window.curves);
   };
-  // Every row: the strongest thousand of the 65,536 pairs.
-  assert.equal(await drawnAfter(() => page.click('#opt-scale')), 1000);
-  // One row: every one of its 256 keys.
+  // At the top of the page the arrows are below the fold (at 900 px of
+  // viewport): a change computes and draws the heatmap, not them, and their
+  // out-of-date picture is hidden.
+  assert.equal(await page.evaluate(() => scrollY), 0);
+  const before = await page.locator('#weights tbody td:not(.spacer)').first().textContent();
+  await page.click('#opt-scale');
+  await page.waitForFunction((text) => document.querySelector('#weights tbody td:not(.spacer)')?.textContent !== text, before);
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.curves), 0, 'no curve drawn below the fold');
+  assert.ok(await hidden(), 'the last picture is hidden');
+  // Scrolled to, every row: the strongest thousand of the 65,536 pairs.
+  assert.equal(await drawnAfter(() => page.locator('#arrows-box').scrollIntoViewIfNeeded()), 1000);
+  assert.ok(!(await hidden()));
+  // On screen, one row: every one of its 256 keys.
   assert.equal(await drawnAfter(() => page.evaluate(() => { location.hash += '&focus=5'; })), 256);
   await finish();
 });

@@ -171,6 +171,21 @@ async function nextFrames(page) {
   }
 }
 
+/**
+ * Scrolls the page down a screen at a time, then back: a view far below the
+ * screen draws only when it comes near (page.js), and a full-page shot
+ * shows what is below the screen without scrolling to it.
+ */
+async function drawAll(page) {
+  const [height, screen] = await page.evaluate(() => [document.documentElement.scrollHeight, innerHeight]);
+  for (let y = screen; y < height; y += screen) {
+    await page.evaluate((top) => scrollTo(0, top), y);
+    await nextFrames(page);
+  }
+  await page.evaluate(() => scrollTo(0, 0));
+  await nextFrames(page);
+}
+
 const server = await serveDist();
 const browser = await launch();
 const out = path.join(ROOT, 'docs');
@@ -211,6 +226,7 @@ try {
     const text = await page.locator(scope).evaluate((e) => e.innerText);
     const unsettled = text.match(UNSETTLED);
     if (unsettled) throw new Error(`${shot.file}: ${scope} still shows '${unsettled[0]}'`);
+    if (shot.until || shot.element) await drawAll(page);
     if (shot.until) {
       // The page's full width, from the top of `element` (or of the page) to the bottom of `until`.
       const top = shot.element ? await page.locator(shot.element).evaluate((e) => e.getBoundingClientRect().top + window.scrollY) - MARGIN : 0;

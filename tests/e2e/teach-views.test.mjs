@@ -183,6 +183,42 @@ test('the padding demo masks the pad keys and leaves the words alone', async () 
   await finish();
 });
 
+test("a tab's panels far below the screen wait to be drawn until they are scrolled to", async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=whatif'));
+  await ready(page);
+  const pads = (k) => Array(k).fill('<pad>');
+  await waitForHeader(page, '#pad-weights', [...KING.toLowerCase().split(' '), ...pads(5)]); // padded to 12 by default
+  // Counts the drawing on two What-if panels' canvases: the first (on
+  // screen) and the padded one (below the fold at 900 px).
+  await page.evaluate(() => {
+    window.drawn = [0, 0];
+    const panels = () => [document.querySelector('#lab-whatif .teach-panel'), document.getElementById('pad-weights').closest('.teach-panel')];
+    for (const name of ['putImageData', 'fillText']) {
+      const draw = CanvasRenderingContext2D.prototype[name];
+      CanvasRenderingContext2D.prototype[name] = function (...args) {
+        panels().forEach((panel, k) => { if (panel.contains(this.canvas)) window.drawn[k]++; });
+        return draw.apply(this, args);
+      };
+    }
+  });
+  const padded = page.locator('.teach-panel:has(#pad-weights)');
+  assert.ok((await padded.boundingBox()).y > 1200, 'the padded panel starts below the fold');
+  const hidden = () => padded.locator('.teach-views').evaluate((views) => getComputedStyle(views).visibility === 'hidden');
+  // A new sentence: every table shows it, the panel on screen draws it, the padded one waits, hidden.
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor('The queen ruled the kingdom', '&focus=1&lab=whatif'));
+  await waitForHeader(page, '#pad-weights', ['the', 'queen', 'ruled', 'the', 'kingdom', ...pads(7)]);
+  await page.waitForTimeout(300);
+  const [top, below] = await page.evaluate(() => window.drawn);
+  assert.ok(top > 0, 'the panel on screen is drawn');
+  assert.equal(below, 0, 'the padded panel is not drawn below the fold');
+  assert.ok(await hidden(), 'and its last picture is hidden');
+  // Scrolled to, it is drawn, with the new words.
+  await padded.locator('.teach-views').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => window.drawn[1] > 0);
+  assert.ok(!(await hidden()));
+  await finish();
+});
+
 test("cross-attention has A's words as rows and B's as columns", async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=cross'));
   await ready(page);

@@ -10,12 +10,14 @@ import { ALL_ROWS_LINKS, arrowLayout, heatmapLayout, hitAt, labelWidth, paintBas
 import { paintable } from './analysis.js';
 import { settingsCaption } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
+import { put } from './dom.js';
 import { el, weight } from './teach-steps.js';
 import { WeightsTable } from './weights-table.js';
 
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
   #tooltipAt = null; // { row, col } whose tooltip was placed, for the current layout
+  #stale = false; // what the canvases show is out of date, and waits for them to come near the screen
   /**
    * root: an element to fill. options: { ctx (the page's view context: wasm,
    * theme, widths), name (for labels), onFocus(row), onCell(row, col), arrows
@@ -32,6 +34,7 @@ export class MatrixPanel {
     this.arrowGeometry = null;
     root.classList.add('teach-panel');
     const views = el('div', null, 'teach-views');
+    this.views = views;
     const heatFigure = el('figure', null, 'view');
     this.caption = el('figcaption');
     this.stack = el('div', null, 'canvas-stack');
@@ -77,6 +80,17 @@ export class MatrixPanel {
     // Widths come from the page's ResizeObserver: reading them here would force a layout.
     this.ctx.observe(this.stack, () => this.data && this.layout());
     if (this.arrowsBox) this.ctx.observe(this.arrowsBox, () => this.data && this.layout());
+    // A tab's lower panels (What-if's padded pair, say) are drawn when they
+    // come near the screen, not on every change.
+    this.ctx.whenShown(views, () => this.#stale && this.layout());
+  }
+
+  /** Whether the canvases can wait: far from the screen, they are hidden until drawn again. */
+  #waits() {
+    if (this.ctx.nearScreen(this.views)) return false;
+    this.#stale = true;
+    put(this.views.style, 'visibility', 'hidden');
+    return true;
   }
 
   /**
@@ -123,7 +137,9 @@ export class MatrixPanel {
 
   layout() {
     const data = this.data;
-    if (!data || !this.root.isConnected) return;
+    if (!data || !this.root.isConnected || this.#waits()) return;
+    this.#stale = false;
+    put(this.views.style, 'visibility', '');
     const theme = this.options.theme();
     const measure = this.base.getContext('2d');
     const widest = (labels, extra = '') => labelWidth(measure, labels, theme, extra);
@@ -153,7 +169,7 @@ export class MatrixPanel {
   }
 
   paintFocus() {
-    if (!this.view) return;
+    if (!this.view || this.#stale || this.#waits()) return;
     this.#paintHover();
     if (!this.arrows || !this.arrowGeometry) return;
     const theme = this.options.theme();

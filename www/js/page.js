@@ -14,8 +14,9 @@
 // visible?(state), relayout?(), wasmReady?(wasm), failed?(message) }. It
 // reads the state and the analysis and writes the DOM; it never computes
 // attention, reads the URL or reaches into another view. Views that are not
-// on screen (a closed tab, the closed model view) get no work until they
-// are. Widths come from a ResizeObserver, so an update never forces a layout.
+// on screen (a closed tab, the closed model view, the arrows scrolled far
+// away) get no work until they are. Widths come from a ResizeObserver and
+// nearness from an IntersectionObserver, so an update never forces a layout.
 
 import { Analysis, AnalysisJob, tokensOf } from './analysis.js';
 import { engineHub } from './engine.js';
@@ -30,6 +31,11 @@ import { syncUrl } from './url.js';
 const TYPING_PAUSE_MS = 150;
 /** While shards arrive, the tokens' loading states are redrawn at most this often. */
 const LOADING_REDRAW_MS = 100;
+/**
+ * How far above or below the screen a view still draws: scrolling by wheel
+ * or keys brings it in a frame or two after it has drawn.
+ */
+const NEAR_SCREEN = '150px';
 
 /** The parts an embedded widget shows, by its `view` (state.js VIEWS); the full page shows them all. */
 const EMBED_PARTS = {
@@ -60,6 +66,15 @@ function createContext(store, { embed }) {
       for (const { target } of entries) for (const relayout of relayouts.get(target) ?? []) relayout();
     });
   });
+  const near = new Map(); // element → whether it is on screen or within NEAR_SCREEN of it, as last observed
+  const shownAgain = new Map(); // element → [callback]
+  const seen = new IntersectionObserver((entries) => {
+    for (const { target, isIntersecting } of entries) {
+      const was = near.get(target);
+      near.set(target, isIntersecting);
+      if (isIntersecting && !was) for (const show of shownAgain.get(target) ?? []) show();
+    }
+  }, { rootMargin: `${NEAR_SCREEN} 0px` });
   return {
     store,
     embed,
@@ -81,6 +96,20 @@ function createContext(store, { embed }) {
         resized.observe(element);
       }
       relayouts.get(element).push(relayout);
+    },
+    /**
+     * Whether `element` is on screen or within NEAR_SCREEN of it: false
+     * until the first observation (made after the frame in which `whenShown`
+     * started observing it). Scrolled away, a view need not draw.
+     */
+    nearScreen: (element) => near.get(element) ?? false,
+    /** Calls `show()` whenever `element` comes within NEAR_SCREEN of the screen. */
+    whenShown(element, show) {
+      if (!shownAgain.has(element)) {
+        shownAgain.set(element, []);
+        seen.observe(element);
+      }
+      shownAgain.get(element).push(show);
     },
     /** Runs `task` after the next frame is painted: work that a click must not wait for. */
     afterPaint(task) {

@@ -23,10 +23,23 @@ export function mountArrows(ctx) {
   wireArrowClicks(canvas, () => geometry, (row) => store.update({ focus: row, cell: null }, 'push'));
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
   ctx.observe(box, () => draw());
+  // Scrolled far from the screen (below the fold while typing at the top of
+  // the page, say), the arrows wait: their curves cost 5–10 ms to rasterize.
+  ctx.whenShown(box, () => draw());
   if (ctx.embed && box.closest('.views')) ctx.observe(box.closest('.views'), () => draw());
+
+  /** Whether the canvas shows the current analysis, focus and threshold. */
+  const current = () => drawn?.laidOut.analysis === analysis && drawn.focus === state.focus && drawn.threshold === state.threshold;
 
   function draw() {
     if (!analysis || !state) return;
+    if (!ctx.nearScreen(box)) {
+      // Hidden while out of date, so that a jump to it (End, a link) never
+      // shows the last text's arrows for a frame.
+      if (!current()) put(canvas.style, 'visibility', 'hidden');
+      put(shown, 'textContent', `${Math.round(state.threshold * 100)} %`);
+      return;
+    }
     const width = Math.max(200, ctx.widthOf(box) || box.clientWidth);
     const left = document.documentElement.dataset.fit ? ctx.heightOf(box.closest('.views') ?? box) : 0;
     if (!laidOut || laidOut.analysis !== analysis || laidOut.width !== width || laidOut.theme !== ctx.theme || laidOut.left !== left) {
@@ -45,6 +58,7 @@ export function mountArrows(ctx) {
     drawn = { laidOut, focus: state.focus, threshold: state.threshold };
     const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout, source: analysis.data.source };
     paintFocusArrows(canvas, geometry, view, state.focus, state.threshold, ctx.theme, shown);
+    put(canvas.style, 'visibility', '');
   }
 
   return {
