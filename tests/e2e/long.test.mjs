@@ -136,7 +136,7 @@ test('the arrows of a long text wait below the fold; on screen, nothing focused 
       return curve.apply(this, args);
     };
   });
-  const hidden = () => page.evaluate(() => getComputedStyle(document.getElementById('arrows')).visibility === 'hidden');
+  const transparent = () => page.evaluate(() => getComputedStyle(document.getElementById('arrows')).opacity === '0');
   const drawnAfter = async (act) => {
     await page.evaluate(() => { window.curves = 0; });
     await act();
@@ -146,17 +146,17 @@ test('the arrows of a long text wait below the fold; on screen, nothing focused 
   };
   // At the top of the page the arrows are below the fold (at 900 px of
   // viewport): a change computes and draws the heatmap, not them, and their
-  // out-of-date picture is hidden.
+  // out-of-date picture is transparent.
   assert.equal(await page.evaluate(() => scrollY), 0);
   const before = await page.locator('#weights tbody td:not(.spacer)').first().textContent();
   await page.click('#opt-scale');
   await page.waitForFunction((text) => document.querySelector('#weights tbody td:not(.spacer)')?.textContent !== text, before);
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => window.curves), 0, 'no curve drawn below the fold');
-  assert.ok(await hidden(), 'the last picture is hidden');
+  assert.ok(await transparent(), 'the last picture is transparent');
   // Scrolled to, every row: the strongest thousand of the 65,536 pairs.
   assert.equal(await drawnAfter(() => page.locator('#arrows-box').scrollIntoViewIfNeeded()), 1000);
-  assert.ok(!(await hidden()));
+  assert.ok(!(await transparent()));
   // On screen, one row: every one of its 256 keys.
   assert.equal(await drawnAfter(() => page.evaluate(() => { location.hash += '&focus=5'; })), 256);
   await finish();

@@ -203,19 +203,19 @@ test("a tab's panels far below the screen wait to be drawn until they are scroll
   });
   const padded = page.locator('.teach-panel:has(#pad-weights)');
   assert.ok((await padded.boundingBox()).y > 1200, 'the padded panel starts below the fold');
-  const hidden = () => padded.locator('.teach-views').evaluate((views) => getComputedStyle(views).visibility === 'hidden');
-  // A new sentence: every table shows it, the panel on screen draws it, the padded one waits, hidden.
+  const transparent = () => padded.locator('.teach-views').evaluate((views) => getComputedStyle(views).opacity === '0');
+  // A new sentence: every table shows it, the panel on screen draws it, the padded one waits, transparent.
   await page.evaluate((hash) => { location.hash = hash; }, hashFor('The queen ruled the kingdom', '&focus=1&lab=whatif'));
   await waitForHeader(page, '#pad-weights', ['the', 'queen', 'ruled', 'the', 'kingdom', ...pads(7)]);
   await page.waitForTimeout(300);
   const [top, below] = await page.evaluate(() => window.drawn);
   assert.ok(top > 0, 'the panel on screen is drawn');
   assert.equal(below, 0, 'the padded panel is not drawn below the fold');
-  assert.ok(await hidden(), 'and its last picture is hidden');
+  assert.ok(await transparent(), 'and its last picture is transparent');
   // Scrolled to, it is drawn, with the new words.
   await padded.locator('.teach-views').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => window.drawn[1] > 0);
-  assert.ok(!(await hidden()));
+  assert.ok(!(await transparent()));
   await finish();
 });
 

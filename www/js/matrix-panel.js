@@ -85,11 +85,14 @@ export class MatrixPanel {
     this.ctx.whenShown(views, () => this.#stale && this.layout());
   }
 
-  /** Whether the canvases can wait: far from the screen, they are hidden until drawn again. */
+  /**
+   * Whether the canvases can wait: far from the screen, they are transparent
+   * until drawn again (still focusable, still read by screen readers).
+   */
   #waits() {
     if (this.ctx.nearScreen(this.views)) return false;
     this.#stale = true;
-    put(this.views.style, 'visibility', 'hidden');
+    put(this.views.style, 'opacity', '0');
     return true;
   }
 
@@ -139,7 +142,7 @@ export class MatrixPanel {
     const data = this.data;
     if (!data || !this.root.isConnected || this.#waits()) return;
     this.#stale = false;
-    put(this.views.style, 'visibility', '');
+    put(this.views.style, 'opacity', '');
     const theme = this.options.theme();
     const measure = this.base.getContext('2d');
     const widest = (labels, extra = '') => labelWidth(measure, labels, theme, extra);

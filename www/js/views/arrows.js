@@ -34,9 +34,9 @@ export function mountArrows(ctx) {
   function draw() {
     if (!analysis || !state) return;
     if (!ctx.nearScreen(box)) {
-      // Hidden while out of date, so that a jump to it (End, a link) never
-      // shows the last text's arrows for a frame.
-      if (!current()) put(canvas.style, 'visibility', 'hidden');
+      // Transparent while out of date, so that a jump to it (End, a link)
+      // never shows the last text's arrows for a frame.
+      if (!current()) put(canvas.style, 'opacity', '0');
       put(shown, 'textContent', `${Math.round(state.threshold * 100)} %`);
       return;
     }
@@ -58,7 +58,7 @@ export function mountArrows(ctx) {
     drawn = { laidOut, focus: state.focus, threshold: state.threshold };
     const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout, source: analysis.data.source };
     paintFocusArrows(canvas, geometry, view, state.focus, state.threshold, ctx.theme, shown);
-    put(canvas.style, 'visibility', '');
+    put(canvas.style, 'opacity', '');
   }
 
   return {
