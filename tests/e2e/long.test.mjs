@@ -79,6 +79,22 @@ test('at 1,024 tokens the table holds the focused row and tells its real size', 
   await fresh.page.waitForSelector('#weights:not([aria-busy="true"]) tbody tr[aria-rowindex="308"] td[aria-colindex="902"]');
   assert.equal(drawn.row, await fresh.page.locator('#weights tbody tr[aria-rowindex="308"]').evaluate((tr) => tr.textContent));
   await fresh.finish();
+  // A new text of the same length leaves the page's layout where it was:
+  // its table, with a new header, is drawn with the other views too.
+  const shifted = words(1025).split(' ').slice(1).join(' ');
+  const relabelled = await page.evaluate((hash) => new Promise((resolve) => {
+    const status = document.getElementById('status');
+    let computing = false;
+    new MutationObserver((_, observer) => {
+      if (status.textContent.startsWith('Computing')) computing = true;
+      if (!computing || !status.textContent.includes('in the attention')) return;
+      observer.disconnect();
+      const table = document.getElementById('weights');
+      resolve({ busy: table.getAttribute('aria-busy'), first: table.querySelector('thead th:nth-child(2)')?.textContent });
+    }).observe(status, { childList: true, characterData: true, subtree: true });
+    location.hash = hash;
+  }), hashFor(shifted, '&scale=0&focus=306'));
+  assert.deepEqual(relabelled, { busy: null, first: 'year' });
   await finish();
 });
 
