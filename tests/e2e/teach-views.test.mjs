@@ -212,10 +212,19 @@ test("a tab's panels far below the screen wait to be drawn until they are scroll
   assert.ok(top > 0, 'the panel on screen is drawn');
   assert.equal(below, 0, 'the padded panel is not drawn below the fold');
   assert.ok(await transparent(), 'and its last picture is transparent');
-  // Scrolled to, it is drawn, with the new words.
+  // Focused without scrolling (as a script can), before it was ever drawn:
+  // a key does nothing yet, and breaks nothing (finish() checks the errors).
+  const overlay = padded.locator('canvas.overlay');
+  await overlay.evaluate((canvas) => canvas.focus({ preventScroll: true }));
+  await page.keyboard.press('ArrowDown');
+  await page.waitForTimeout(200); // the address is written in a background task
+  assert.equal((await hashOf(page)).lf, undefined, 'the panel keeps its focus on its first row');
+  // Scrolled to, it is drawn, with the new words, and its keys move its focus.
   await padded.locator('.teach-views').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => window.drawn[1] > 0);
   assert.ok(!(await transparent()));
+  await overlay.press('ArrowDown');
+  await page.waitForFunction(() => /[#&]lf=1(&|$)/.test(location.hash));
   await finish();
 });
 

@@ -239,7 +239,9 @@ export class MatrixPanel {
       else if (hit.kind === 2) this.options.onFocus?.(hit.row);
     });
     target.addEventListener('keydown', (event) => {
-      if (!this.data) return;
+      // Not drawn yet (it waited far from the screen, and focusing it has
+      // just scrolled it near): the keys work from its first frame on.
+      if (!this.data || !this.view) return;
       const { rows, cols } = this.data;
       let row = this.hover?.row ?? this.focus ?? 0;
       let col = this.hover?.col ?? 0;
