@@ -202,7 +202,8 @@ export class MatrixPanel {
   }
 
   #hit(event) {
-    return this.heat ? hitAt(this.heat, this.overlay, event) : null;
+    // Out of date (waiting to be drawn), its geometry is the last text's.
+    return this.heat && !this.#stale ? hitAt(this.heat, this.overlay, event) : null;
   }
 
   #tooltip(row, col) {

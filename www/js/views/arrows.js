@@ -20,7 +20,8 @@ export function mountArrows(ctx) {
   let state = null;
   let drawn = null; // { laidOut, focus, threshold } painted last
 
-  wireArrowClicks(canvas, () => geometry, (row) => store.update({ focus: row, cell: null }, 'push'));
+  // Out of date (waiting to be drawn), its geometry is the last text's: no click lands.
+  wireArrowClicks(canvas, () => (current() ? geometry : null), (row) => store.update({ focus: row, cell: null }, 'push'));
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
   ctx.observe(box, () => draw());
   // Scrolled far from the screen (below the fold while typing at the top of
