@@ -178,6 +178,29 @@ test('the arrows of a long text wait below the fold; on screen, nothing focused 
   await finish();
 });
 
+test('a printed page shows the arrows that waited below the fold', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(256), '&th=0'));
+  await ready(page);
+  await page.evaluate(() => {
+    const curve = CanvasRenderingContext2D.prototype.bezierCurveTo;
+    window.curves = 0;
+    CanvasRenderingContext2D.prototype.bezierCurveTo = function (...args) {
+      if (this.canvas.id === 'arrows') window.curves++;
+      return curve.apply(this, args);
+    };
+  });
+  const opacity = () => page.evaluate(() => getComputedStyle(document.getElementById('arrows')).opacity);
+  // A change at the top of the page leaves them out of date.
+  const before = await page.locator('#weights tbody td:not(.spacer)').first().textContent();
+  await page.click('#opt-scale');
+  await page.waitForFunction((text) => document.querySelector('#weights tbody td:not(.spacer)')?.textContent !== text, before);
+  await page.waitForTimeout(300);
+  assert.deepEqual([await page.evaluate(() => window.curves), await opacity()], [0, '0'], 'not drawn below the fold');
+  await page.pdf(); // fires beforeprint, as printing from the browser does
+  assert.deepEqual([await page.evaluate(() => window.curves), await opacity()], [1000, '1']);
+  await finish();
+});
+
 test('the heatmap zooms in until the labels can be read, and a click still hits its cell', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(200)));
   await ready(page);

@@ -75,6 +75,15 @@ function createContext(store, { embed }) {
       if (isIntersecting && !was) for (const show of shownAgain.get(target) ?? []) show();
     }
   }, { rootMargin: `${NEAR_SCREEN} 0px` });
+  // A printed page shows every view, near the screen or not.
+  let printing = false;
+  window.addEventListener('beforeprint', () => {
+    printing = true;
+    for (const shows of shownAgain.values()) for (const show of shows) show();
+  });
+  window.addEventListener('afterprint', () => {
+    printing = false;
+  });
   return {
     store,
     embed,
@@ -98,11 +107,12 @@ function createContext(store, { embed }) {
       relayouts.get(element).push(relayout);
     },
     /**
-     * Whether `element` is on screen or within NEAR_SCREEN of it: false
-     * until the first observation (made after the frame in which `whenShown`
-     * started observing it). Scrolled away, a view need not draw.
+     * Whether `element` is on screen or within NEAR_SCREEN of it (or the
+     * page is being printed): false until the first observation (made after
+     * the frame in which `whenShown` started observing it). Scrolled away, a
+     * view need not draw.
      */
-    nearScreen: (element) => near.get(element) ?? false,
+    nearScreen: (element) => printing || (near.get(element) ?? false),
     /** Calls `show()` whenever `element` comes within NEAR_SCREEN of the screen. */
     whenShown(element, show) {
       if (!shownAgain.has(element)) {
