@@ -139,11 +139,16 @@ test('the token strip is one Tab stop, with arrow keys inside and a find box', a
   await finish();
 });
 
-test('the arrows of a long text wait below the fold; on screen, nothing focused draws the thousand strongest links, a focused row all of its own', async () => {
-  // No link hidden for being weak (the threshold at 0; 10 % of the strongest by default).
-  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(256), '&th=0'));
+/**
+ * A page of 256 words (no link hidden for being weak: the threshold at 0)
+ * that counts the curves drawn on the arrows canvas in `window.curves`,
+ * after a change made at the top of the page: the arrows, below the fold at
+ * 900 px of viewport, are left out of date.
+ */
+async function arrowsLeftBelow() {
+  const opened = await openPage(site.browser, site.url + hashFor(words(256), '&th=0'));
+  const { page } = opened;
   await ready(page);
-  // Counts the curves drawn on the arrows canvas from here on.
   await page.evaluate(() => {
     const curve = CanvasRenderingContext2D.prototype.bezierCurveTo;
     window.curves = 0;
@@ -152,52 +157,40 @@ test('the arrows of a long text wait below the fold; on screen, nothing focused 
       return curve.apply(this, args);
     };
   });
-  const transparent = () => page.evaluate(() => getComputedStyle(document.getElementById('arrows')).opacity === '0');
-  const drawnAfter = async (act) => {
-    await page.evaluate(() => { window.curves = 0; });
-    await act();
-    await page.waitForFunction(() => window.curves > 0);
-    await page.waitForTimeout(100); // one redraw, not a part of it
-    return page.evaluate(() => window.curves);
-  };
-  // At the top of the page the arrows are below the fold (at 900 px of
-  // viewport): a change computes and draws the heatmap, not them, and their
-  // out-of-date picture is transparent.
   assert.equal(await page.evaluate(() => scrollY), 0);
   const before = await page.locator('#weights tbody td:not(.spacer)').first().textContent();
   await page.click('#opt-scale');
   await page.waitForFunction((text) => document.querySelector('#weights tbody td:not(.spacer)')?.textContent !== text, before);
   await page.waitForTimeout(300);
-  assert.equal(await page.evaluate(() => window.curves), 0, 'no curve drawn below the fold');
-  assert.ok(await transparent(), 'the last picture is transparent');
+  return opened;
+}
+
+/** The curves drawn on the arrows canvas so far, and its opacity. */
+const arrowsDrawn = (page) => page.evaluate(() => [window.curves, getComputedStyle(document.getElementById('arrows')).opacity]);
+
+test('the arrows of a long text wait below the fold; on screen, nothing focused draws the thousand strongest links, a focused row all of its own', async () => {
+  const { page, finish } = await arrowsLeftBelow();
+  // The change computed and drew the heatmap, not the arrows, whose last picture is transparent.
+  assert.deepEqual(await arrowsDrawn(page), [0, '0'], 'no curve drawn below the fold');
+  const drawnAfter = async (act) => {
+    await page.evaluate(() => { window.curves = 0; });
+    await act();
+    await page.waitForFunction(() => window.curves > 0);
+    await page.waitForTimeout(100); // one redraw, not a part of it
+    return arrowsDrawn(page);
+  };
   // Scrolled to, every row: the strongest thousand of the 65,536 pairs.
-  assert.equal(await drawnAfter(() => page.locator('#arrows-box').scrollIntoViewIfNeeded()), 1000);
-  assert.ok(!(await transparent()));
+  assert.deepEqual(await drawnAfter(() => page.locator('#arrows-box').scrollIntoViewIfNeeded()), [1000, '1']);
   // On screen, one row: every one of its 256 keys.
-  assert.equal(await drawnAfter(() => page.evaluate(() => { location.hash += '&focus=5'; })), 256);
+  assert.deepEqual(await drawnAfter(() => page.evaluate(() => { location.hash += '&focus=5'; })), [256, '1']);
   await finish();
 });
 
 test('a printed page shows the arrows that waited below the fold', async () => {
-  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(256), '&th=0'));
-  await ready(page);
-  await page.evaluate(() => {
-    const curve = CanvasRenderingContext2D.prototype.bezierCurveTo;
-    window.curves = 0;
-    CanvasRenderingContext2D.prototype.bezierCurveTo = function (...args) {
-      if (this.canvas.id === 'arrows') window.curves++;
-      return curve.apply(this, args);
-    };
-  });
-  const opacity = () => page.evaluate(() => getComputedStyle(document.getElementById('arrows')).opacity);
-  // A change at the top of the page leaves them out of date.
-  const before = await page.locator('#weights tbody td:not(.spacer)').first().textContent();
-  await page.click('#opt-scale');
-  await page.waitForFunction((text) => document.querySelector('#weights tbody td:not(.spacer)')?.textContent !== text, before);
-  await page.waitForTimeout(300);
-  assert.deepEqual([await page.evaluate(() => window.curves), await opacity()], [0, '0'], 'not drawn below the fold');
+  const { page, finish } = await arrowsLeftBelow();
+  assert.deepEqual(await arrowsDrawn(page), [0, '0']);
   await page.pdf(); // fires beforeprint, as printing from the browser does
-  assert.deepEqual([await page.evaluate(() => window.curves), await opacity()], [1000, '1']);
+  assert.deepEqual(await arrowsDrawn(page), [1000, '1']);
   await finish();
 });
 
