@@ -2,7 +2,7 @@
 // must keep working, bad values fall back to defaults.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chunkCut, grouped } from '../../www/js/text.js';
+import { chunkCut, chunkEnd, grouped } from '../../www/js/text.js';
 import { DEFAULT_SENTENCE, defaultState, formatHash, parseHash, settingsOf, textsOf } from '../../www/js/state.js';
 
 test('an empty hash is the default state', () => {
@@ -97,4 +97,12 @@ test('a text is cut after its first max whitespace-separated chunks, or not at a
   assert.equal(chunkCut('the cat  sat on', 2), 7, "after 'cat'");
   assert.equal(chunkCut('  the cat ', 2), -1, 'two chunks fit');
   assert.equal(chunkCut('', 1), -1);
+});
+
+test('a chunk ends at the next white space the tokenizer cuts at, or at the end of the text', () => {
+  assert.equal(chunkEnd('the king, and', 4), 9, "'king,' is one chunk");
+  assert.equal(chunkEnd('the king, and', 3), 3, 'at a space: there');
+  assert.equal(chunkEnd('the king', 5), 8, 'the end of the text');
+  assert.equal(chunkEnd('king\u00a0queen', 0), 4, 'a no-break space is white space, as in Rust');
+  assert.equal(chunkEnd('king\u2003queen', 0), 4, 'so is an em space');
 });

@@ -10,14 +10,12 @@ import { ALL_ROWS_LINKS, arrowLayout, heatmapLayout, hitAt, labelWidth, paintBas
 import { paintable } from './analysis.js';
 import { settingsCaption } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
-import { put } from './dom.js';
 import { el, weight } from './teach-steps.js';
 import { WeightsTable } from './weights-table.js';
 
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
   #tooltipAt = null; // { row, col } whose tooltip was placed, for the current layout
-  #stale = false; // what the canvases show is out of date, and waits for them to come near the screen
   /**
    * root: an element to fill. options: { ctx (the page's view context: wasm,
    * theme, widths), name (for labels), onFocus(row), onCell(row, col), arrows
@@ -34,7 +32,6 @@ export class MatrixPanel {
     this.arrowGeometry = null;
     root.classList.add('teach-panel');
     const views = el('div', null, 'teach-views');
-    this.views = views;
     const heatFigure = el('figure', null, 'view');
     this.caption = el('figcaption');
     this.stack = el('div', null, 'canvas-stack');
@@ -82,18 +79,7 @@ export class MatrixPanel {
     if (this.arrowsBox) this.ctx.observe(this.arrowsBox, () => this.data && this.layout());
     // A tab's lower panels (What-if's padded pair, say) are drawn when they
     // come near the screen, not on every change.
-    this.ctx.whenShown(views, () => this.#stale && this.layout());
-  }
-
-  /**
-   * Whether the canvases can wait: far from the screen, they are transparent
-   * until drawn again (still focusable, still read by screen readers).
-   */
-  #waits() {
-    if (this.ctx.nearScreen(this.views)) return false;
-    this.#stale = true;
-    put(this.views.style, 'opacity', '0');
-    return true;
+    this.lazy = this.ctx.drawWhenNear(views, () => this.layout());
   }
 
   /**
@@ -140,9 +126,8 @@ export class MatrixPanel {
 
   layout() {
     const data = this.data;
-    if (!data || !this.root.isConnected || this.#waits()) return;
-    this.#stale = false;
-    put(this.views.style, 'opacity', '');
+    if (!data || !this.root.isConnected || this.lazy.waits()) return;
+    this.lazy.drawn();
     const theme = this.options.theme();
     const measure = this.base.getContext('2d');
     const widest = (labels, extra = '') => labelWidth(measure, labels, theme, extra);
@@ -172,7 +157,7 @@ export class MatrixPanel {
   }
 
   paintFocus() {
-    if (!this.view || this.#stale || this.#waits()) return;
+    if (!this.view || this.lazy.stale || this.lazy.waits()) return;
     this.#paintHover();
     if (!this.arrows || !this.arrowGeometry) return;
     const theme = this.options.theme();
@@ -202,8 +187,8 @@ export class MatrixPanel {
   }
 
   #hit(event) {
-    // Out of date (waiting to be drawn), its geometry is the last text's.
-    return this.heat && !this.#stale ? hitAt(this.heat, this.overlay, event) : null;
+    // Waiting to be drawn, its geometry is the last text's.
+    return this.heat && !this.lazy.stale ? hitAt(this.heat, this.overlay, event) : null;
   }
 
   #tooltip(row, col) {

@@ -22,6 +22,7 @@ import { Analysis, AnalysisJob, tokensOf } from './analysis.js';
 import { engineHub } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
+import { put } from './dom.js';
 import { parseHash, sameAnalysis, textsOf } from './state.js';
 import { createStore } from './store.js';
 import { roughCut } from './text.js';
@@ -66,24 +67,6 @@ function createContext(store, { embed }) {
       for (const { target } of entries) for (const relayout of relayouts.get(target) ?? []) relayout();
     });
   });
-  const near = new Map(); // element → whether it is on screen or within NEAR_SCREEN of it, as last observed
-  const shownAgain = new Map(); // element → [callback]
-  const seen = new IntersectionObserver((entries) => {
-    for (const { target, isIntersecting } of entries) {
-      const was = near.get(target);
-      near.set(target, isIntersecting);
-      if (isIntersecting && !was) for (const show of shownAgain.get(target) ?? []) show();
-    }
-  }, { rootMargin: `${NEAR_SCREEN} 0px` });
-  // A printed page shows every view, near the screen or not.
-  let printing = false;
-  window.addEventListener('beforeprint', () => {
-    printing = true;
-    for (const shows of shownAgain.values()) for (const show of shows) show();
-  });
-  window.addEventListener('afterprint', () => {
-    printing = false;
-  });
   return {
     store,
     embed,
@@ -107,20 +90,10 @@ function createContext(store, { embed }) {
       relayouts.get(element).push(relayout);
     },
     /**
-     * Whether `element` is on screen or within NEAR_SCREEN of it (or the
-     * page is being printed): false until the first observation (made after
-     * the frame in which `whenShown` started observing it). Scrolled away, a
-     * view need not draw.
+     * A drawing into `element` that waits while the element is far from the
+     * screen: { waits(), drawn(), stale } (lazyDrawing, below).
      */
-    nearScreen: (element) => printing || (near.get(element) ?? false),
-    /** Calls `show()` whenever `element` comes within NEAR_SCREEN of the screen. */
-    whenShown(element, show) {
-      if (!shownAgain.has(element)) {
-        shownAgain.set(element, []);
-        seen.observe(element);
-      }
-      shownAgain.get(element).push(show);
-    },
+    drawWhenNear: lazyDrawing(),
     /** Runs `task` after the next frame is painted: work that a click must not wait for. */
     afterPaint(task) {
       requestAnimationFrame(() => setTimeout(task, 0));
@@ -136,6 +109,59 @@ function createContext(store, { embed }) {
     setEngine: () => {},
     /** The engine of the default GloVe vectors, once loaded. */
     defaultEngine: null,
+  };
+}
+
+/**
+ * The page's drawings that wait while their element is more than
+ * NEAR_SCREEN from the screen, with one IntersectionObserver for all:
+ * `drawWhenNear(element, redraw)` gives { waits(), drawn(), stale }. A view
+ * asks `waits()` before it draws: far away (or before the element's first
+ * observation, made after the frame in which it is added), the element turns
+ * transparent (not hidden: what it holds stays focusable and read by screen
+ * readers), so that a jump to it never shows the last text's picture for a
+ * frame, and `redraw()` runs when it comes near, or when the page is
+ * printed. `drawn()` says it is current again; `stale`, that it shows the
+ * last text (its geometry too: no click should land on it).
+ */
+function lazyDrawing() {
+  const near = new Map(); // element → within NEAR_SCREEN of the screen, as last observed
+  const redraws = new Map(); // element → the redraw of its waiting drawing
+  let printing = false;
+  const seen = new IntersectionObserver((entries) => {
+    for (const { target, isIntersecting } of entries) {
+      const was = near.get(target);
+      near.set(target, isIntersecting);
+      if (isIntersecting && !was) redraws.get(target)();
+    }
+  }, { rootMargin: `${NEAR_SCREEN} 0px` });
+  // A printed page shows every view, near the screen or not.
+  window.addEventListener('beforeprint', () => {
+    printing = true;
+    for (const redraw of redraws.values()) redraw();
+  });
+  window.addEventListener('afterprint', () => {
+    printing = false;
+  });
+  return (element, redraw) => {
+    let stale = false;
+    redraws.set(element, () => stale && redraw());
+    seen.observe(element);
+    return {
+      get stale() {
+        return stale;
+      },
+      waits() {
+        if (printing || near.get(element)) return false;
+        stale = true;
+        put(element.style, 'opacity', '0');
+        return true;
+      },
+      drawn() {
+        stale = false;
+        put(element.style, 'opacity', '');
+      },
+    };
   };
 }
 

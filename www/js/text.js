@@ -30,6 +30,20 @@ export function grouped(n) {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
+/** A character the tokenizer cuts at (Rust's `char::is_whitespace`). */
+const WHITESPACE = /^\p{White_Space}$/u;
+
+/**
+ * The UTF-16 index where the chunk of `text` that holds index `at` ends: the
+ * next white space, where the tokenizer cuts, or the end of the text (`at`
+ * itself when it is white space or the end).
+ */
+export function chunkEnd(text, at) {
+  let end = at;
+  while (end < text.length && !WHITESPACE.test(text[end])) end++;
+  return end;
+}
+
 /** The UTF-16 index where `text`'s first `max` whitespace-separated chunks end, or -1 when it has no more. */
 export function chunkCut(text, max) {
   const chunks = /\S+/g;

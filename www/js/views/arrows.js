@@ -18,32 +18,29 @@ export function mountArrows(ctx) {
   let layout = null;
   let laidOut = null; // { analysis, width, theme }
   let state = null;
-  let drawn = null; // { laidOut, focus, threshold } painted last
+  let drawn = null; // { focus, threshold } painted last, with laidOut
+  // Far from the screen (below the fold while typing at the top of the
+  // page, say), the arrows wait: their curves cost 5–10 ms to rasterize.
+  const lazy = ctx.drawWhenNear(canvas, () => draw());
 
-  // Out of date (waiting to be drawn), its geometry is the last text's: no click lands.
-  wireArrowClicks(canvas, () => (current() ? geometry : null), (row) => store.update({ focus: row, cell: null }, 'push'));
+  // Waiting, its geometry is the last text's: no click lands.
+  wireArrowClicks(canvas, () => (lazy.stale ? null : geometry), (row) => store.update({ focus: row, cell: null }, 'push'));
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
   ctx.observe(box, () => draw());
-  // Scrolled far from the screen (below the fold while typing at the top of
-  // the page, say), the arrows wait: their curves cost 5–10 ms to rasterize.
-  ctx.whenShown(box, () => draw());
   if (ctx.embed && box.closest('.views')) ctx.observe(box.closest('.views'), () => draw());
-
-  /** Whether the canvas shows the current analysis, focus and threshold. */
-  const current = () => drawn?.laidOut.analysis === analysis && drawn.focus === state.focus && drawn.threshold === state.threshold;
 
   function draw() {
     if (!analysis || !state) return;
-    if (!ctx.nearScreen(box)) {
-      // Transparent while out of date, so that a jump to it (End, a link)
-      // never shows the last text's arrows for a frame.
-      if (!current()) put(canvas.style, 'opacity', '0');
+    const width = Math.max(200, ctx.widthOf(box) || box.clientWidth);
+    const left = document.documentElement.dataset.fit ? ctx.heightOf(box.closest('.views') ?? box) : 0;
+    const fresh = laidOut?.analysis === analysis && laidOut.width === width && laidOut.theme === ctx.theme && laidOut.left === left;
+    // A render that changes none of what it shows (a shard of another word arriving) leaves it.
+    if (fresh && !lazy.stale && drawn?.focus === state.focus && drawn.threshold === state.threshold) return;
+    if (lazy.waits()) {
       put(shown, 'textContent', `${Math.round(state.threshold * 100)} %`);
       return;
     }
-    const width = Math.max(200, ctx.widthOf(box) || box.clientWidth);
-    const left = document.documentElement.dataset.fit ? ctx.heightOf(box.closest('.views') ?? box) : 0;
-    if (!laidOut || laidOut.analysis !== analysis || laidOut.width !== width || laidOut.theme !== ctx.theme || laidOut.left !== left) {
+    if (!fresh) {
       laidOut = { analysis, width, theme: ctx.theme, left };
       geometry?.free();
       const measure = canvas.getContext('2d');
@@ -54,12 +51,10 @@ export function mountArrows(ctx) {
       layout = arrowLayout(geometry);
       sizeCanvas(canvas, layout.width, layout.height);
     }
-    // A render that changes none of what it shows (a shard of another word arriving) leaves it.
-    if (drawn?.laidOut === laidOut && drawn.focus === state.focus && drawn.threshold === state.threshold) return;
-    drawn = { laidOut, focus: state.focus, threshold: state.threshold };
+    drawn = { focus: state.focus, threshold: state.threshold };
     const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout, source: analysis.data.source };
     paintFocusArrows(canvas, geometry, view, state.focus, state.threshold, ctx.theme, shown);
-    put(canvas.style, 'opacity', '');
+    lazy.drawn();
   }
 
   return {

@@ -3,11 +3,9 @@
 
 import { el, put } from '../dom.js';
 import { MAX_SENTENCE_LENGTH } from '../state.js';
-import { cut, grouped } from '../text.js';
+import { chunkEnd, cut, grouped } from '../text.js';
 
 const EXAMPLES_URL = new URL('../../examples.txt', import.meta.url);
-/** A character the tokenizer cuts at (Rust's `char::is_whitespace`). */
-const WHITESPACE = /^\p{White_Space}$/u;
 
 export function mountSentence(ctx) {
   const { store } = ctx;
@@ -108,10 +106,8 @@ export function mountSentence(ctx) {
 function keptFocus(drawn, focus, next) {
   const token = focus === null ? null : drawn?.tokens.find((t) => t.row === focus);
   if (!token) return null;
-  const cutsAt = (text, at) => at === text.length || WHITESPACE.test(text[at]);
-  let end = token.end;
-  while (!cutsAt(drawn.sentence, end)) end++;
-  return next.startsWith(drawn.sentence.slice(0, end)) && cutsAt(next, end) ? focus : null;
+  const end = chunkEnd(drawn.sentence, token.end);
+  return next.startsWith(drawn.sentence.slice(0, end)) && chunkEnd(next, end) === end ? focus : null;
 }
 
 async function loadExamples() {
