@@ -414,6 +414,36 @@ async function keystrokes(site) {
   };
 }
 
+/**
+ * Issue 10, the kernel on the page's own path: a fresh page opened on a
+ * 1,024-token link, its first analysis job (after the page's start-up
+ * warm-up), then three new texts of the same length; the time computing each
+ * job, from the page's "analysis-job" measure. Null for a page without it.
+ */
+async function firstJob(site) {
+  const firsts = [];
+  const laters = [];
+  for (let k = 0; k < CHANGES; k++) {
+    const { page, context } = await openPage(site.browser, site.url + hashOf(sentenceOf(1024)));
+    const jobs = () => page.evaluate(() => performance.getEntriesByName('analysis-job').map((e) => e.detail.ms));
+    await quiet(page);
+    if (!(await jobs()).length) {
+      await context.close();
+      return null; // a page from before the measure
+    }
+    for (let j = 1; j <= 3; j++) {
+      await page.evaluate((hash) => { location.hash = hash; }, hashOf(sentenceOf(1024, j)));
+      await page.waitForFunction((n) => performance.getEntriesByName('analysis-job').length > n, j, { timeout: 60000 });
+      await quiet(page, 100);
+    }
+    const [first, ...later] = await jobs();
+    firsts.push(first);
+    laters.push(...later);
+    await context.close();
+  }
+  return { first: median(firsts), later: median(laters) };
+}
+
 /** Page coordinates of the centre of cell (row, col) of the whole matrix. */
 async function cellAt(page, row, col) {
   return page.locator('#heatmap-overlay').evaluate((overlay, [r, c]) => {
@@ -617,6 +647,7 @@ function steps() {
   list.push(
     ['keystrokes', async (site, r) => { r.keys = await keystrokes(site); }],
     ['hover and click', async (site, r) => { r.pointer = await pointer(site); }],
+    ['first analysis job', async (site, r) => { r.job = await firstJob(site); }],
     ['long tasks', async (site, r) => { r.long = await longTasks(site); }],
     ['profile', async (site, r) => { r.profile = await profile(site); }],
   );
@@ -861,7 +892,8 @@ function longTaskSection(before, after) {
   ];
 }
 
-function kernelSection(kernel) {
+/** `pages`: the sites' results ({ before, after }), for the page's own first job. */
+function kernelSection(kernel, pages) {
   const { after: a, before: b } = kernel;
   const lines = ['## The wasm kernel (issue 10)', ''];
   if (!a) {
@@ -886,6 +918,9 @@ function kernelSection(kernel) {
     row(['the page\'s path (weights only, a block of 32 rows per call from JS), no warm-up: first job / warm job',
       x(b, (k) => (Number.isNaN(k.pathFirst) ? 'no jobs' : `${fmtMs(k.pathFirst)} / ${fmtMs(k.pathWarm)}`), String),
       x(a, (k) => `${fmtMs(k.pathFirst)} / ${fmtMs(k.pathWarm)} = ${ratio(k.pathFirst / k.pathWarm)}`, String), '≤ ×2']),
+    row(['the page itself: its first 1,024-token analysis (after its start-up warm-up) / later ones, computing time',
+      of(pages.before, (p) => `${fmtMs(p.job.first)} / ${fmtMs(p.job.later)} = ${ratio(p.job.first / p.job.later)}`, String),
+      of(pages.after, (p) => `${fmtMs(p.job.first)} / ${fmtMs(p.job.later)} = ${ratio(p.job.first / p.job.later)}`, String), '≤ ×2']),
     row(['kernel wasm size (gzip)', x(b, (k) => `${fmtN(k.bytes)} (${fmtN(k.gzip)})`, String), x(a, (k) => `${fmtN(k.bytes)} (${fmtN(k.gzip)})`, String), '']),
     '',
   ];
@@ -965,7 +1000,7 @@ async function report({ machine: m, results }, out) {
   const lines = [
     ...methodSection(m), ...firstLoadSection(before, after), ...rareSection(before, after),
     ...changeSection(before, after), ...interactionSection(before, after), ...longTaskSection(before, after),
-    ...kernelSection(kernel), ...profileSection(before, after),
+    ...kernelSection(kernel, results), ...profileSection(before, after),
   ];
   const target = path.join(ROOT, 'docs', 'benchmarks-page.md');
   await writeFile(target, lines.join('\n'));
