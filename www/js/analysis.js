@@ -344,10 +344,10 @@ export class AnalysisJob {
   }
 
   /**
-   * Computes in slices, then hands `done` the analysis. Leaves a
-   * `performance` measure, "analysis-job", from the first slice to the last,
-   * whose `detail` holds { tokens, ms }: the time spent computing (DevTools
-   * shows it; scripts/bench-page compares a page's first job with later ones).
+   * Computes in slices, then hands `done` the analysis. Leaves the
+   * `performance` measure "analysis-job" of the last job, from its first
+   * slice to its last, whose `detail` holds { tokens, ms }: the time spent
+   * computing (scripts/bench-page compares a page's first job with later ones).
    */
   run(done) {
     let computing = 0;
@@ -366,7 +366,7 @@ export class AnalysisJob {
         }
         analysis = this.finish();
         computing += performance.now() - start;
-        measureJob(first, this.tokens.length, computing);
+        measureLatest('analysis-job', first, { tokens: this.tokens.length, ms: computing });
       } catch (error) {
         // A failure inside wasm ends the computation with its message,
         // rather than leaving "Computing…" on screen for good.
@@ -399,13 +399,19 @@ export class AnalysisJob {
   }
 }
 
-/** The "analysis-job" measure of AnalysisJob.run. */
-function measureJob(start, tokens, ms) {
+/**
+ * Leaves a `performance` measure `name` from `start` to now, with `detail`,
+ * in place of the last one of that name: a page open for hours keeps one,
+ * not one per change (a DevTools recording still shows each). A browser
+ * without User Timing Level 3 (Firefox before 103) takes no options object,
+ * and gets no measure: they are only for DevTools and the benchmark.
+ */
+export function measureLatest(name, start, detail = null) {
   try {
-    performance.measure('analysis-job', { start, detail: { tokens, ms } });
+    performance.clearMeasures(name);
+    performance.measure(name, { start, detail });
   } catch {
-    // A browser without User Timing Level 3 (Firefox before 103) takes no
-    // options object: the measure is only for DevTools and the benchmark.
+    // See above.
   }
 }
 

@@ -18,7 +18,7 @@
 // away) get no work until they are. Widths come from a ResizeObserver and
 // nearness from an IntersectionObserver, so an update never forces a layout.
 
-import { Analysis, AnalysisJob, tokensOf } from './analysis.js';
+import { Analysis, AnalysisJob, measureLatest, tokensOf } from './analysis.js';
 import { engineHub } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
@@ -316,9 +316,9 @@ class Page {
     }
     if (answers(running)) return running.shown;
     this.stopJob();
-    performance.mark('analyze-start');
+    const t0 = performance.now();
     const started = Analysis.start(engine, state);
-    performance.measure('analyze', 'analyze-start');
+    measureLatest('analyze', t0);
     // Too many known words: cut after the last that fits. Asked only when
     // the analysis fails, for it tokenizes the whole text again.
     const exact = started.error ? engine.explorer.knownCut(state.sentence, this.ctx.wasm.maxTokens()) : -1;

@@ -197,6 +197,7 @@ class ModelView {
     root.dataset.n = String(run.n);
     root.dataset.runMs = run.runMs.toFixed(2);
     dom.status.textContent = `${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed in ${run.runMs.toFixed(0)} ms in a Web Worker · ${formatMB(this.downloaded)} downloaded this visit`;
+    performance.clearMarks('model-result'); // the last result's, not one per sentence
     performance.mark('model-result');
     dom.summary.textContent = summarize(run);
     buildGrid(dom.grid, run, this.colours);
