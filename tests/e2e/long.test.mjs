@@ -231,6 +231,25 @@ test('a 100,000-word paste is cut to the limit, said so, and the page stays usab
   await finish();
 });
 
+test('a pasted run of thousands of letters is one chip ending in "…", quoted short, and the page keeps its width', async () => {
+  const run = 'z'.repeat(5000);
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(`${run} the king and queen`));
+  await ready(page);
+  const chip = page.locator('#tokens .token.unknown');
+  const { width } = await chip.boundingBox();
+  assert.ok(width < 400, `the chip is ${width} px wide`);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 0, 'no sideways scroll');
+  const quoted = `'${'z'.repeat(40)}…'`;
+  assert.equal(await chip.getAttribute('title'), `${quoted} is not in the vocabulary, so it has no vector and is left out of the attention.`);
+  const note = await page.textContent('#unknown-note');
+  assert.ok(note.includes(`: ${quoted}.`) && note.length < 400, note.slice(0, 120));
+  // A text of that one word: the page's message (from the Rust core) names it short too.
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor('y'.repeat(19990)));
+  await page.waitForSelector('#error:not([hidden])');
+  assert.equal(await page.textContent('#error'), `None of the words is in the vocabulary ('${'y'.repeat(40)}…'): try common English words.`);
+  await finish();
+});
+
 test('a teaching table of a long sentence renders its focused row and the rows in view, and announces them all', async () => {
   const text = words(100);
   const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&lab=whatif&pad=128&lf=5'));

@@ -3,7 +3,7 @@
 // key that is present but bad falls back to its default *and* is noted, and
 // the page (or a widget) can say which settings it did not understand.
 
-import { cut, wellFormed } from './text.js';
+import { excerpt, wellFormed } from './text.js';
 
 export class LinkParams {
   /** `text`: a URL hash or query (with or without its leading '#' or '?'). */
@@ -31,7 +31,7 @@ export class LinkParams {
     if (text === null) return null;
     const value = parse(text);
     if (value === null || value === undefined) {
-      this.problems.push({ key, value: text.length > 40 ? `${cut(text, 40)}…` : text, expected });
+      this.problems.push({ key, value: excerpt(text, 40), expected });
       return null;
     }
     return value;

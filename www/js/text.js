@@ -16,6 +16,12 @@ export function cut(text, max) {
   return s.slice(0, end);
 }
 
+/** `text` as a message quotes it: its first `max` UTF-16 units (see `cut`), and "…" when it had more. */
+export function excerpt(text, max) {
+  const s = wellFormed(text);
+  return s.length > max ? `${cut(s, max)}…` : s;
+}
+
 /** A URI component of any string (lone surrogates repaired first): never throws. */
 export function encode(text) {
   return encodeURIComponent(wellFormed(text));

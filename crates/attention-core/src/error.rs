@@ -47,7 +47,7 @@ impl fmt::Display for Error {
         match self {
             Error::EmptySentence => f.write_str("the sentence is empty: type a few words"),
             Error::NoKnownWords { unknown } => {
-                let shown: Vec<String> = unknown.iter().take(8).map(|w| format!("'{w}'")).collect();
+                let shown: Vec<String> = unknown.iter().take(8).map(|w| quote(w)).collect();
                 let more = if unknown.len() > 8 { ", …" } else { "" };
                 write!(
                     f,
@@ -56,7 +56,7 @@ impl fmt::Display for Error {
                 )
             }
             Error::NotLoaded { pending } => {
-                let shown: Vec<String> = pending.iter().take(8).map(|w| format!("'{w}'")).collect();
+                let shown: Vec<String> = pending.iter().take(8).map(|w| quote(w)).collect();
                 let more = if pending.len() > 8 { ", …" } else { "" };
                 write!(f, "the vectors of {}{more} have not arrived", shown.join(", "))
             }
@@ -78,7 +78,32 @@ impl fmt::Display for Error {
     }
 }
 
+/// A word as the messages quote it: in quotes, and at most 40 clusters long.
+fn quote(word: &str) -> String {
+    format!("'{}'", crate::tokenize::shortened(word, 40))
+}
+
 impl std::error::Error for Error {}
 
 /// Shorthand used throughout the core.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_names_a_huge_unknown_word_without_printing_it_whole() {
+        let unknown = vec!["z".repeat(20_000), "xqzzy".into()];
+        let message = Error::NoKnownWords { unknown }.to_string();
+        assert_eq!(
+            message,
+            format!(
+                "none of the words is in the vocabulary ('{}…', 'xqzzy'): try common English words",
+                "z".repeat(40)
+            )
+        );
+        let message = Error::NotLoaded { pending: vec!["q".repeat(41)] }.to_string();
+        assert_eq!(message, format!("the vectors of '{}…' have not arrived", "q".repeat(40)));
+    }
+}

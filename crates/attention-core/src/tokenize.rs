@@ -163,6 +163,16 @@ fn last_cluster(s: &str) -> usize {
     0
 }
 
+/// `word` as a message quotes it: its first `max` clusters (a letter with
+/// its accents, an emoji with its joiners: never half of one), and "…" when
+/// it had more. A pasted 20,000-letter "word" is named, not printed whole.
+pub(crate) fn shortened(word: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match clusters(word).nth(max) {
+        Some((cut, _)) => format!("{}…", &word[..cut.start]).into(),
+        None => word.into(),
+    }
+}
+
 /// The clusters of `s`, front to back: the byte range and first character of each.
 fn clusters(s: &str) -> impl Iterator<Item = (Range<usize>, char)> + '_ {
     let mut at = 0;
@@ -415,6 +425,17 @@ mod tests {
         assert_eq!(toks("ultra-cool"), ["ultra", "-", "cool"]);
         assert_eq!(toks("the U.S.)"), ["the", "u.s.", ")"]);
         assert_eq!(toks("?!"), ["?", "!"]);
+    }
+
+    #[test]
+    fn a_long_word_is_shortened_between_clusters() {
+        assert_eq!(shortened("kingdom", 7), "kingdom");
+        assert_eq!(shortened("kingdoms", 7), "kingdom…");
+        assert_eq!(shortened(&"a".repeat(20_000), 40), format!("{}…", "a".repeat(40)));
+        // e + U+0301 is one cluster, and so is a family joined by U+200D.
+        assert_eq!(shortened("cafe\u{301}s", 4), "cafe\u{301}…");
+        assert_eq!(shortened("ab\u{1F469}\u{200D}\u{1F467}cd", 3), "ab\u{1F469}\u{200D}\u{1F467}…");
+        assert_eq!(shortened("", 3), "");
     }
 
     #[test]

@@ -6,10 +6,12 @@
 // find box that focuses a word.
 
 import { attr, el, put, putText, setChildren } from '../dom.js';
-import { grouped } from '../text.js';
+import { excerpt, grouped } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
 const COLLAPSED = 80;
+/** UTF-16 units of a word that a note or a tooltip quotes (a pasted 20,000-letter "word" is named, not printed). */
+const QUOTED = 40;
 
 export function mountTokens(ctx) {
   const strip = document.getElementById('tokens');
@@ -178,13 +180,14 @@ class TokenStrip {
     let failed = false;
     if (kind === 'known') {
       put(chip.dataset, 'row', String(t.row));
-      title = `Focus '${t.text}' (row ${t.row})`;
+      title = `Focus '${excerpt(t.text, QUOTED)}' (row ${t.row})`;
     } else if (kind === 'unknown') {
-      title = `'${t.text}' is not in the vocabulary, so it has no vector and is left out of the attention.`;
+      title = `'${excerpt(t.text, QUOTED)}' is not in the vocabulary, so it has no vector and is left out of the attention.`;
     } else if (kind === 'pending') {
       const status = this.ctx.engine?.vectors.statusOf(t.text);
       failed = Boolean(status && status !== 'loading');
-      title = failed ? `'${t.text}': its vector could not be loaded (${status})` : `'${t.text}': loading its vector…`;
+      const word = excerpt(t.text, QUOTED);
+      title = failed ? `'${word}': its vector could not be loaded (${status})` : `'${word}': loading its vector…`;
     }
     put(chip, 'className', `token ${kind}${failed ? ' failed' : ''}${focused ? ' focused' : ''}`);
     put(chip, 'title', title);
@@ -206,7 +209,7 @@ function visible(original) {
 function noteOf(analysis, vectors) {
   const tokens = analysis.tokens ?? [];
   const unique = (list) => [...new Set(list)];
-  const quote = (words) => words.slice(0, 8).map((w) => `'${w}'`).join(', ') + (words.length > 8 ? ', …' : '');
+  const quote = (words) => words.slice(0, 8).map((w) => `'${excerpt(w, QUOTED)}'`).join(', ') + (words.length > 8 ? ', …' : '');
   const unknown = unique(tokens.filter((t) => !t.known && !t.pending).map((t) => t.text));
   const pending = unique(tokens.filter((t) => t.pending).map((t) => t.text));
   const failed = vectors ? pending.filter((w) => (vectors.statusOf(w) ?? 'loading') !== 'loading') : [];
