@@ -91,7 +91,7 @@ test('a typing mistake is named, and the playground survives a link', async () =
   await waitForHeader(page, '#play-weights', ['C', 'A', 'B']);
   await page.fill('#play-k', '1 2; x 3');
   await page.waitForSelector('#play-error:not([hidden])');
-  assert.equal(await page.textContent('#play-error'), "K: invalid option: row 2: 'x' is not a number.");
+  assert.equal(await page.textContent('#play-error'), "K: row 2: 'x' is not a number.");
   await page.fill('#play-k', '1 2; 3 4');
   await page.fill('#play-names', 'alpha beta');
   await page.waitForSelector('#play-error', { state: 'hidden' });

@@ -135,19 +135,23 @@ impl Matrix {
             let mut row = Vec::with_capacity(numbers.len());
             for number in numbers {
                 let value: f32 = number.parse().ok().filter(|v: &f32| v.is_finite()).ok_or_else(|| {
-                    Error::InvalidOption(format!("row {}: '{number}' is not a number", r + 1))
+                    Error::InvalidMatrix(format!(
+                        "row {}: {} is not a number",
+                        r + 1,
+                        crate::error::quote(number)
+                    ))
                 })?;
                 row.push(value);
             }
             rows.push(row);
             if rows.len() * rows[0].len() > MAX_CELLS {
-                return Err(Error::InvalidOption(format!(
+                return Err(Error::InvalidMatrix(format!(
                     "a typed matrix holds at most {MAX_CELLS} numbers"
                 )));
             }
         }
         if rows.is_empty() {
-            return Err(Error::InvalidOption("the matrix is empty: type numbers such as 2 3; 1 2".into()));
+            return Err(Error::InvalidMatrix("the matrix is empty: type numbers such as 2 3; 1 2".into()));
         }
         Self::from_rows(&rows)
     }
@@ -1157,7 +1161,13 @@ mod tests {
             assert_eq!(Matrix::parse(text).unwrap(), expected, "{text:?}");
         }
         assert_eq!(Matrix::parse("[2, 3]").unwrap(), m(&[&[2.0, 3.0]]));
-        assert!(Matrix::parse("2 x").unwrap_err().to_string().contains("'x' is not a number"));
+        assert_eq!(Matrix::parse("2 x").unwrap_err().to_string(), "row 1: 'x' is not a number");
+        // A pasted run of junk is quoted short.
+        let junk = format!("1 {}", "x".repeat(4000));
+        assert_eq!(
+            Matrix::parse(&junk).unwrap_err().to_string(),
+            format!("row 1: '{}…' is not a number", "x".repeat(40))
+        );
         assert!(Matrix::parse("1 2; 3")
             .unwrap_err()
             .to_string()

@@ -31,6 +31,9 @@ pub enum Error {
     InvalidEmbeddings(String),
     /// An option is out of its range (for example a temperature of 0).
     InvalidOption(String),
+    /// A matrix typed by hand that cannot be read: a cell that is not a
+    /// number, too many cells, or none.
+    InvalidMatrix(String),
     /// Matrices whose shapes do not fit together.
     Shape(String),
     /// A product of typed matrices beyond the range of a 32-bit float.
@@ -67,6 +70,7 @@ impl fmt::Display for Error {
             ),
             Error::InvalidEmbeddings(reason) => write!(f, "invalid word-vector file: {reason}"),
             Error::InvalidOption(reason) => write!(f, "invalid option: {reason}"),
+            Error::InvalidMatrix(reason) => f.write_str(reason),
             Error::Shape(reason) => write!(f, "matrix shapes do not fit: {reason}"),
             Error::Overflow { at: (row, col), value } => write!(
                 f,
@@ -78,8 +82,9 @@ impl fmt::Display for Error {
     }
 }
 
-/// A word as the messages quote it: in quotes, and at most 40 clusters long.
-fn quote(word: &str) -> String {
+/// Text from outside (a word, a typed number) as the messages quote it: in
+/// quotes, and at most 40 clusters long.
+pub(crate) fn quote(word: &str) -> String {
     format!("'{}'", crate::tokenize::shortened(word, 40))
 }
 

@@ -14,7 +14,7 @@
 use std::collections::HashSet;
 
 use crate::embeddings::{Embeddings, MAX_DIM, MAX_LINE_BYTES, MAX_WORDS};
-use crate::error::{Error, Result};
+use crate::error::{quote, Error, Result};
 
 /// Reads word vectors from text, a chunk at a time.
 #[derive(Debug, Default)]
@@ -142,15 +142,21 @@ impl TextReader {
             }
         }
         if !self.seen.insert(word.to_owned()) {
-            return Err(invalid(format!("line {n}: the word '{word}' appears twice")));
+            return Err(invalid(format!("line {n}: the word {} appears twice", quote(word))));
         }
         for (i, number) in numbers.iter().enumerate() {
             let value: f32 = number.parse().map_err(|_| {
-                invalid(format!("line {n}: component {i} of '{word}' is not a number: '{number}'"))
+                invalid(format!(
+                    "line {n}: component {i} of {} is not a number: {}",
+                    quote(word),
+                    quote(number)
+                ))
             })?;
             if !value.is_finite() {
                 return Err(invalid(format!(
-                    "line {n}: component {i} of '{word}' is not a finite number: '{number}'"
+                    "line {n}: component {i} of {} is not a finite number: {}",
+                    quote(word),
+                    quote(number)
                 )));
             }
             self.vectors.push(value);
@@ -168,19 +174,22 @@ impl TextReader {
             if let Some((_, dim)) = self.header {
                 if width != dim {
                     return Err(invalid(format!(
-                        "line {n}: '{word}' has {width} numbers, the header says {dim}"
+                        "line {n}: {} has {width} numbers, the header says {dim}",
+                        quote(word)
                     )));
                 }
             }
             if width == 0 || width > MAX_DIM as usize {
                 return Err(invalid(format!(
-                    "line {n}: '{word}' has {width} numbers; a dimension must be 1..={MAX_DIM}"
+                    "line {n}: {} has {width} numbers; a dimension must be 1..={MAX_DIM}",
+                    quote(word)
                 )));
             }
             self.dim = width;
         } else if width != self.dim {
             return Err(invalid(format!(
-                "line {n}: '{word}' has {width} numbers, earlier lines have {}",
+                "line {n}: {} has {width} numbers, earlier lines have {}",
+                quote(word),
                 self.dim
             )));
         }
@@ -226,6 +235,24 @@ mod tests {
         ] {
             let err = read_in_chunks(text.as_bytes(), 4).unwrap_err().to_string();
             assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+        }
+    }
+
+    #[test]
+    fn a_message_quotes_a_huge_word_or_number_short() {
+        let word = "w".repeat(5000);
+        for (text, expected) in [
+            (
+                format!("the 1 2\n{word} 3\n"),
+                format!("line 2: '{}…' has 1 numbers, earlier lines have 2", "w".repeat(40)),
+            ),
+            (
+                format!("the 1 {word}\n"),
+                format!("line 1: component 1 of 'the' is not a number: '{}…'", "w".repeat(40)),
+            ),
+        ] {
+            let err = read_in_chunks(text.as_bytes(), 64).unwrap_err().to_string();
+            assert!(err.contains(&expected), "{:?} should mention {expected:?}", &err[..err.len().min(200)]);
         }
     }
 

@@ -80,10 +80,7 @@ fn playground_projects_with_the_typed_weights_and_names_bad_input() {
     assert_eq!(view.value_dim(), 1);
     assert_eq!(view.row_labels(), ["k1", "k2", "k3"]);
     let bad = PlaygroundSpec { k: "1 2; x 3".into(), ..spec.clone() };
-    assert_eq!(
-        message(playground_of(&bad).map(|_| ()).unwrap_err()),
-        "K: invalid option: row 2: 'x' is not a number"
-    );
+    assert_eq!(message(playground_of(&bad).map(|_| ()).unwrap_err()), "K: row 2: 'x' is not a number");
     let misfit = PlaygroundSpec { wk: "1 0; 0 1".into(), ..spec };
     assert!(message(playground_of(&misfit).map(|_| ()).unwrap_err())
         .starts_with("K · W_k: matrix shapes do not fit"));
