@@ -258,6 +258,11 @@ test('your own vectors: read in a worker, used by every view, named in the link'
   await page.click('#vectors-default');
   await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 50'));
   assert.equal((await hashOf(page)).vec, undefined);
+  // A file saved with a byte-order mark (as Windows editors save UTF-8) reads the same: 'the' is its first word.
+  await page.setInputFiles('#vectors-file', { ...file, name: 'bom.txt', buffer: Buffer.from('\uFEFFthe 1 0 0\ncat 0 1 0\nsat 0 0 1\n') });
+  await page.waitForFunction(() => /your file bom\.txt, 3 words of 3 dimensions/.test(document.querySelector('#vectors-note').textContent));
+  await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('3 tokens in the attention ·'));
+  assert.deepEqual((await rowOf(page, 'the')).map((w) => w.toFixed(4)), ['0.5761', '0.2119', '0.2119']);
   await finish();
 });
 

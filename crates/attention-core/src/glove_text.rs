@@ -118,7 +118,10 @@ impl TextReader {
             return Err(invalid(format!("line {n} is longer than {MAX_LINE_BYTES} bytes")));
         }
         let text = std::str::from_utf8(raw)
-            .map_err(|_| invalid(format!("line {n} is not UTF-8 text: is this a word-vector text file?")))?;
+            .map_err(|_| invalid(format!("line {n} is not UTF-8 text, so this is not a word-vector text file")))?;
+        // A byte-order mark (Windows editors start a UTF-8 file with one) is not
+        // part of the first word.
+        let text = if n == 1 { text.strip_prefix('\u{FEFF}').unwrap_or(text) } else { text };
         let mut fields = text.split_ascii_whitespace();
         let Some(word) = fields.next() else { return Ok(()) };
         let numbers: Vec<&str> = fields.collect();
@@ -236,6 +239,16 @@ mod tests {
             let err = read_in_chunks(text.as_bytes(), 4).unwrap_err().to_string();
             assert!(err.contains(expected), "{err:?} should mention {expected:?}");
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_word() {
+        let read = read_in_chunks("\u{FEFF}the 1 0\nking 0 1\n".as_bytes(), 2).unwrap();
+        assert_eq!(read.vector("the"), Some(&[1.0, 0.0][..]));
+        assert_eq!(read.len(), 2);
+        // Only at the start of the file: elsewhere it is a character of a word.
+        let read = read_in_chunks("the 1 0\n\u{FEFF}king 0 1\n".as_bytes(), 64).unwrap();
+        assert!(read.vector("king").is_none());
     }
 
     #[test]
