@@ -164,7 +164,8 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     let vectors = vectors::load(args.embeddings.as_deref(), &[&sentence])?;
     let analysis = analyze(&sentence, &vectors.embeddings, &options)?;
 
-    let unknown: Vec<String> = analysis.unknown_tokens().map(|t| format!("'{}'", t.text)).collect();
+    let unknown: Vec<String> =
+        analysis.unknown_tokens().map(|t| attention_core::error::quote(&t.text)).collect();
     if !unknown.is_empty() {
         let size = vectors.embeddings.vocabulary_size();
         let hint = if vectors.fallback {

@@ -113,6 +113,15 @@ fn unknown_words_are_listed_and_left_out() {
     let row = block(&stdout(&out), "cat", 0);
     let tokens: Vec<&str> = row.iter().map(|(t, _)| t.as_str()).collect();
     assert_eq!(tokens, ["the", "cat", "sat"]);
+    // A pasted run of letters is named, not printed whole.
+    let out = attention(&[&format!("the cat {}", "q".repeat(5000))]);
+    assert!(out.status.success());
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!("left out: '{}…'", "q".repeat(40))) && said.len() < 400,
+        "{}",
+        &said[..200]
+    );
 }
 
 fn assert_clean_failure(out: &Output, expected: &str) {

@@ -83,8 +83,9 @@ impl fmt::Display for Error {
 }
 
 /// Text from outside (a word, a typed number) as the messages quote it: in
-/// quotes, and at most 40 clusters long.
-pub(crate) fn quote(word: &str) -> String {
+/// quotes, and at most 40 clusters long (then "…"), so that a pasted
+/// 20,000-letter "word" is named, not printed whole.
+pub fn quote(word: &str) -> String {
     format!("'{}'", crate::tokenize::shortened(word, 40))
 }
 

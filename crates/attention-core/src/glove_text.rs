@@ -117,8 +117,9 @@ impl TextReader {
         if raw.len() > MAX_LINE_BYTES {
             return Err(invalid(format!("line {n} is longer than {MAX_LINE_BYTES} bytes")));
         }
-        let text = std::str::from_utf8(raw)
-            .map_err(|_| invalid(format!("line {n} is not UTF-8 text, so this is not a word-vector text file")))?;
+        let text = std::str::from_utf8(raw).map_err(|_| {
+            invalid(format!("line {n} is not UTF-8 text, so this is not a word-vector text file"))
+        })?;
         // A byte-order mark (Windows editors start a UTF-8 file with one) is not
         // part of the first word.
         let text = if n == 1 { text.strip_prefix('\u{FEFF}').unwrap_or(text) } else { text };
