@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { DIST, hashFor, KING, openPage, readTable, ready, useSite } from './helpers.mjs';
+import { DIST, hashFor, KING, openPage, readTable, ready, serveDist, useSite } from './helpers.mjs';
 
 const site = useSite();
 // scripts/test builds the model and sets AE_REQUIRE_MODEL=1: there these run
@@ -67,15 +67,16 @@ test('the trained model’s files failing: the model view says which, GloVe stay
   }
 });
 
-test('a model manifest that lies about sizes is refused before anything is allocated', { skip: !hasModel && 'no built model' }, async () => {
-  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&model=1'), {
-    routes: [['**/model/manifest.json', async (route) => {
-      const response = await route.fetch();
-      const manifest = await response.json();
-      manifest.core.bytes = 3e9;
-      await route.fulfill({ response, body: JSON.stringify(manifest) });
-    }]],
-  });
+test('a model manifest that lies about sizes is refused before anything is allocated', { skip: !hasModel && 'no built model' }, async (t) => {
+  // The server itself lies (the model worker's first request: served, not routed).
+  const lie = (bytes) => {
+    const manifest = JSON.parse(bytes);
+    manifest.core.bytes = 3e9;
+    return { status: 200, body: JSON.stringify(manifest) };
+  };
+  const server = await serveDist(DIST, { answers: { '/model/manifest.json': lie } });
+  t.after(() => server.close());
+  const { page, finish } = await openPage(site.browser, server.url + hashFor(KING, '&model=1'));
   await ready(page);
   await page.waitForSelector('#model-view[data-state="error"]', { timeout: 30000 });
   const message = await page.textContent('#model-view .model-error');

@@ -46,8 +46,15 @@ async function siteHeaders(root) {
   return headers;
 }
 
-/** Serves dist/ on 127.0.0.1 at a free port, with the site's own headers (CSP); resolves to { url, close }. */
-export async function serveDist(root = DIST) {
+/**
+ * Serves dist/ on 127.0.0.1 at a free port, with the site's own headers
+ * (CSP); resolves to { url, close }. `answers` (optional) maps a path (say
+ * '/model/manifest.json') to `(bytes) => ({ status, body })`, what the server
+ * answers instead of that file: a missing or lying file served by the server
+ * itself, which a request from a Web Worker meets as surely as the page's
+ * (Playwright's routes can miss a worker's first requests).
+ */
+export async function serveDist(root = DIST, { answers = {} } = {}) {
   if (!existsSync(path.join(root, 'index.html'))) {
     throw new Error(`${root}/index.html is missing: run scripts/build first`);
   }
@@ -57,6 +64,13 @@ export async function serveDist(root = DIST) {
       const url = new URL(request.url, 'http://localhost');
       let file = path.normalize(path.join(root, decodeURIComponent(url.pathname)));
       if (!file.startsWith(root)) throw new Error('outside');
+      const answer = answers[url.pathname];
+      if (answer) {
+        const { status, body } = answer(await readFile(file).catch(() => null));
+        response.writeHead(status, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'text/plain', 'Cache-Control': 'no-store' });
+        response.end(body);
+        return;
+      }
       if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
       const body = await readFile(file);
       response.writeHead(200, {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { assertClose, DIST, hashFor, hashOf, openPage, readTable, ready, ROOT, useSite } from './helpers.mjs';
+import { assertClose, DIST, hashFor, hashOf, openPage, readTable, ready, ROOT, serveDist, useSite } from './helpers.mjs';
 
 const GOLDEN = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/minilm-l5h11.json'), 'utf8'));
 const CAT = GOLDEN.sentence;
@@ -237,13 +237,11 @@ test('a 404 on an embedding shard names the shard', async () => {
   await finish();
 });
 
-test('without model files the view says how to build them', async () => {
-  const { page, finish } = await openPage(site.browser, null, {
-    allow: ALLOW_404,
-    origins: [new URL(site.url).origin],
-    routes: [['**/model/manifest.json', (route) => route.fulfill({ status: 404, body: 'not found' })]],
-  });
-  await page.goto(site.url + hashFor(CAT));
+test('without model files the view says how to build them', async (t) => {
+  // The server has no manifest (the model worker's first request: served, not routed).
+  const server = await serveDist(DIST, { answers: { '/model/manifest.json': () => ({ status: 404, body: 'not found' }) } });
+  t.after(() => server.close());
+  const { page, finish } = await openPage(site.browser, server.url + hashFor(CAT), { allow: ALLOW_404 });
   await ready(page);
   await page.click('#model-open');
   const error = page.locator('#model-view .model-error');
