@@ -231,6 +231,29 @@ test('a 100,000-word paste is cut to the limit, said so, and the page stays usab
   await finish();
 });
 
+test("the colour bar's tick labels of a long text, thousandths, fit in the heatmap", async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024)));
+  await ready(page);
+  const drawn = await page.evaluate(() => {
+    const overlay = document.getElementById('heatmap-overlay');
+    const [x, y, w, h] = overlay.dataset.colorbar.split(',').map(Number);
+    const canvas = document.getElementById('heatmap');
+    const ratio = canvas.width / canvas.getBoundingClientRect().width;
+    const pixels = (from, to) => {
+      const data = canvas.getContext('2d').getImageData(Math.round(from * ratio), Math.round(y * ratio), Math.round((to - from) * ratio), Math.round(h * ratio)).data;
+      let inked = 0;
+      for (let k = 3; k < data.length; k += 4) if (data[k] > 0) inked++;
+      return inked;
+    };
+    const width = canvas.getBoundingClientRect().width;
+    // The labels start 6 px after the strip; the last 3 px of the canvas stay clear of them.
+    return { labels: pixels(x + w + 6, width - 3), edge: pixels(width - 3, width) };
+  });
+  assert.ok(drawn.labels > 100, `tick labels drawn (${drawn.labels} px)`);
+  assert.equal(drawn.edge, 0, 'no tick label runs into the canvas edge');
+  await finish();
+});
+
 test('a pasted run of thousands of letters is one chip ending in "…", quoted short, and the page keeps its width', async () => {
   const run = 'z'.repeat(5000);
   const { page, finish } = await openPage(site.browser, site.url + hashFor(`${run} the king and queen`));

@@ -60,6 +60,10 @@ pub const GAP: f64 = 6.0;
 pub const COLORBAR_STRIP: f64 = 12.0;
 /// Smallest height of the colorbar, so its ticks stay readable for one token.
 pub const MIN_COLORBAR_HEIGHT: f64 = 120.0;
+/// Room for the colorbar's tick labels, in font sizes: six characters, such
+/// as "0.0025" (the painter writes at most 4 decimals: a long text's weights
+/// are thousandths), after the tick mark.
+pub const TICK_LABEL_EMS: f64 = 3.6;
 
 /// Where everything of the heatmap goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,8 +111,8 @@ impl HeatmapLayout {
         let font = finite_or(spec.font_size, 12.0).clamp(6.0, 48.0);
         let width = finite_or(spec.width, 320.0).max(60.0);
         let label_width = finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.35);
-        // Room for the colorbar strip and tick labels such as "0.45".
-        let colorbar_room = GAP * 2.0 + COLORBAR_STRIP + font * 2.6;
+        // Room for the colorbar strip and its tick labels.
+        let colorbar_room = GAP * 2.0 + COLORBAR_STRIP + font * TICK_LABEL_EMS;
         let fit = |gutter: f64| {
             let free = (width - gutter - colorbar_room).max(1.0);
             (free / cols.max(rows).max(1) as f64).min(MAX_CELL)
@@ -141,7 +145,7 @@ impl HeatmapLayout {
             colorbar,
             labels_shown,
             values_shown: cell >= font * 3.2,
-            width: (colorbar.right() + GAP + font * 2.6).min(width).max(colorbar.right()),
+            width: (colorbar.right() + GAP + font * TICK_LABEL_EMS).min(width).max(colorbar.right()),
             height,
         }
     }
