@@ -250,6 +250,22 @@ test('without model files the view says how to build them', async (t) => {
   await finish();
 });
 
+test('a text beyond the model\'s 512 pieces is refused in a sentence, with nothing left saying "Running…"; a shorter one runs', async () => {
+  const words = 'the king and queen ruled the kingdom while people said that it was good'.split(' ');
+  const long = Array.from({ length: 600 }, (_, k) => words[k % words.length]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(long, '&model=1'));
+  await ready(page);
+  await page.waitForSelector('#model-view[data-state="error"]', { timeout: MODEL_LOAD_MS });
+  assert.equal(await page.textContent('#model-view .model-error'),
+    'The sentence has 602 pieces with [CLS] and [SEP]; the model reads at most 512: shorten it.');
+  assert.equal(await page.locator('#model-view .model-loading').isVisible(), false, 'the download line is gone');
+  await page.fill('#sentence', CAT);
+  await modelReady(page);
+  assert.equal(await page.locator('#model-view .model-error').isVisible(), false);
+  assert.match(await page.textContent('#model-view .model-status'), /^\d+ pieces · all 72 heads computed/);
+  await finish();
+});
+
 test('a second visit reads the model from the Cache API, and a damaged kept file is fetched again', async () => {
   const { page, context, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1'));
   await ready(page);

@@ -10,7 +10,7 @@
 // state is the page's (`state.model`, see model-state.js). The heatmap and
 // the projection share one hover (`setHover`), which is not in the link.
 
-import { colorbarOf, colormap, matrixCanvas } from '../../analysis.js';
+import { colorbarOf, colormap, matrixCanvas, sentenceCase } from '../../analysis.js';
 import { ModelClient } from '../../model-client.js';
 import { withUtf16Spans } from '../../model-spans.js';
 import { DEFAULT_HEAD, DEFAULT_LAYER } from '../../model-state.js';
@@ -162,7 +162,8 @@ class ModelView {
         this.root.dataset.state = 'error';
         dom.loading.hidden = true;
         dom.retry.hidden = this.loadedOnce;
-        this.showError(message.message);
+        // The core's messages are clauses ("the sentence has … pieces"); the page writes sentences.
+        this.showError(sentenceCase(message.message));
       },
       ranking: (message) => this.search.receive(message),
       details: (message) => this.inside.receive(message),
