@@ -106,7 +106,9 @@ const SHOTS = [
   // Context vectors: the nearest words of each word's own vector and of its context vector.
   {
     file: 'tour-meaning.png', colorScheme: 'light', viewport: TOUR, hash: hashFor('The bank of the river flooded after the storm', '&lab=meaning'), element: '#teach',
-    settled: () => document.querySelector('#lab-meaning:not([hidden]) #meaning-table tbody tr'),
+    // Its rows, and their nearest words (searched after the rows are drawn).
+    settled: () => document.querySelector('#lab-meaning:not([hidden]) #meaning-table tbody tr') &&
+      !document.getElementById('teach').innerText.includes('Finding the nearest words…'),
   },
   // The trained model beside GloVe: from the model view's top to the end of its heatmap and arrows.
   {
@@ -172,17 +174,12 @@ async function nextFrames(page) {
 }
 
 /**
- * Scrolls the page down a screen at a time, then back: a view far below the
- * screen draws only when it comes near (page.js), and a full-page shot
- * shows what is below the screen without scrolling to it.
+ * Draws every view that waits far from the screen, as the page does for
+ * printing (page.js): a full-page shot shows what is below the screen
+ * without scrolling to it. In every frame: a blog's widgets too.
  */
 async function drawAll(page) {
-  const [height, screen] = await page.evaluate(() => [document.documentElement.scrollHeight, innerHeight]);
-  for (let y = screen; y < height; y += screen) {
-    await page.evaluate((top) => scrollTo(0, top), y);
-    await nextFrames(page);
-  }
-  await page.evaluate(() => scrollTo(0, 0));
+  for (const frame of page.frames()) await frame.evaluate(() => dispatchEvent(new Event('beforeprint')));
   await nextFrames(page);
 }
 

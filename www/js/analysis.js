@@ -358,8 +358,9 @@ export class AnalysisJob {
       let analysis;
       try {
         while (!this.job.advance(1)) {
-          if (performance.now() - start >= SLICE_MS) {
-            computing += performance.now() - start;
+          const spent = performance.now() - start;
+          if (spent >= SLICE_MS) {
+            computing += spent;
             this.timer = setTimeout(slice, 0);
             return;
           }
