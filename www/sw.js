@@ -1,43 +1,86 @@
 // The service worker: after one visit the page opens with no network. It
 // keeps the app (pages, scripts, styles, the wasm) and every word-vector
 // shard the page has fetched, in the Cache API of this site:
+// - at install, every file of the app (BUILD.files, written by scripts/build),
+//   in a cache named by their version; then it takes control of the page at
+//   once, and that page names the shards it fetched before (message 'keep');
 // - shards and the nearest-word index live under a folder named by their
 //   set's id (data/glove-6b-50d/<set>/…), so their content never changes:
-//   served from the cache when there, else fetched and kept;
+//   served from the cache when there, else fetched and kept; those of an
+//   older set are dropped;
 // - everything else (the app, the vectors' manifest) is fetched first, so a
 //   new version is used at once, and the kept copy serves when offline.
 // A word whose shard was never fetched stays unknown offline, and the page
 // says it needs the network. The trained model keeps its own cache (its
 // worker), and nothing of another origin is ever touched.
 
-const APP = 'attention-explorer-app-v1';
+// Written by scripts/build (scripts/offline-files.mjs): the app's files, a hash of them, the shard set's id.
+const BUILD = { version: 'unbuilt', set: '', files: [] };
+
+const APP = `attention-explorer-app-${BUILD.version}`;
 const SHARDS = 'attention-explorer-shards-v1';
-const SHELL = ['./', 'index.html', 'embed.html', 'style.css', 'favicon.png', 'examples.txt', 'pkg/attention_wasm.js', 'pkg/attention_wasm_bg.wasm'];
+const SHARD_PATH = /\/data\/glove-6b-50d\/([0-9a-f]{16})\//;
 
 self.addEventListener('install', (event) => {
-  // The shell is cached as the first visit fetches it; this only makes sure of the entry pages.
-  event.waitUntil(caches.open(APP).then((cache) => cache.addAll(SHELL)).catch(() => {}));
+  // Revalidated, not taken from the HTTP cache as they are: one version of every file.
+  const files = BUILD.files.map((file) => new Request(file, { cache: 'no-cache' }));
+  // A file that fails (the network dropped) is kept later, when the page fetches it.
+  event.waitUntil(caches.open(APP).then((cache) => cache.addAll(files)).catch(() => {}));
   self.skipWaiting();
 });
 
 self.addEventListener('activate', (event) => {
-  event.waitUntil(caches.keys().then((keys) => Promise.all(
-    keys.filter((key) => key.startsWith('attention-explorer-') && key !== APP && key !== SHARDS && !key.includes('model'))
-      .map((key) => caches.delete(key)),
-  )));
+  event.waitUntil((async () => {
+    const keys = await caches.keys();
+    await Promise.all(keys.filter((key) => key.startsWith('attention-explorer-') && key !== APP && key !== SHARDS && !key.includes('model'))
+      .map((key) => caches.delete(key)));
+    // The data was built again: shards of the old set are never asked for.
+    const shards = await caches.open(SHARDS);
+    for (const request of await shards.keys()) {
+      if (BUILD.set && SHARD_PATH.exec(new URL(request.url).pathname)?.[1] !== BUILD.set) await shards.delete(request);
+    }
+    // The first visit's page too, from now on.
+    await self.clients.claim();
+  })());
+});
+
+// The page names what it fetched before this worker controlled it: { type: 'keep', urls }.
+self.addEventListener('message', (event) => {
+  if (event.data?.type === 'keep' && Array.isArray(event.data.urls)) event.waitUntil(keep(event.data.urls));
 });
 
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
   if (request.method !== 'GET' || url.origin !== self.location.origin || url.pathname.includes('/model/')) return;
-  if (/\/data\/glove-6b-50d\/[0-9a-f]{16}\//.test(url.pathname)) event.respondWith(cacheFirst(request));
+  if (SHARD_PATH.test(url.pathname)) event.respondWith(cacheFirst(request));
   else event.respondWith(networkFirst(request));
 });
 
+async function keep(urls) {
+  const cache = await caches.open(SHARDS);
+  for (const href of urls) {
+    let url;
+    try {
+      url = new URL(String(href));
+    } catch {
+      continue;
+    }
+    if (url.origin !== self.location.origin || SHARD_PATH.exec(url.pathname)?.[1] !== BUILD.set) continue;
+    if (await cache.match(url)) continue;
+    try {
+      const response = await fetch(url);
+      if (response.ok) await cache.put(url, response);
+    } catch {
+      // Offline already: the page fetches it again when it needs it.
+    }
+  }
+}
+
 async function cacheFirst(request) {
   const cache = await caches.open(SHARDS);
-  const kept = await cache.match(request);
+  // A shard the page found damaged is asked for again past every cache (vectors.js), this one too.
+  const kept = request.cache === 'reload' ? null : await cache.match(request);
   if (kept) return kept;
   const response = await fetch(request);
   if (response.ok) cache.put(request, response.clone()).catch(() => {});

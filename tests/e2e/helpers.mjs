@@ -142,7 +142,9 @@ export function useSite({ root = DIST, check } = {}) {
 const SLOW_FRAMES = Number(process.env.AE_SLOW_FRAMES ?? 0);
 
 export async function openPage(browser, url, { allow = [], viewport = { width: 1200, height: 900 }, colorScheme = 'light', routes = [], origins = url ? [new URL(url).origin] : [] } = {}) {
-  const context = await browser.newContext({ viewport, colorScheme });
+  // The service worker controls a page soon after its first heatmap (sw.js), and a
+  // route does not see the requests it makes: a test that routes blocks it.
+  const context = await browser.newContext({ viewport, colorScheme, serviceWorkers: routes.length ? 'block' : 'allow' });
   if (SLOW_FRAMES > 0) {
     // scripts/test-browser --slow-frames: every animation frame runs late, so a
     // test that reads the page before a deferred redraw has happened fails.

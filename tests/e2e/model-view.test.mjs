@@ -51,10 +51,10 @@ function assertRows(table, expectedRows) {
   }
 }
 
-/** Every request the context makes, as paths. */
+/** Every request the context's pages make, as paths (not the service worker's own). */
 function recordPaths(context) {
   const paths = [];
-  context.on('request', (request) => paths.push(new URL(request.url()).pathname));
+  context.on('request', (request) => request.serviceWorker() || paths.push(new URL(request.url()).pathname));
   return paths;
 }
 

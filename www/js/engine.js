@@ -51,8 +51,9 @@ export class Engine {
   /** Loads the nearest-word index once (a few MB, only when a view asks for nearest words). */
   neighbors() {
     if (!this.explorer.isSharded) return Promise.resolve();
-    this.neighborsLoading ??= fetchNeighbors(this.explorer, this.vectors.manifest).then(() => {
+    this.neighborsLoading ??= fetchNeighbors(this.explorer, this.vectors.manifest).then((url) => {
       this.neighborsReady = true;
+      this.vectors.arrived?.add(url);
     }, (error) => {
       this.neighborsLoading = null;
       throw error;
@@ -184,7 +185,8 @@ async function fetchNeighbors(explorer, manifest) {
   if (!entry || typeof entry.file !== 'string' || /^[a-z]+:|^\/|\.\./i.test(entry.file)) {
     throw new Error('this site has no nearest-word index');
   }
-  const response = await fetch(new URL(entry.file, VECTORS_URL));
+  const url = new URL(entry.file, VECTORS_URL).href;
+  const response = await fetch(url);
   if (!response.ok) throw new Error(`the nearest-word index could not be loaded (HTTP ${response.status})`);
   explorer.loadNeighbors(new Uint8Array(await response.arrayBuffer()));
   // Reading the index, building its rounded rows, then the first search:
@@ -192,6 +194,7 @@ async function fetchNeighbors(explorer, manifest) {
   await nextTask();
   explorer.prepareNeighbors();
   await nextTask();
+  return url;
 }
 
 /**

@@ -255,7 +255,7 @@ class Page {
       return;
     }
     this.render();
-    keepOffline();
+    keepOffline(ctx.defaultEngine.vectors);
   }
 
   /** Computes with `engine` from now on; the analysis of the previous one goes. */
@@ -447,11 +447,20 @@ export async function startPage({ views, embed = false, onHash = () => {} }) {
 
 /**
  * Registers the service worker (sw.js) after the first heatmap, so that the
- * next visit opens without the network. It takes no control of this visit.
+ * page opens without the network from then on. The worker keeps every file
+ * of the app and takes control of this visit as it starts; the word-vector
+ * files that `vectors` (the default store) fetched before that are named to
+ * it, and it keeps them too.
  */
-function keepOffline() {
+function keepOffline(vectors) {
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
-  const register = () => navigator.serviceWorker.register(new URL('../sw.js', import.meta.url)).catch(() => {});
+  const workers = navigator.serviceWorker;
+  if (!workers.controller) {
+    workers.addEventListener('controllerchange', () => {
+      workers.controller?.postMessage({ type: 'keep', urls: [...vectors.arrived] });
+    }, { once: true });
+  }
+  const register = () => workers.register(new URL('../sw.js', import.meta.url)).catch(() => {});
   if ('requestIdleCallback' in window) requestIdleCallback(register, { timeout: 3000 });
   else setTimeout(register, 1000);
 }

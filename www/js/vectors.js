@@ -45,6 +45,7 @@ export class VectorStore {
     this.reloads = new Set(); // shards to fetch past the HTTP cache (retried after a bad file)
     this.version = 0; // changes whenever a shard arrives or the failures are forgotten
     this.needed = null; // { text, version, shards }: the last text's shards not in yet (missing)
+    this.arrived = new Set(); // URLs of the files read whole (the service worker keeps them: page.js)
   }
 
   /** Whether the set is the small committed fallback, not the whole vocabulary. */
@@ -126,6 +127,7 @@ export class VectorStore {
       try {
         this.explorer.addShard(bytes);
         this.version += 1;
+        this.arrived.add(url.href);
       } catch (error) {
         this.reloads.add(k);
         throw new Error(`${name} is damaged: ${error.message}`);
