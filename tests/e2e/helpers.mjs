@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const DIST = path.join(ROOT, 'dist');
+/** The built site the tests serve: dist/, or AE_DIST (a copy, for tests run beside a build). */
+export const DIST = process.env.AE_DIST ? path.resolve(process.env.AE_DIST) : path.join(ROOT, 'dist');
 export const KING = 'The king and queen ruled the kingdom';
 export const KING_ROW = [0.0647, 0.4431, 0.0489, 0.1645, 0.0629, 0.0647, 0.1512];
 
