@@ -10,7 +10,7 @@ import { DIST, hashFor, hashOf, KING, openPage, ready, useSite } from './helpers
 const site = useSite();
 
 async function hidden(page) {
-  return page.evaluate(() => ['#views', '#teach', '.weights-section', '.model-section'].every((s) => getComputedStyle(document.querySelector(s)).display === 'none'));
+  return page.evaluate(() => ['#views', '#teach', '.weights-section', '.model-section', '.share .export'].every((s) => getComputedStyle(document.querySelector(s)).display === 'none'));
 }
 
 test('a quiz link hides every weight until each question is answered', async () => {
@@ -21,6 +21,10 @@ test('a quiz link hides every weight until each question is answered', async () 
   assert.match(await page.textContent('#quiz h3'), /Question 1: which word does king attend to most\?/);
   assert.deepEqual(await page.$$eval('#quiz .quiz-choices button', (bs) => bs.map((b) => b.textContent)), ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
   assert.equal(await page.locator('#quiz .compare-value').count(), 0, 'no number before the guess');
+  // A word focused in the strip is not announced with its strongest keys, as outside a quiz.
+  await page.click('#tokens .token >> nth=1');
+  await page.waitForFunction(() => location.hash.includes('focus=1'));
+  assert.equal(await page.textContent('#announce'), '', 'no weight for a screen reader either');
   await page.click('#quiz .quiz-choices button >> text=queen');
   await page.waitForSelector('#quiz .quiz-reveal');
   assert.match(await page.textContent('#quiz .quiz-wrong'), /you chose 'queen' \(0\.1645\); the most is 'king' \(0\.4431\)/);
@@ -31,6 +35,16 @@ test('a quiz link hides every weight until each question is answered', async () 
   await page.waitForSelector('#quiz .quiz-right');
   assert.match(await page.textContent('#quiz .quiz-score'), /2 of 2 answered · 1 right/);
   assert.equal((await hashOf(page)).quiz, 'g.1.3', 'the score stays on this device, not in the link');
+  // A reload keeps the guesses (this tab's storage); Start over forgets them.
+  await page.reload();
+  await page.waitForSelector('#quiz .quiz-reveal');
+  assert.match(await page.textContent('#quiz .quiz-score'), /2 of 2 answered · 1 right/);
+  await page.click('#quiz-again');
+  await page.waitForSelector('#quiz .quiz-choices button');
+  assert.match(await page.textContent('#quiz .quiz-score'), /0 of 2 answered · 0 right/);
+  assert.match(await page.textContent('#quiz h3'), /Question 1: which word does king/);
+  await page.click('#quiz .quiz-choices button >> text=king');
+  await page.waitForSelector('#quiz .quiz-right');
   await page.click('#quiz-end');
   assert.equal((await hashOf(page)).quiz, undefined);
   assert.ok(!(await hidden(page)));
@@ -80,5 +94,14 @@ test('a quiz about a model head asks where the model looks, and says what the he
   await page.waitForSelector('#quiz .quiz-right');
   assert.match(await page.textContent('#quiz .quiz-right'), /Right: 'cat' \(0\.6825\)/);
   assert.match(await page.textContent('#quiz .quiz-why'), /What this head does on this sentence: .*'cat'/);
+  await finish();
+});
+
+test('a quiz about a head the model does not have says so, and leaves the question out', { skip: process.env.AE_REQUIRE_MODEL !== '1' && !existsSync(path.join(DIST, 'model', 'manifest.json')) && 'no built model' }, async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&quiz=m.9.9.1'));
+  await page.waitForSelector('#quiz .note >> text=left out', { timeout: 90000 });
+  assert.match(await page.textContent('#quiz'), /Question 1: layer 9, head 9 is not a head of the trained model, so it is left out\./);
+  assert.doesNotMatch(await page.textContent('#quiz'), /Getting the question ready/);
+  assert.match(await page.textContent('#quiz .quiz-score'), /0 of 0 answered/);
   await finish();
 });

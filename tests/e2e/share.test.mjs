@@ -158,3 +158,68 @@ test('with a trained-model head open, the download holds the model’s weights, 
   assert.equal(glove.queries[0], 'the');
   await finish();
 });
+
+test('the element snippet opens the same link as the iframe snippet, each flag and its opposite', async () => {
+  // The element is made for other sites' pages: its inline style is refused by this page's own policy, which matters not here.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), { allow: [/Content Security Policy|CSP violation: style-src/] });
+  await ready(page);
+  const pairs = await page.evaluate(async (hashes) => {
+    const { snippets } = await import('./js/views/share.js');
+    const { parseHash } = await import('./js/state.js');
+    await new Promise((resolve, reject) => document.head.append(Object.assign(document.createElement('script'), { src: 'attention-viz.js', onload: resolve, onerror: reject })));
+    const holder = Object.assign(document.createElement('div'), { hidden: true }); // its iframes never load
+    document.body.append(holder);
+    return hashes.map((hash) => {
+      const state = parseHash(hash);
+      const { iframe, element } = snippets(state, state.model ? 'head' : 'main', new URL('.', location.href).href);
+      holder.replaceChildren(document.createRange().createContextualFragment(element.split('\n')[1]));
+      const fromElement = new URL(holder.querySelector('attention-viz iframe').src).hash;
+      const fromIframe = new URL(iframe.match(/<iframe src="([^"]+)"/)[1].replace(/&amp;/g, '&')).hash;
+      return [JSON.stringify(parseHash(fromElement)), JSON.stringify(parseHash(fromIframe))];
+    });
+  }, [
+    '#s=a%20b&self=0&causal=1&scale=0&t=2&pal=greys',
+    '#s=a%20b&model=1&mlayer=3&mhead=2&units=words&special=0',
+    '#s=a%20b&model=1&special=1',
+  ]);
+  for (const [element, iframe] of pairs) assert.equal(element, iframe);
+  assert.match(pairs[1][0], /"special":false/);
+  await finish();
+});
+
+test('a download is what is drawn: its text and settings while new words load, a control character, letters of any script, your own vectors', async () => {
+  let release = null; // holds back the shards of the next text while set
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The king%01 and queen'.replace('%01', '\u0001')), {
+    routes: [['**/*.aews', async (route) => { await release?.promise; await route.continue(); }]],
+  });
+  await ready(page);
+  const svg = await downloaded(page, 'main', '#export-svg');
+  assert.equal(svg.name, 'attention-the-king-and-queen.svg');
+  assert.equal(await page.evaluate((text) => new DOMParser().parseFromString(text, 'image/svg+xml').querySelector('parsererror')?.textContent ?? null, svg.bytes.toString('utf8')), null, 'the SVG is well-formed XML');
+  assert.match(svg.bytes.toString('utf8'), /<title>The king\uFFFD and queen<\/title>/);
+  // New words on their way, and the causal mask ticked: the screen still shows the last analysis.
+  release = {};
+  release.promise = new Promise((resolve) => { release.resolve = resolve; });
+  await page.fill('#sentence', 'Zebras gallop across savanna grasslands');
+  await page.check('#opt-causal');
+  await page.waitForSelector('#tokens .token.pending');
+  const json = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  assert.equal(json.title, 'The king\u0001 and queen');
+  assert.deepEqual(json.queries, ['the', 'king', 'and', 'queen']);
+  assert.match(json.caption, /no causal mask/);
+  release.resolve();
+  await page.waitForFunction(() => [...document.querySelectorAll('#weights thead th')].some((th) => th.textContent === 'zebras'));
+  const drawn = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  assert.equal(drawn.title, 'Zebras gallop across savanna grasslands');
+  assert.match(drawn.caption, /· causal mask/);
+  assert.equal(drawn.weights[0][1], null, 'masked above the diagonal');
+  release = null;
+  await page.fill('#sentence', 'Le café est chaud');
+  await page.waitForFunction(() => [...document.querySelectorAll('#weights thead th')].some((th) => th.textContent === 'café'));
+  assert.equal((await downloaded(page, 'main', '#export-csv')).name, 'attention-le-café-est-chaud.csv');
+  await page.setInputFiles('#vectors-file', { name: 'tiny.vec', mimeType: 'text/plain', buffer: Buffer.from('3 3\nle 1 0 0\ncafé 0 1 0\nest 0 0 1\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
+  const own = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  assert.match(own.caption, /^your own vectors \(tiny\.vec, 3d\) · scores ÷ √3/);
+  await finish();
+});

@@ -11,9 +11,10 @@
 
 import { formatTemperature } from './state.js';
 
-/** The caption of a GloVe analysis's settings, in words. */
-export function settingsCaption(state, dim = 50) {
-  const parts = [`GloVe 6B ${dim}d`, state.scale ? `scores ÷ √${dim}` : 'unscaled scores'];
+/** The caption of an analysis's settings, in words; `source`: the user's own vectors that made it (engine.js), if so. */
+export function settingsCaption(state, dim = 50, source = null) {
+  const vectors = source ? `your own vectors (${source.name}, ${dim}d)` : `GloVe 6B ${dim}d`;
+  const parts = [vectors, state.scale ? `scores ÷ √${dim}` : 'unscaled scores'];
   if (state.temperature !== 1) parts.push(`temperature ${formatTemperature(state.temperature)}`);
   parts.push(state.self ? 'a word may attend to itself' : 'no attention to itself', state.causal ? 'causal mask' : 'no causal mask');
   return parts.join(' · ');
@@ -53,7 +54,10 @@ export function jsonOf(figure) {
   return `${JSON.stringify({ kind: figure.kind, title: figure.title, caption: figure.caption, queries: figure.rowLabels, keys: figure.colLabels, weights }, null, 1)}\n`;
 }
 
-const xml = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+// XML allows neither most control characters, nor U+FFFE and U+FFFF, nor half an emoji: a
+// sentence holding one would make a file no viewer opens. Each becomes U+FFFD.
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const xml = (text) => String(text).replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Above this many cells the SVG carries the cells as one embedded bitmap instead of a rectangle each. */
 export const SVG_RECT_LIMIT = 128 * 128;

@@ -112,8 +112,10 @@ export class MatrixPanel {
     const { data } = this;
     if (!data) return null;
     const state = this.ctx.store.get();
+    const { engine } = this.ctx;
     return {
-      kind: this.options.name, title: state.sentence, caption: `${this.options.name}: ${this.caption.textContent} · ${settingsCaption(state)}`,
+      kind: this.options.name, title: state.sentence,
+      caption: `${this.options.name}: ${this.caption.textContent} · ${settingsCaption(state, engine?.explorer.dim, engine?.source)}`,
       rows: data.rows, cols: data.cols, rowLabels: data.rowLabels, colLabels: data.colLabels, weights: data.weights,
       masked: data.masked, scaleMax: this.scaleMax, palette: this.palette,
     };

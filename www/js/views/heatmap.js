@@ -78,11 +78,13 @@ class MainHeatmap {
   figure() {
     const { analysis } = this;
     if (!analysis) return null;
-    const state = this.store.get();
+    // The text and settings of the analysis drawn: while a new text's words
+    // arrive, the screen (and so the file) still shows the last one.
+    const { state, engine } = analysis;
     return {
-      kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim), rows: analysis.n, cols: analysis.n,
+      kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim, engine.source), rows: analysis.n, cols: analysis.n,
       rowLabels: analysis.labels, colLabels: analysis.labels, weights: analysis.weights, masked: analysis.masked,
-      scaleMax: analysis.scaleMax, palette: state.palette,
+      scaleMax: analysis.scaleMax, palette: this.store.get().palette,
     };
   }
 
@@ -150,7 +152,8 @@ class MainHeatmap {
     const { analysis, announcer } = this;
     if (!announcer || !analysis) return;
     const i = state.focus;
-    if (i === null) {
+    // A quiz hides the weights until they are guessed: a screen reader must not hear them either.
+    if (i === null || state.quiz) {
       put(announcer, 'textContent', '');
       return;
     }

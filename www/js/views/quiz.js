@@ -19,6 +19,7 @@ function question(quiz, index, { analysis, model }) {
   const row = quiz.rows[index];
   if (quiz.source === 'model') {
     if (!model) return { pending: 'the trained model is loading…' };
+    if (model.absent) return { invalid: `layer ${quiz.layer}, head ${quiz.head} is not a head of the trained model` };
     if (row >= model.rows) return { invalid: `token ${row} does not exist: the model sees ${model.rows} tokens here` };
     return { row, word: model.rowLabels[row], keys: model.colLabels, weights: model.weights.subarray(row * model.cols, (row + 1) * model.cols), where: model.caption, why: model.description };
   }
@@ -27,6 +28,29 @@ function question(quiz, index, { analysis, model }) {
   const { n, labels, weights, masked } = analysis;
   const keep = [...Array(n).keys()].filter((j) => !masked[row * n + j]);
   return { row, word: labels[row], keys: labels, keep, weights: weights.subarray(row * n, (row + 1) * n), steps: () => analysis.steps(row), where: 'GloVe 6B, raw vectors as queries and keys' };
+}
+
+// A student's guesses stay in this tab's session storage (never in the link,
+// never sent anywhere), so that a reload keeps the score. Storage that is
+// blocked (a widget on a site that forbids it) only costs that.
+const KEPT = 'attention-explorer:quiz:';
+
+/** The guesses kept for quiz `key`: Map(question → guessed key). */
+function kept(key) {
+  try {
+    const pairs = JSON.parse(sessionStorage.getItem(KEPT + key) ?? '[]');
+    return new Map(Array.isArray(pairs) ? pairs.filter((p) => Array.isArray(p) && p.every(Number.isInteger)) : []);
+  } catch {
+    return new Map();
+  }
+}
+
+function keep(key, guesses) {
+  try {
+    sessionStorage.setItem(KEPT + key, JSON.stringify([...guesses]));
+  } catch {
+    // Blocked or full: the guesses last as long as the page.
+  }
 }
 
 class QuizView {
@@ -43,10 +67,17 @@ class QuizView {
     return formatHash({ ...state, focus: null, cell: null });
   }
 
-  /** The model's open head as a figure (views/model/head.js registers it), when it is the quiz's head. */
-  modelFigure(quiz) {
+  /**
+   * The model's open head as a figure (views/model/head.js registers it),
+   * when it is the quiz's head; { absent } when the model has no such head
+   * (its view opened its default head instead); else null (still loading).
+   */
+  modelFigure(quiz, state) {
     const figure = this.ctx.figures.get('model-head')?.figure();
-    return figure && figure.layer === quiz.layer && figure.head === quiz.head ? figure : null;
+    if (!figure) return null;
+    if (figure.layer === quiz.layer && figure.head === quiz.head) return figure;
+    const { model } = state;
+    return model && (model.layer !== quiz.layer || model.head !== quiz.head) ? { absent: true } : null;
   }
 
   update(state, analysis) {
@@ -55,9 +86,10 @@ class QuizView {
     put(document.body.dataset, 'quiz', quiz ? 'on' : 'off');
     put(this.panel, 'hidden', !quiz);
     if (!quiz) return;
-    const guesses = this.guesses.get(this.key(state)) ?? new Map();
-    this.guesses.set(this.key(state), guesses);
-    const sources = { analysis, model: quiz.source === 'model' ? this.modelFigure(quiz) : null };
+    const key = this.key(state);
+    const guesses = this.guesses.get(key) ?? kept(key);
+    this.guesses.set(key, guesses);
+    const sources = { analysis, model: quiz.source === 'model' ? this.modelFigure(quiz, state) : null };
     const questions = quiz.rows.map((_, i) => question(quiz, i, sources));
     this.current = Math.min(this.current, quiz.rows.length - 1);
     this.draw(quiz, questions, guesses);
@@ -95,6 +127,7 @@ class QuizView {
         button.dataset.key = String(j);
         button.addEventListener('click', () => {
           guesses.set(this.current, j);
+          keep(this.key(this.store.get()), guesses);
           this.ctx.refresh();
         });
         choices.append(button);
@@ -127,6 +160,18 @@ class QuizView {
     all.title = 'Leave the quiz: the heatmap, the arrows and every number';
     all.addEventListener('click', () => this.store.update({ quiz: null }, 'push'));
     nav.append(previous, next, all);
+    if (guesses.size) {
+      const again = el('button', 'Start over', 'small');
+      again.type = 'button';
+      again.id = 'quiz-again';
+      again.title = 'Forget every guess of this quiz, on this device';
+      again.addEventListener('click', () => {
+        guesses.clear();
+        keep(this.key(this.store.get()), guesses);
+        go(0);
+      });
+      nav.append(again);
+    }
     return nav;
   }
 }

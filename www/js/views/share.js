@@ -26,8 +26,10 @@ const ATTRIBUTES = { t: 'temperature', pal: 'palette', th: 'threshold', mlayer: 
 /** Links longer than this may be cut by the apps they are pasted into. */
 const LONG_LINK = 2000;
 
+/** A file name's words from `text`: letters and digits of any script ('café', '東京'), the rest as '-'. */
 function slug(text) {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'sentence';
+  const words = text.normalize('NFC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '-').replace(/^-|-$/g, '');
+  return [...words].slice(0, 40).join('').replace(/-$/, '') || 'sentence';
 }
 
 /** Escapes text for an HTML attribute value or text in a snippet the user copies. */
@@ -63,7 +65,8 @@ export function snippets(state, view, base) {
   const attrs = [`sentence="${attribute(state.sentence)}"`];
   const params = new URLSearchParams(hash.slice(1));
   for (const [key, value] of params) {
-    const flag = { 'self=0': 'no-self', 'causal=1': 'causal', 'scale=0': 'no-scale' }[`${key}=${value}`];
+    // The element's flags (attention-viz.js FLAGS) take no value: `special="0"` would read as `special`.
+    const flag = { 'self=0': 'no-self', 'causal=1': 'causal', 'scale=0': 'no-scale', 'special=0': 'no-special', 'special=1': 'special' }[`${key}=${value}`];
     if (flag) attrs.push(flag);
     else if (!['s', 'self', 'causal', 'scale', 'model'].includes(key)) attrs.push(`${ATTRIBUTES[key] ?? key}="${attribute(value)}"`);
   }
@@ -152,6 +155,11 @@ class ShareView {
   }
 
   exportWith(make) {
+    // The quiz hides the weights until each is guessed (its downloads are hidden too).
+    if (this.store.get().quiz) {
+      this.flash('Downloads come back after the quiz: “See everything” ends it.');
+      return;
+    }
     const figure = this.figure();
     if (!figure) {
       this.flash('Nothing to download yet.');
