@@ -116,6 +116,25 @@ test('two widgets on a blog of another origin, one dark: right numbers, own heig
   await finish();
 });
 
+test('a widget keeps working when the widget that lent it its engine leaves the post', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/widgets.html`);
+  const frames = [0, 1].map((k) => page.frameLocator(`attention-viz >> nth=${k} >> iframe`));
+  for (const frame of frames) await widgetTable(frame);
+  // One widget loaded the engine and lends it (engine.js); a blog that renders its post again removes it.
+  const lends = await Promise.all(frames.map((frame) => frame.locator('html').evaluate(() => Boolean(window.attentionExplorerHub))));
+  assert.deepEqual(lends.filter(Boolean).length, 1, 'one lender');
+  const lender = lends.indexOf(true);
+  await page.evaluate((k) => document.querySelectorAll('attention-viz')[k].remove(), lender);
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('sentence', 'Zebras gallop across savanna grasslands'));
+  const left = page.frameLocator('attention-viz >> iframe');
+  await left.locator('#weights thead th >> text=grasslands').waitFor({ timeout: 20000 });
+  assert.equal(await left.locator('#tokens .token.failed').count(), 0, 'no word failed to load');
+  assert.deepEqual((await widgetTable(left)).header, ['zebras', 'gallop', 'across', 'savanna', 'grasslands']);
+  await finish();
+});
+
 test('the iframe snippet sizes its iframe, accepting only the widget’s own messages', async () => {
   const origin = await theBlog();
   const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });

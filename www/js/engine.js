@@ -130,19 +130,24 @@ let hub = null;
  * every call in a page (start.js asks first, the page later). Widgets of one
  * post (iframes of this site on the same page) share them: the first one
  * loads them and lends them to the others, so a post with three widgets has
- * one wasm instance and one cache of word vectors.
+ * one wasm instance and one cache of word vectors. A borrowed hub names its
+ * `lender` (that frame's window): when it goes, so do its fetches and
+ * timers, and the borrower loads its own (ownEngineHub).
  */
 export function engineHub({ share = false } = {}) {
-  if (hub) return hub;
-  hub = share ? siblingHub() : null;
-  if (hub) return hub;
-  hub = { wasm: loadWasm(), engine: loadEngine() };
+  hub ??= (share ? siblingHub() : null) ?? ownEngineHub({ share });
+  return hub;
+}
+
+/** This frame's own wasm and engine from now on, lent to the post's later widgets when `share`. */
+export function ownEngineHub({ share = true } = {}) {
+  hub = { wasm: loadWasm(), engine: loadEngine(), lender: null };
   hub.engine.catch(() => {}); // the page that awaits it reports the error
   if (share) window.attentionExplorerHub = hub;
   return hub;
 }
 
-/** The hub of another frame of this site in the same page, if there is one. */
+/** The hub of another frame of this site in the same page, if there is one: { wasm, engine, lender }. */
 function siblingHub() {
   if (window.parent === window) return null;
   let frames;
@@ -154,7 +159,8 @@ function siblingHub() {
   for (let i = 0; i < frames.length; i++) {
     try {
       const frame = frames[i];
-      if (frame !== window && frame.location.origin === location.origin && frame.attentionExplorerHub) return frame.attentionExplorerHub;
+      const lent = frame !== window && frame.location.origin === location.origin ? frame.attentionExplorerHub : null;
+      if (lent) return { wasm: lent.wasm, engine: lent.engine, lender: frame };
     } catch {
       // A frame of another site: not ours to look into.
     }

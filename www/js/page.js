@@ -19,7 +19,7 @@
 // nearness from an IntersectionObserver, so an update never forces a layout.
 
 import { Analysis, AnalysisJob, measureLatest, tokensOf } from './analysis.js';
-import { engineHub } from './engine.js';
+import { engineHub, ownEngineHub } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
 import { put } from './dom.js';
@@ -229,33 +229,51 @@ class Page {
   async load() {
     const { ctx } = this;
     const hub = engineHub({ share: ctx.embed });
+    // A widget that borrowed another's engine loads its own when that one
+    // leaves the post (a blog that renders its posts again removes widgets).
+    hub.lender?.addEventListener('pagehide', () => this.rehome(), { once: true });
+    if (!(await this.adopt(hub))) return;
+    this.render();
+    keepOffline(ctx.defaultEngine.vectors);
+  }
+
+  /** Loads this frame's own engine in place of the one it borrowed, and computes with it. */
+  async rehome() {
+    const { ctx } = this;
+    const lent = ctx.defaultEngine;
+    if (!(await this.adopt(ownEngineHub()))) return;
+    if (ctx.engine === lent) this.useEngine(ctx.defaultEngine);
+  }
+
+  /** Takes the wasm and the default engine of `hub`; false (told to every view) if they fail to load. */
+  async adopt(hub) {
+    const { ctx } = this;
     try {
       ctx.wasm = await hub.wasm;
       for (const view of this.views) view.wasmReady?.(ctx.wasm);
       ctx.defaultEngine = await hub.engine;
       ctx.engine ??= ctx.defaultEngine;
-      // Each shard that arrives or fails shows in the tokens, a few times a
-      // second: a long text's hundred shards would redraw them every frame.
-      // (The last one draws the analysis at once: fetch() renders then.) A
-      // shard that nothing shown waits for (a nearest word's, after a click)
-      // changes nothing here: the view that asked for it draws it.
-      let timer = 0;
-      let last = 0;
-      ctx.defaultEngine.vectors.listen(() => {
-        if (!this.shown?.pending && !this.shown?.tokens.some((t) => t.pending)) return;
-        timer ||= setTimeout(() => {
-          timer = 0;
-          last = performance.now();
-          ctx.refresh();
-        }, Math.max(0, last + LOADING_REDRAW_MS - performance.now()));
-      });
     } catch (error) {
       for (const view of this.views) view.failed?.(error.message);
       document.documentElement.dataset.failed = '1';
-      return;
+      return false;
     }
-    this.render();
-    keepOffline(ctx.defaultEngine.vectors);
+    // Each shard that arrives or fails shows in the tokens, a few times a
+    // second: a long text's hundred shards would redraw them every frame.
+    // (The last one draws the analysis at once: fetch() renders then.) A
+    // shard that nothing shown waits for (a nearest word's, after a click)
+    // changes nothing here: the view that asked for it draws it.
+    let timer = 0;
+    let last = 0;
+    ctx.defaultEngine.vectors.listen(() => {
+      if (!this.shown?.pending && !this.shown?.tokens.some((t) => t.pending)) return;
+      timer ||= setTimeout(() => {
+        timer = 0;
+        last = performance.now();
+        ctx.refresh();
+      }, Math.max(0, last + LOADING_REDRAW_MS - performance.now()));
+    });
+    return true;
   }
 
   /** Computes with `engine` from now on; the analysis of the previous one goes. */
