@@ -109,9 +109,11 @@ test('downloads: the SVG holds one cell per weight and the caption; PNG, CSV and
       cells: [...doc.querySelectorAll('g.cells rect')].map((r) => r.getAttribute('data-weight')),
       title: doc.querySelector('title').textContent,
       caption: doc.querySelector('desc').textContent,
+      gradient: [doc.querySelector('linearGradient').id, doc.querySelector('g.legend rect').getAttribute('fill')],
     };
   }, svg.bytes.toString('utf8'));
   assert.equal(parsed.error, null);
+  assert.deepEqual(parsed.gradient, ['attention-explorer-viridis', 'url(#attention-explorer-viridis)'], 'an id that two inline figures cannot confuse');
   assert.equal(parsed.cells.length, 49, 'one cell per weight');
   assert.deepEqual(parsed.cells.slice(7, 14), table.rows[1].cells, "the 'king' row");
   assert.equal(parsed.title, KING);

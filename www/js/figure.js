@@ -105,19 +105,21 @@ export function svgOf(figure, { table, theme, cellsUrl }) {
   } else {
     out.push(`<image x="${x0}" y="${y0}" width="${figure.cols * cell}" height="${figure.rows * cell}" preserveAspectRatio="none" style="image-rendering:pixelated" href="${cellsUrl(figure)}"/>`);
   }
-  out.push(legendSvg(x0 + figure.cols * cell + 16, y0, Math.max(60, figure.rows * cell), figure.scaleMax, table, theme), '</svg>');
+  // The gradient's id names its palette: two figures put inline in one page may share it, never swap it.
+  const gradient = `attention-explorer-${String(figure.palette).replace(/[^a-z]/g, '')}`;
+  out.push(legendSvg(x0 + figure.cols * cell + 16, y0, Math.max(60, figure.rows * cell), figure.scaleMax, table, theme, gradient), '</svg>');
   return `${out.join('\n')}\n`;
 }
 
-function legendSvg(x, y, height, max, table, theme) {
+function legendSvg(x, y, height, max, table, theme, gradient) {
   const stops = [];
   for (let s = 0; s <= 8; s++) {
     const t = Math.round((s / 8) * 255) * 3;
     stops.push(`<stop offset="${(1 - s / 8).toFixed(3)}" stop-color="rgb(${table[t]},${table[t + 1]},${table[t + 2]})"/>`);
   }
   return [
-    `<defs><linearGradient id="scale" x1="0" y1="0" x2="0" y2="1">${stops.reverse().join('')}</linearGradient></defs>`,
-    `<g class="legend"><rect x="${x}" y="${y}" width="12" height="${height}" fill="url(#scale)" stroke="${xml(theme.muted)}"/>`,
+    `<defs><linearGradient id="${gradient}" x1="0" y1="0" x2="0" y2="1">${stops.reverse().join('')}</linearGradient></defs>`,
+    `<g class="legend"><rect x="${x}" y="${y}" width="12" height="${height}" fill="url(#${gradient})" stroke="${xml(theme.muted)}"/>`,
     `<text x="${x + 16}" y="${y + 8}" fill="${xml(theme.fg)}">${max.toFixed(2)}</text>`,
     `<text x="${x + 16}" y="${y + height}" fill="${xml(theme.fg)}">0</text>`,
     `<text x="${x}" y="${y - 6}" fill="${xml(theme.muted)}">weight</text></g>`,
