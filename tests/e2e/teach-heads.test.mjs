@@ -90,3 +90,56 @@ test('a head count that does not divide the dimension falls back to 5 heads', as
   assert.ok(await page.isChecked('#heads-mode-projected'));
   await finish();
 });
+
+test('a head count, an enlarged head or hidden heads a link asks for but cannot have are named in the link note', async () => {
+  const c = fixture.cases[0];
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(c.sentence, '&lab=heads&h=3&head=7&hide=1,9'));
+  await ready(page);
+  await shown(page, 'The average of 5 heads');
+  await page.waitForFunction(() => document.getElementById('link-note')?.textContent.includes('head=7'), null, { timeout: 10000 });
+  const note = await page.textContent('#link-note');
+  assert.match(note, /h=3 \(expected a number of heads that divides 50: 1, 2, 5, 10, 25 or 50\)/);
+  assert.match(note, /head=7 \(expected a head from 0 to 4\)/);
+  assert.match(note, /hide=1,9 \(expected heads from 0 to 4\)/);
+  assert.ok(!(await page.isChecked('#head-toggle-1')), 'head 1 is hidden as asked');
+  await finish();
+});
+
+test('the seed field names a value it cannot use, and an empty field is not seed 0', async () => {
+  const c = fixture.cases[0];
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(c.sentence, '&lab=heads&seed=7'));
+  await ready(page);
+  await shown(page, 'The average of 5 heads');
+  for (const bad of ['-1', '1.5', '99999999999', '']) {
+    await page.fill('#heads-seed', bad);
+    await page.press('#heads-seed', 'Enter');
+    await page.waitForSelector('#heads-seed-error:not([hidden])');
+    assert.equal(await page.textContent('#heads-seed-error'), 'Type a whole number from 0 to 4,294,967,295.', bad);
+    assert.equal(await page.$eval('#heads-seed', (field) => field.validity.valid), false, bad);
+    assert.equal((await hashOf(page)).seed, '7', `${bad}: the seed stays 7`);
+    assert.match(await page.textContent('#lab-heads figcaption, #lab-heads .teach-panel'), /projections from seed 7/);
+  }
+  await page.fill('#heads-seed', '0');
+  await page.press('#heads-seed', 'Enter');
+  await page.waitForSelector('#heads-seed-error', { state: 'hidden' });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('seed') === '0');
+  await finish();
+});
+
+test("the heads' colours follow the page's theme, not the system's, and change with it", async () => {
+  const c = fixture.cases[0];
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(c.sentence, '&lab=heads&theme=dark'), { colorScheme: 'light' });
+  await ready(page);
+  await shown(page, 'The average of 5 heads');
+  // The colour of head 1 (hue 25) as the browser writes it: lighter on a dark page.
+  const colour = (lightness) => page.evaluate((l) => {
+    const probe = document.createElement('span');
+    probe.style.background = `hsl(25 75% ${l}%)`;
+    return probe.style.background;
+  }, lightness);
+  const swatch = () => page.$eval('#head-toggles .swatch', (span) => span.style.background);
+  assert.equal(await swatch(), await colour(62));
+  await page.selectOption('#opt-theme', 'light');
+  await page.waitForFunction((want) => document.querySelector('#head-toggles .swatch')?.style.background === want, await colour(42));
+  await finish();
+});

@@ -108,3 +108,23 @@ test('a typing mistake is named, and the playground survives a link', async () =
   await finishAgain();
   await finish();
 });
+
+test('the d_k field names a value it cannot use and the page keeps computing with the last good one', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
+  await ready(page);
+  await page.selectOption('#play-preset', 'saturation');
+  await waitForHeader(page, '#play-weights', ['x', 'y']);
+  for (const bad of ['-5', '1e9', '0.4', '100001', '']) {
+    await page.fill('#play-dk', bad);
+    await page.waitForSelector('#play-dk-error:not([hidden])');
+    assert.equal(await page.textContent('#play-dk-error'), 'Type a whole number from 0 to 100,000 (0: the number of columns of Q·W_q).', bad);
+    assert.equal(await page.$eval('#play-dk', (field) => field.validity.valid), false, bad);
+    assert.equal((await hashOf(page)).pdk, '100', `${bad}: d_k stays 100`);
+    assert.deepEqual(rowNamed(await tableOf(page, '#play-compare'), 's = q·k ÷ √100'), ['10', '8']);
+  }
+  await page.fill('#play-dk', '4');
+  await page.waitForSelector('#play-dk-error', { state: 'hidden' });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('pdk') === '4');
+  assert.deepEqual(rowNamed(await tableOf(page, '#play-compare'), 's = q·k ÷ √4'), ['50', '40']);
+  await finish();
+});

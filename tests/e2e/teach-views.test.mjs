@@ -371,3 +371,101 @@ test('the teaching views are keyboard-reachable and every control has a name', a
   assert.ok(reached.includes('play-preset') && reached.includes('play-q'), reached.join(','));
   await finish();
 });
+
+/** Whether the element at `selector` is laid out and shown. */
+const shows = (page, selector) => page.locator(selector).first().isVisible();
+
+test('a sentence with no known word, or none at all, leaves no old numbers in the tabs and says what to type', async () => {
+  const results = { whatif: '#pad-weights', heads: '#heads-weights', meaning: '#meaning-table', cross: '#cross-weights' };
+  for (const [lab, table] of Object.entries(results)) {
+    const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, `&lab=${lab}`));
+    await ready(page);
+    await page.waitForSelector(`${table} tbody tr`);
+    for (const [text, message] of [['xqzzy blorf', /None of the words is in the vocabulary/], ['', /The sentence is empty/]]) {
+      await page.fill('#sentence', text);
+      await page.waitForSelector(`#${lab}-nothing:not([hidden])`, { timeout: 10000 });
+      assert.match(await page.textContent(`#${lab}-nothing`), message, lab);
+      assert.match(await page.textContent(`#${lab}-nothing`), /^Nothing to show here: /, lab);
+      assert.equal(await shows(page, table), false, `${lab}: the previous sentence's table is hidden`);
+    }
+    await page.fill('#sentence', 'The queen ruled');
+    await page.waitForSelector(`#${lab}-nothing`, { state: 'hidden' });
+    await page.waitForFunction((sel) => document.querySelector(`${sel} tbody th`)?.textContent === 'the', table);
+    assert.equal(await shows(page, table), true, `${lab}: the new sentence's table is back`);
+    await finish();
+  }
+});
+
+test('the scaling step names the temperature apart from the factor', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&t=0.05'));
+  await ready(page);
+  const scaleStep = () => page.textContent('#explain .steps li:nth-child(2)');
+  await page.waitForSelector('#explain .steps');
+  assert.match(await scaleStep(), /^Scale: s = q·k × 1\/√50 ÷ T \(T = 0\.05\) = q·k × 2\.8284,/);
+  await page.uncheck('#opt-scale');
+  await page.waitForFunction(() => !document.querySelector('#explain .steps li:nth-child(2)')?.textContent.includes('√'));
+  assert.match(await scaleStep(), /^Scale: s = q·k ÷ T \(T = 0\.05\) = q·k × 20(\.0000)?,/);
+  await finish();
+});
+
+/** The page's note about the link, once it names `key`. */
+async function linkNoteNaming(page, key) {
+  await page.waitForFunction((k) => document.getElementById('link-note')?.textContent.includes(`${k}=`), key, { timeout: 10000 });
+  assert.equal(await page.isVisible('#link-note'), true);
+  return page.textContent('#link-note');
+}
+
+test('link values the teaching tabs cannot use are named in the link note', async () => {
+  const { page: steps, finish: finishSteps } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&cell=99'));
+  await ready(steps);
+  let note = await linkNoteNaming(steps, 'cell');
+  assert.match(note, /cell=99 \(expected a key from 0 to 6\)/);
+  await finishSteps();
+
+  // The What-if tab's padded sentence has 12 positions.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif&lf=99&lc=42'));
+  await ready(page);
+  note = await linkNoteNaming(page, 'lf');
+  assert.match(note, /lf=99 \(expected a row from 0 to 11\)/);
+  assert.match(note, /lc=42 \(expected a column from 0 to 11\)/);
+  await finish();
+
+  const long = 'word '.repeat(500);
+  const { page: cross, finish: finishCross } = await openPage(site.browser, site.url + hashFor(KING, `&lab=cross&b=${encodeURIComponent(long)}`));
+  await ready(cross);
+  note = await linkNoteNaming(cross, 'b');
+  assert.match(note, /b=word word .*… \(expected at most 2,000 characters: the rest is cut\)/);
+  assert.equal((await cross.inputValue('#cross-b')).length, 2000);
+  await finishCross();
+});
+
+test('a pad length shorter than the sentence is kept, and the caption says nothing is padded', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif&pad=3'));
+  await ready(page);
+  await page.waitForSelector('#pad-weights tbody tr');
+  assert.equal(await page.inputValue('#pad-length'), '3');
+  assert.equal(await page.isVisible('#link-note'), false, 'pad=3 is a legal value');
+  assert.match(await page.locator('#lab-whatif').textContent(), /The 7 words fill more than the 3 positions asked for: nothing is padded \(pad to 8 or more to see pad columns\)\./);
+  await finish();
+});
+
+test('the pad length field names a value it cannot use, and an empty field is not 0', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif'));
+  await ready(page);
+  await page.waitForSelector('#pad-weights tbody tr');
+  for (const bad of ['0', '500', '-3', '2.5', '']) {
+    await page.fill('#pad-length', bad);
+    await page.press('#pad-length', 'Enter');
+    await page.waitForSelector('#pad-length-error:not([hidden])');
+    assert.equal(await page.textContent('#pad-length-error'), 'Type a whole number from 1 to 128.', bad);
+    assert.equal(await page.$eval('#pad-length', (field) => field.validity.valid), false, bad);
+    assert.equal(await page.inputValue('#pad-length'), bad, 'the typed text stays, to be mended');
+    assert.equal((await hashOf(page)).pad, undefined, `${bad}: the pad length stays 12`);
+  }
+  await page.fill('#pad-length', '9');
+  await page.press('#pad-length', 'Enter');
+  await page.waitForSelector('#pad-length-error', { state: 'hidden' });
+  assert.equal((await hashOf(page)).pad, '9');
+  assert.equal(await page.$eval('#pad-length', (field) => field.validity.valid), true);
+  await finish();
+});

@@ -13,10 +13,12 @@
 export function readTheme(element) {
   const css = getComputedStyle(element);
   const v = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
+  const bg = v('--bg', '#ffffff');
   return {
     fg: v('--fg', '#1a1a1a'),
     muted: v('--muted', '#5f6368'),
-    bg: v('--bg', '#ffffff'),
+    bg,
+    dark: isDark(bg),
     accent: v('--accent', '#c2410c'),
     focusBand: v('--focus-band', 'rgba(194, 65, 12, 0.16)'),
     hatch: v('--hatch', '#9aa0a6'),
@@ -24,6 +26,15 @@ export function readTheme(element) {
     fontFamily: v('--font', 'system-ui, sans-serif'),
     fontSize: 12,
   };
+}
+
+/** Whether a colour written #rgb or #rrggbb is dark (relative luminance under a half). */
+function isDark(color) {
+  const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color);
+  if (!hex) return false;
+  const digits = hex[1].length === 3 ? [...hex[1]].map((c) => c + c) : hex[1].match(/../g);
+  const [r, g, b] = digits.map((c) => parseInt(c, 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5;
 }
 
 export function font(theme, { size = theme.fontSize, weight = 'normal' } = {}) {

@@ -42,5 +42,5 @@ export class LinkParams {
 export function describeProblems(problems) {
   if (!problems.length) return '';
   const list = problems.slice(0, 4).map((p) => `${p.key}=${p.value} (expected ${p.expected})`).join('; ');
-  return `Some settings were not understood and fall back to their defaults: ${list}${problems.length > 4 ? '; …' : ''}.`;
+  return `Some settings of the link could not be used as written: ${list}${problems.length > 4 ? '; …' : ''}.`;
 }

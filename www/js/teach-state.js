@@ -18,11 +18,15 @@
 //   pq pk pv pwq pwk pwv  playground matrices as typed ("2 3; 1 2");
 //         empty pk = same as pq, empty pv = same as pk, empty pw* = no projection
 //   pn    playground token names, space-separated
-//   pdk   playground: scale by 1/√pdk instead of 1/√d_k (0 or absent = d_k)
+//   pdk   playground: scale by 1/√pdk instead of 1/√d_k, 0–100000 (0 or absent = d_k)
+//
+// Text longer than its field takes (b, the playground's) is cut, and noted.
+// Values that only the sentence can judge (lf past its rows, head past the
+// heads) are noted by the tabs themselves (views/teach/common.js).
 //
 // Text from a link is only ever shown as text (form values, textContent).
 
-import { cut, encode } from './text.js';
+import { cut, encode, excerpt, grouped } from './text.js';
 
 export const LABS = ['steps', 'whatif', 'play', 'heads', 'cross', 'meaning'];
 export const HEAD_MODES = ['projected', 'split'];
@@ -31,6 +35,11 @@ export const MAX_PAD = 128;
 export const DEFAULT_PAD = 12;
 /** Longest playground matrix text accepted from a link. */
 export const MAX_MATRIX_TEXT = 4000;
+/** Longest sentence B and playground token names accepted from a link. */
+export const MAX_SENTENCE_B = 2000;
+const MAX_NAMES_TEXT = 400;
+/** Largest playground d_k. */
+export const MAX_SCALE_DIM = 100000;
 const MAX_SEED = 4294967295;
 
 /** The tutorials' first worked example: one query, keys C, A, B. */
@@ -64,6 +73,15 @@ export function defaultTeach() {
 
 const index = (max = 999999) => (text) => (/^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null);
 
+/** The text of `key` (or null), its first `max` characters; a longer one is noted as cut. */
+function readText(params, key, max) {
+  const text = params.get(key);
+  if (text === null) return null;
+  const kept = cut(text, max);
+  if (kept.length < text.length) params.problems.push({ key, value: excerpt(text, 40), expected: `at most ${grouped(max)} characters: the rest is cut` });
+  return kept;
+}
+
 /** Reads the teaching keys of `params` (a LinkParams: bad values are noted there). */
 export function parseTeach(params) {
   const teach = defaultTeach();
@@ -80,16 +98,16 @@ export function parseTeach(params) {
   teach.head = params.read('head', index(), 'a head index');
   const hide = params.read('hide', (text) => (/^\d{1,4}(,\d{1,4})*$/.test(text) ? text : null), 'head indices separated by commas');
   if (hide !== null) teach.hide = [...new Set(hide.split(',').map(Number))].sort((a, b) => a - b);
-  const b = params.get('b');
-  if (b !== null) teach.b = cut(b, 2000);
+  const b = readText(params, 'b', MAX_SENTENCE_B);
+  if (b !== null) teach.b = b;
   const keys = ['pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv'];
   if (keys.some((key) => params.has(key)) || params.has('pn')) {
     // A link with any playground key describes the whole playground.
     teach.play = { q: '', k: '', v: '', wq: '', wk: '', wv: '', names: '', dk: 0 };
-    for (const key of keys) teach.play[key.slice(1)] = cut(params.get(key) ?? '', MAX_MATRIX_TEXT);
-    teach.play.names = cut(params.get('pn') ?? '', 400);
+    for (const key of keys) teach.play[key.slice(1)] = readText(params, key, MAX_MATRIX_TEXT) ?? '';
+    teach.play.names = readText(params, 'pn', MAX_NAMES_TEXT) ?? '';
   }
-  teach.play.dk = params.read('pdk', index(), 'a whole number') ?? teach.play.dk;
+  teach.play.dk = params.read('pdk', index(MAX_SCALE_DIM), `a whole number from 0 to ${grouped(MAX_SCALE_DIM)}`) ?? teach.play.dk;
   return teach;
 }
 

@@ -35,11 +35,11 @@ export function num(x, decimals = 3) {
 
 export const weight = (w) => w.toFixed(4);
 
-function factorText(settings, scaleDim, factor) {
-  const parts = [];
-  if (settings.scale) parts.push(`1/√${scaleDim}`);
-  if (settings.temperature !== 1) parts.push(`÷ T = ${settings.temperature}`);
-  return parts.length ? `${parts.join(' ')} = ${num(factor, 4)}` : '1 (scaling off)';
+/** Step 2 as an equation: the scale and the temperature by name, T's value apart, then the one factor they make. */
+function scaleText(settings, scaleDim, factor) {
+  const scale = settings.scale ? ` × 1/√${scaleDim}` : '';
+  const temperature = settings.temperature !== 1 ? ` ÷ T (T = ${settings.temperature})` : '';
+  return `s = q·k${scale}${temperature} = q·k × ${num(factor, 4)}`;
 }
 
 /**
@@ -95,7 +95,7 @@ class StepsPanel {
     const [score, scale, softmax, output] = this.items;
     putText(score, `Score each key: q·k, the dot product of the query vector of '${word}' with each key vector.`);
     putText(scale, settings.scale || settings.temperature !== 1
-      ? `Scale: s = q·k × ${factorText(settings, scaleDim, steps.factor)}, so that long vectors do not make the softmax all-or-nothing.`
+      ? `Scale: ${scaleText(settings, scaleDim, steps.factor)}, so that long vectors do not make the softmax all-or-nothing.`
       : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).');
     putText(softmax, 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
       (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : ''));

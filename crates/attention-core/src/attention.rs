@@ -26,7 +26,7 @@
 //! vectorize (`f64x2` with `simd128`) without changing any order of summation,
 //! and work on blocks of query rows and tiles of keys that stay in cache.
 
-use crate::error::{Error, Result};
+use crate::error::{counted, Error, Result};
 
 /// Temperatures outside this range are refused; they only produce rows that
 /// are one-hot or uniform to the last printed digit.
@@ -97,9 +97,9 @@ impl Matrix {
             let row = row.as_ref();
             if row.len() != cols {
                 return Err(Error::Shape(format!(
-                    "row {} has {} numbers but row 1 has {cols}",
+                    "row {} has {} but row 1 has {cols}",
                     i + 1,
-                    row.len()
+                    counted(row.len(), "number")
                 )));
             }
             data.extend_from_slice(row);
@@ -134,11 +134,21 @@ impl Matrix {
             }
             let mut row = Vec::with_capacity(numbers.len());
             for number in numbers {
-                let value: f32 = number.parse().ok().filter(|v: &f32| v.is_finite()).ok_or_else(|| {
+                let parsed = number.parse::<f32>();
+                let value: f32 = parsed.clone().ok().filter(|v| v.is_finite()).ok_or_else(|| {
+                    // A number all the same, beyond what 32-bit floats hold ('1e39' reads as
+                    // infinity): said as such; 'inf' and 'NaN' are no numbers here.
+                    let too_large =
+                        parsed.is_ok_and(f32::is_infinite) && !number.to_ascii_lowercase().contains("inf");
                     Error::InvalidMatrix(format!(
-                        "row {}: {} is not a number",
+                        "row {}: {} {}",
                         r + 1,
-                        crate::error::quote(number)
+                        crate::error::quote(number),
+                        if too_large {
+                            "is beyond ±3.4e38, the range of 32-bit numbers"
+                        } else {
+                            "is not a number"
+                        }
                     ))
                 })?;
                 row.push(value);
@@ -383,7 +393,11 @@ impl AttentionJob {
         options.validate()?;
         if let Some(padding) = extras.key_padding {
             if padding.len() != key.rows {
-                return Err(Error::Shape(format!("{} padding flags for {} keys", padding.len(), key.rows)));
+                return Err(Error::Shape(format!(
+                    "{} for {}",
+                    counted(padding.len(), "padding flag"),
+                    counted(key.rows, "key")
+                )));
             }
         }
         if extras.scale_dim == Some(0) {
@@ -391,12 +405,17 @@ impl AttentionJob {
         }
         if query.cols != key.cols {
             return Err(Error::Shape(format!(
-                "queries have {} dimensions, keys have {}",
-                query.cols, key.cols
+                "queries have {}, keys have {}",
+                counted(query.cols, "dimension"),
+                key.cols
             )));
         }
         if key.rows != value.rows {
-            return Err(Error::Shape(format!("{} keys but {} values", key.rows, value.rows)));
+            return Err(Error::Shape(format!(
+                "{} but {}",
+                counted(key.rows, "key"),
+                counted(value.rows, "value")
+            )));
         }
         let (n_q, n_k, d, d_v) = (query.rows, key.rows, query.cols, value.cols);
         let scale_dim = extras.scale_dim.unwrap_or(d);
@@ -1171,9 +1190,23 @@ mod tests {
         assert!(Matrix::parse("1 2; 3")
             .unwrap_err()
             .to_string()
-            .contains("row 2 has 1 numbers but row 1 has 2"));
+            .contains("row 2 has 1 number but row 1 has 2"));
         assert!(Matrix::parse(" ; ").is_err());
-        assert!(Matrix::parse("1e39").is_err());
+        // A number past what 32-bit floats hold is named as too large, not as no number.
+        assert_eq!(
+            Matrix::parse("1 1e39").unwrap_err().to_string(),
+            "row 1: '1e39' is beyond ±3.4e38, the range of 32-bit numbers"
+        );
+        assert_eq!(
+            Matrix::parse("1 -1e999").unwrap_err().to_string(),
+            "row 1: '-1e999' is beyond ±3.4e38, the range of 32-bit numbers"
+        );
+        for word in ["inf", "-Infinity", "NaN"] {
+            assert_eq!(
+                Matrix::parse(word).unwrap_err().to_string(),
+                format!("row 1: '{word}' is not a number")
+            );
+        }
     }
 
     #[test]
@@ -1211,6 +1244,14 @@ mod tests {
         let q = m(&[&[1.0, 2.0]]);
         let k = m(&[&[1.0, 2.0, 3.0]]);
         assert!(matches!(attend(&q, &k, &k, &Options::default()), Err(Error::Shape(_))));
+        // Counts are said in words that agree with them.
+        let one = m(&[&[1.0]]);
+        let said = |q: &Matrix, k: &Matrix, v: &Matrix| {
+            attend(q, k, v, &Options::default()).unwrap_err().to_string()
+        };
+        assert_eq!(said(&one, &k, &k), "matrix shapes do not fit: queries have 1 dimension, keys have 3");
+        assert_eq!(said(&q, &k, &k), "matrix shapes do not fit: queries have 2 dimensions, keys have 3");
+        assert_eq!(said(&one, &one, &m(&[&[1.0], &[2.0]])), "matrix shapes do not fit: 1 key but 2 values");
         assert!(Matrix::new(2, 2, vec![1.0; 3]).is_err());
         assert!(Matrix::from_rows(&[vec![1.0], vec![1.0, 2.0]]).is_err());
     }

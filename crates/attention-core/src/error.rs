@@ -89,6 +89,15 @@ pub fn quote(word: &str) -> String {
     format!("'{}'", crate::tokenize::shortened(word, 40))
 }
 
+/// A count and its noun, singular for one: "1 dimension", "3 dimensions".
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 impl std::error::Error for Error {}
 
 /// Shorthand used throughout the core.

@@ -19,11 +19,26 @@ export function mountStatus(ctx) {
     if (views && message) views.dataset.message = message;
   };
   put(status, 'textContent', 'Loading…');
-  // What a link (or a widget's attributes) asked for that the page did not understand.
+  // What a link (or a widget's attributes) asked for that the page could not use.
   const linkNote = document.getElementById('link-note');
-  const problems = describeProblems(ctx.linkProblems ?? []);
-  put(linkNote, 'textContent', problems);
-  put(linkNote, 'hidden', !problems);
+  const problems = (ctx.linkProblems ??= []);
+  const writeNote = () => {
+    const text = describeProblems(problems);
+    put(linkNote, 'textContent', text);
+    put(linkNote, 'hidden', !text);
+  };
+  /**
+   * Adds what a view found unusable once the sentence was known (a tab's row
+   * past its end: `found`, { key, value, expected } or null each), beside
+   * what the link's parser found; a key already named is not named twice.
+   */
+  ctx.noteLink = (found) => {
+    const fresh = found.filter((p) => p && !problems.some((q) => q.key === p.key));
+    if (!fresh.length) return;
+    problems.push(...fresh);
+    writeNote();
+  };
+  writeNote();
   return {
     update(state, analysis) {
       if (!ctx.engine) return;

@@ -1,10 +1,13 @@
 // What the teaching labs share: the step panel of a lab's focused row, the
-// small comparison tables, and the error line of a lab that could not compute.
+// small comparison tables, the error line of a lab that could not compute,
+// the checked whole-number fields, and the link note's problems found once
+// the sentence is known.
 
-import { el } from '../../dom.js';
+import { el, put, putField } from '../../dom.js';
 import { tableHead } from '../../heatmap-view.js';
 import { KEYS_SHOWN, renderSteps, weight } from '../../teach-steps.js';
 import { sentenceCase } from '../../analysis.js';
+import { grouped } from '../../text.js';
 
 /** The lab's focus: row `lf` and clicked column `lc` of its own matrix (teach-state.js). */
 export function setLabFocus(store, row, col = null) {
@@ -130,4 +133,79 @@ function scanMeanMax(data) {
     rows++;
   }
   return rows ? total / rows : 0;
+}
+
+/**
+ * A lab with nothing to compute from the sentence (it is empty, or none of
+ * its words is known): says why in `line` and hides `results`, so that no
+ * number of the previous sentence stays on screen looking current. Returns
+ * whether there was nothing to show.
+ */
+export function showNothing(line, results, analysis) {
+  const nothing = Boolean(analysis.error) || !analysis.n;
+  const reason = analysis.error ?? 'Type a sentence with a few English words above.';
+  put(line, 'textContent', nothing ? `Nothing to show here: ${reason}` : '');
+  put(line, 'hidden', !nothing);
+  for (const node of results) put(node, 'hidden', nothing);
+  return nothing;
+}
+
+/**
+ * A number field that takes whole numbers from `min` to `max`: on each
+ * `commit` event ('input' or 'change') a value in range goes to `use`.
+ * Anything else (empty, a fraction, out of range) is not used, not even as
+ * a default: the field is marked invalid and `line` says what it takes. The
+ * typed text stays to be mended, until the state's value changes. `note`
+ * adds to the message. Returns `sync(value)`, for the view's controls().
+ */
+export function wholeNumberField(field, line, { min, max, commit, use, note = '' }) {
+  Object.assign(field, { min: String(min), max: String(max), step: '1', required: true });
+  const message = `Type a whole number from ${grouped(min)} to ${grouped(max)}${note}.`;
+  field.setAttribute('aria-describedby', line.id);
+  let shown = null; // the state's value, as last given to sync()
+  let refused = null; // the state's value when the field's text was refused
+  const check = () => {
+    const text = field.value.trim();
+    const value = Number(text);
+    const valid = text !== '' && Number.isInteger(value) && value >= min && value <= max;
+    field.setCustomValidity(valid ? '' : message);
+    put(line, 'textContent', valid ? '' : message);
+    put(line, 'hidden', valid);
+    refused = valid ? null : (refused ?? shown);
+    return valid ? value : null;
+  };
+  field.addEventListener('input', () => {
+    const value = check();
+    if (value !== null && commit === 'input') use(value);
+  });
+  field.addEventListener('change', () => {
+    const value = check();
+    if (value !== null && commit === 'change') use(value);
+  });
+  return (value) => {
+    shown = value;
+    if (refused !== null && refused === value) return; // keep the refused text and its message
+    refused = null;
+    putField(field, value);
+    if (document.activeElement !== field) check();
+  };
+}
+
+/**
+ * A lab's check of the link's values against its first computed result:
+ * later changes (a shorter sentence typed) are the user's, not the link's.
+ * Returns `check(problems)`, which notes them the first time only.
+ */
+export function linkCheck(ctx) {
+  let done = false;
+  return (problems) => {
+    if (done) return;
+    done = true;
+    ctx.noteLink?.(problems);
+  };
+}
+
+/** The problem of a row or column index `index` of the lab's link (`key`) past `count`, or null. */
+export function indexProblem(key, index, count, what) {
+  return index !== null && index >= count ? { key, value: String(index), expected: `a ${what} from 0 to ${count - 1}` } : null;
 }

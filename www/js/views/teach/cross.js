@@ -5,15 +5,15 @@
 
 import { control, el, input, putField } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
-import { DEFAULT_SENTENCE_B } from '../../teach-state.js';
-import { attempt, errorLine, labSteps, panelOptions, setTeach, showFailure } from './common.js';
+import { DEFAULT_SENTENCE_B, MAX_SENTENCE_B } from '../../teach-state.js';
+import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, showNothing } from './common.js';
 
 const EXAMPLE = { a: 'Where is the Eiffel Tower?', b: DEFAULT_SENTENCE_B };
 
 export function mountCross(lab, ctx) {
   const { store } = ctx;
   lab.append(el('p', 'In cross-attention the queries come from one sentence (A, the sentence above) and the keys and values from another (B): a translation model’s decoder looks at the source sentence this way. Rows are A’s words, columns B’s. Self and causal masks do not apply across sentences.', 'note'));
-  const b = input('textarea', 'cross-b', { rows: '2', maxlength: '2000', spellcheck: 'false' });
+  const b = input('textarea', 'cross-b', { rows: '2', maxlength: String(MAX_SENTENCE_B), spellcheck: 'false' });
   let frame = 0;
   b.addEventListener('input', () => {
     frame ||= requestAnimationFrame(() => {
@@ -29,10 +29,12 @@ export function mountCross(lab, ctx) {
     store.set({ ...state, sentence: EXAMPLE.a, focus: null, cell: null, teach: { ...state.teach, b: EXAMPLE.b, lf: 0, lc: null } }, 'push');
   });
   const error = errorLine();
-  lab.append(control('Sentence B (keys and values)', b), example, error);
+  const nothing = errorLine('cross-nothing');
+  lab.append(control('Sentence B (keys and values)', b), example, error, nothing);
   const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Cross-attention', 'cross-weights'));
   const steps = el('div', null, 'explain lab-steps');
   lab.append(panel.root, steps);
+  const checkLink = linkCheck(ctx);
 
   return {
     controls(state) {
@@ -40,14 +42,16 @@ export function mountCross(lab, ctx) {
     },
     render(state, analysis) {
       if (analysis.pending) return;
-      if (analysis.error || !analysis.n) {
-        showFailure(lab, error, analysis.error ? new Error(analysis.error) : null);
+      // Nothing in sentence A: no panel at all. A mistake in B: its message, the last panel dimmed.
+      if (showNothing(nothing, [panel.root, steps], analysis)) {
+        showFailure(lab, error, null);
         return;
       }
       const teach = state.teach;
       const result = attempt(() => analysis.cross(teach.b));
       if (showFailure(lab, error, result.error)) return;
       const { raw, data } = result.value;
+      checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
       const focus = Math.min(teach.lf, data.rows - 1);
       panel.show(data, { focus, caption: `Rows: the ${data.rows} words of A (queries). Columns: the ${data.cols} words of B (keys and values).` });
       labSteps(steps, ctx, raw, data, focus, teach.lc, state);

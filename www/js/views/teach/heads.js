@@ -2,20 +2,20 @@
 // d_k = d / h dimensions (projected by seeded W_q, W_k, W_v, or split), a
 // grid of every head and their average, per-head colours in the arrows.
 
-import { control, el, input, put, putField } from '../../dom.js';
+import { control, el, input, put } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { HEAD_MODES } from '../../teach-state.js';
 import { colormap, matrixCanvas, panelData, sentenceCase } from '../../analysis.js';
 import { legend } from '../../legend.js';
-import { attempt, labSteps, panelOptions, setTeach } from './common.js';
+import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showNothing, wholeNumberField } from './common.js';
+
+const MAX_SEED = 4294967295;
 
 /** A distinct colour per head: hues a golden angle apart, readable on light and dark. */
 export function headColor(h, dark = false) {
   const hue = Math.round((h * 137.508 + 25) % 360);
   return `hsl(${hue} 75% ${dark ? 62 : 42}%)`;
 }
-
-const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
 
 export function mountHeads(lab, ctx) {
   return new HeadsLab(lab, ctx);
@@ -26,7 +26,8 @@ class HeadsLab {
     this.ctx = ctx;
     this.store = ctx.store;
     this.note = el('p', '', 'note');
-    lab.append(this.note, this.controlsRow());
+    this.nothing = errorLine('heads-nothing');
+    lab.append(this.note, this.controlsRow(), this.nothing);
     this.toggles = el('fieldset', null, 'head-toggles');
     this.toggles.id = 'head-toggles';
     this.grid = el('div', null, 'head-grid');
@@ -38,6 +39,9 @@ class HeadsLab {
     this.panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Multi-head', 'heads-weights', { arrowsCaption: 'Arrows: one colour per head (untick a head to hide it); the enlarged head alone when one is chosen.' }));
     this.steps = el('div', null, 'explain lab-steps');
     lab.append(this.toggles, this.grid, this.title, this.panel.root, this.steps);
+    this.results = [this.toggles, this.grid, this.title, this.panel.root, this.steps];
+    this.checkLink = linkCheck(ctx);
+    this.last = null; // the last render's [state, analysis], drawn again when the theme changes
     this.choices = [];
     this.choicesDim = 0;
     this.copied = { mh: null, perHead: [], average: null }; // weights copied out of wasm once per result
@@ -68,15 +72,13 @@ class HeadsLab {
       modes.append(label);
     }
     row.append(modes);
-    this.seed = input('number', 'heads-seed', { min: '0', max: '4294967295', step: '1' });
-    this.seed.addEventListener('change', () => {
-      const value = Number(this.seed.value);
-      if (Number.isInteger(value) && value >= 0 && value <= 4294967295) this.set({ seed: value });
-    });
+    this.seed = input('number', 'heads-seed');
+    const seedError = errorLine('heads-seed-error');
+    this.syncSeed = wholeNumberField(this.seed, seedError, { min: 0, max: MAX_SEED, commit: 'change', use: (seed) => this.set({ seed }) });
     this.reseed = el('button', 'New seed', 'small');
     this.reseed.type = 'button';
     this.reseed.addEventListener('click', () => this.set({ seed: Math.floor(Math.random() * 1e6) }));
-    row.append(control('Seed', this.seed), this.reseed);
+    row.append(control('Seed', this.seed), this.reseed, seedError);
     return row;
   }
 
@@ -99,14 +101,15 @@ class HeadsLab {
     const teach = state.teach;
     put(this.count, 'value', String(this.headsOf(teach)));
     for (const mode of HEAD_MODES) put(this.modeInputs[mode], 'checked', mode === teach.headMode);
-    putField(this.seed, String(teach.seed));
+    this.syncSeed(String(teach.seed));
     // Split heads take slices of the vectors: they have no projections, so no seed.
     put(this.seed, 'disabled', teach.headMode === 'split');
     put(this.reseed, 'disabled', teach.headMode === 'split');
   }
 
   render(state, analysis) {
-    if (analysis.pending || analysis.error || !analysis.n) return;
+    if (analysis.pending || showNothing(this.nothing, this.results, analysis)) return;
+    this.last = [state, analysis];
     const teach = state.teach;
     const h = this.headsOf(teach);
     const result = attempt(() => analysis.multiHead(h, teach.headMode, teach.headMode === 'split' ? 0 : teach.seed));
@@ -122,14 +125,34 @@ class HeadsLab {
     }
     const shown = teach.head !== null && teach.head < h ? teach.head : null;
     const hidden = new Set(teach.hide.filter((x) => x < h));
+    this.checkLink(this.linkProblems(teach, h, mh.size));
+    this.dark = this.ctx.theme.dark;
     // A focus change leaves the toggles and the small heatmaps as they are.
-    const key = `${h}/${shown}/${[...hidden]}/${dark()}/${state.palette}`;
+    const key = `${h}/${shown}/${[...hidden]}/${this.dark}/${state.palette}`;
     if (this.drawn?.mh !== mh || this.drawn.key !== key) {
       this.drawn = { mh, key };
       this.drawToggles(h, hidden);
       this.drawGrid(mh.size, shown, state.palette);
     }
     this.showHead(state, mh, h, shown, hidden);
+  }
+
+  /** The page's theme changed (page.js): the heads' colours follow it. */
+  relayout() {
+    if (this.last && this.store.get().teach.lab === 'heads') this.render(...this.last);
+  }
+
+  /** What the link asked of this tab that these heads cannot show (the link note names it). */
+  linkProblems(teach, h, n) {
+    const counts = this.choices;
+    const list = `${counts.slice(0, -1).join(', ')} or ${counts.at(-1)}`;
+    return [
+      teach.heads !== h && { key: 'h', value: String(teach.heads), expected: `a number of heads that divides ${this.choicesDim}: ${list}` },
+      indexProblem('head', teach.head, h, 'head'),
+      teach.hide.some((k) => k >= h) && { key: 'hide', value: teach.hide.join(','), expected: `heads from 0 to ${h - 1}` },
+      indexProblem('lf', teach.lf, n, 'row'),
+      indexProblem('lc', teach.lc, n, 'column'),
+    ];
   }
 
   /** The enlarged head (or the average) in the panel, with its steps. */
@@ -143,8 +166,8 @@ class HeadsLab {
     const { view, data } = this.headView;
     const focus = Math.min(teach.lf, data.rows - 1);
     const sets = shown === null
-      ? [...Array(h).keys()].filter((k) => !hidden.has(k)).map((k) => ({ weights: this.copied.perHead[k], color: headColor(k, dark()) }))
-      : [{ weights: data.weights, color: headColor(shown, dark()) }];
+      ? [...Array(h).keys()].filter((k) => !hidden.has(k)).map((k) => ({ weights: this.copied.perHead[k], color: headColor(k, this.dark) }))
+      : [{ weights: data.weights, color: headColor(shown, this.dark) }];
     this.title.textContent = shown === null ? `The average of ${h} heads` : `Head ${shown + 1} of ${h}`;
     const dims = teach.headMode === 'split' ? `dimensions ${(shown ?? 0) * mh.headDim}–${((shown ?? 0) + 1) * mh.headDim - 1}` : `projections from seed ${teach.seed}`;
     this.panel.show(data, { focus, arrowSets: sets, caption: `${shown === null ? 'Average of the heads' : `Head ${shown + 1}`}: ${mh.size} tokens, d_k = ${mh.headDim}, ${dims}` });
@@ -170,7 +193,7 @@ class HeadsLab {
       });
       const label = el('label', null, 'head-toggle');
       const swatch = el('span', null, 'swatch');
-      swatch.style.background = headColor(k, dark());
+      swatch.style.background = headColor(k, this.dark);
       label.append(box, swatch, ` ${k + 1}`);
       label.title = `Head ${k + 1}`;
       this.toggles.append(label);
@@ -191,7 +214,7 @@ class HeadsLab {
       const canvas = matrixCanvas(this.ctx.wasm, weights, null, n, n, palette, top);
       canvas.setAttribute('aria-hidden', 'true');
       const caption = el('span', name);
-      if (index >= 0) caption.style.borderBottomColor = headColor(index, dark());
+      if (index >= 0) caption.style.borderBottomColor = headColor(index, this.dark);
       button.append(canvas, caption);
       button.addEventListener('click', () => this.set({ head: index < 0 ? null : index, lf: 0, lc: null }));
       return button;

@@ -12,6 +12,7 @@
 import { el, putText } from '../../dom.js';
 import { grouped } from '../../text.js';
 import { nextTask } from '../../vectors.js';
+import { errorLine, showNothing } from './common.js';
 
 const NEAREST = 5;
 /** Rows listed: each costs two searches of the index. */
@@ -38,7 +39,8 @@ export function mountMeaning(lab, ctx) {
   scroll.tabIndex = 0;
   scroll.setAttribute('aria-label', 'Nearest words, scrollable');
   scroll.append(table);
-  lab.append(scroll);
+  const nothing = errorLine('meaning-nothing');
+  lab.append(nothing, scroll);
   let shown = null;
 
   /** Writes row `i`: the word, then its two lists. */
@@ -87,8 +89,9 @@ export function mountMeaning(lab, ctx) {
 
   return {
     render(state, analysis) {
-      if (analysis.pending || analysis.error || !analysis.n || analysis === shown) return;
-      shown = analysis;
+      if (analysis.pending || analysis === shown) return;
+      shown = analysis; // a search still running for an older sentence stops
+      if (showNothing(nothing, [scroll], analysis)) return;
       fill(analysis).catch((error) => {
         if (shown !== analysis) return;
         body.replaceChildren();

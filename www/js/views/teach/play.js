@@ -5,9 +5,11 @@
 import { control, el, input, put, putField, scrolling } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { settingsOf } from '../../state.js';
-import { PRESETS } from '../../teach-state.js';
+import { MAX_SCALE_DIM, PRESETS } from '../../teach-state.js';
 import { num } from '../../teach-steps.js';
-import { attempt, compareRows, errorLine, labSteps, panelOptions, setTeach, showFailure } from './common.js';
+import {
+  attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, wholeNumberField,
+} from './common.js';
 import { panelData } from '../../analysis.js';
 
 const FIELDS = [
@@ -29,20 +31,23 @@ export function mountPlay(lab, ctx) {
   }
   lab.append(grid);
   fields.names = input('text', 'play-names', { maxlength: '400', autocomplete: 'off', spellcheck: 'false' });
-  fields.dk = input('number', 'play-dk', { min: '0', max: '100000', step: '1' });
+  const dkField = input('number', 'play-dk');
+  const dkError = errorLine('play-dk-error');
   const row2 = el('div', null, 'play-row');
-  row2.append(control('Token names', fields.names, 'space-separated'), control('Scale by 1/√', fields.dk, 'd_k; 0 = the number of columns of Q·W_q'));
-  lab.append(row2);
+  row2.append(control('Token names', fields.names, 'space-separated'), control('Scale by 1/√', dkField, 'd_k; 0 = the number of columns of Q·W_q'));
+  lab.append(row2, dkError);
   let frame = 0;
-  const read = () => {
+  // The matrices and names as typed; d_k only when the field holds a whole number it takes (else the last one stays).
+  const read = (changes) => {
     frame = 0;
-    const next = {};
+    const next = { ...store.get().teach.play, ...changes };
     for (const key of TEXT_KEYS) next[key] = fields[key].value;
-    const dk = Math.round(Number(fields.dk.value));
-    next.dk = Number.isFinite(dk) && dk >= 0 && dk <= 100000 ? dk : 0;
     setTeach(store, { play: next }, 'push', 'playground');
   };
-  for (const field of Object.values(fields)) field.addEventListener('input', () => { frame ||= requestAnimationFrame(read); });
+  for (const field of Object.values(fields)) field.addEventListener('input', () => { frame ||= requestAnimationFrame(() => read({})); });
+  const syncDk = wholeNumberField(dkField, dkError, {
+    min: 0, max: MAX_SCALE_DIM, commit: 'input', use: (dk) => read({ dk }), note: ' (0: the number of columns of Q·W_q)',
+  });
   const error = errorLine('play-error');
   lab.append(error);
   const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Playground', 'play-weights'));
@@ -53,6 +58,7 @@ export function mountPlay(lab, ctx) {
   steps.id = 'play-steps';
   lab.append(panel.root, el('h3', 'Scaling off beside scaling on, for the focused query'), scrolling(compare), inputs, steps);
 
+  const checkLink = linkCheck(ctx);
   // Results are kept for the inputs they came from: a render that changes only the focus computes nothing.
   const cache = { key: null, views: null };
   function compute(state) {
@@ -77,7 +83,7 @@ export function mountPlay(lab, ctx) {
     controls(state) {
       const p = state.teach.play;
       for (const key of TEXT_KEYS) putField(fields[key], p[key]);
-      putField(fields.dk, String(p.dk));
+      syncDk(String(p.dk));
       const match = Object.entries(PRESETS).find(([, v]) => [...TEXT_KEYS, 'dk'].every((k) => v[k] === p[k]));
       put(preset, 'value', match ? match[0] : '');
     },
@@ -87,6 +93,7 @@ export function mountPlay(lab, ctx) {
       if (showFailure(lab, error, views.error)) return;
       const { main: view, data } = views;
       const teach = state.teach;
+      checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
       const focus = Math.min(teach.lf, data.rows - 1);
       panel.show(data, { focus, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${data.cols} keys, d_k = ${view.dim}, d_v = ${view.valueDim}` });
       if (views.off && views.on) compareScaling(compare, views, data, focus, teach.play.dk || view.dim);

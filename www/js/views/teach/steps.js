@@ -6,6 +6,7 @@
 
 import { el } from '../../dom.js';
 import { heaviestKeys, num, renderSteps, weight } from '../../teach-steps.js';
+import { indexProblem, linkCheck } from './common.js';
 
 const NEAREST = 6;
 
@@ -16,6 +17,7 @@ export function mountSteps(panel, ctx) {
   target.setAttribute('aria-label', 'Step by step');
   panel.append(target);
   let shown = null; // `${analysis key} ${focus} ${cell}` last rendered
+  const checkLink = linkCheck(ctx);
 
   function hint(text) {
     target.replaceChildren(el('p', text, 'hint'));
@@ -31,6 +33,8 @@ export function mountSteps(panel, ctx) {
         return;
       }
       const i = state.focus;
+      // The page's focus and cell are past the sentence's end: the hint, and no cell.
+      checkLink([indexProblem('focus', i, analysis.n, 'word'), i < analysis.n && indexProblem('cell', state.cell, analysis.n, 'key')]);
       const key = [analysis.n, analysis.state?.sentence, i, state.cell];
       if (shown && shown.analysis === analysis && shown.key.join() === key.join()) return;
       shown = { analysis, key };

@@ -3,16 +3,20 @@
 // products, while this tab is open; else once, when the tab asks), and the
 // padding mask on the sentence padded with zero vectors.
 
-import { control, el, input, putField, scrolling } from '../../dom.js';
+import { control, el, input, scrolling } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { MAX_PAD } from '../../teach-state.js';
-import { attempt, compareRows, labSteps, meanMax, panelOptions, setTeach } from './common.js';
+import {
+  attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, meanMax, panelOptions, setTeach, showNothing, wholeNumberField,
+} from './common.js';
 
 export function mountWhatif(lab, ctx) {
   const { store } = ctx;
+  const nothing = errorLine('whatif-nothing');
   lab.append(
     el('h3', 'Scaling on beside scaling off'),
     el('p', 'Dot products of 50-dimensional vectors are large. Without the division by √d the softmax saturates: each row puts almost all its weight on one key (here, mostly the word itself). The focused row of the sentence is compared below the two heatmaps.', 'note'),
+    nothing,
   );
   const focusPage = (row, col = null) => store.update({ focus: row, cell: col }, 'push');
   const sideOptions = (name) => ({ ctx, name, arrows: false, table: false, onFocus: (row) => focusPage(row), onCell: focusPage });
@@ -22,22 +26,23 @@ export function mountWhatif(lab, ctx) {
   compareBox.append(scaled.root, unscaled.root);
   const compareTable = el('table', null, 'steps-table compare-table');
   compareTable.id = 'whatif-compare';
-  lab.append(compareBox, scrolling(compareTable));
+  const compareScroll = scrolling(compareTable);
+  lab.append(compareBox, compareScroll);
   lab.append(
     el('h3', 'Temperature and the causal mask'),
     el('p', 'The temperature slider and the causal switch above change every view on the page: a temperature below 1 sharpens the softmax, above 1 flattens it; the causal mask hides later words, as in a decoder that writes one word at a time.', 'note'),
     el('h3', 'Padding mask'),
     el('p', 'Batches of sentences are padded to one length. The pad positions get zero vectors, and a padding mask hides them as keys, so that no word attends to them (their columns are hatched). The rows of the pads themselves still get computed and are simply ignored later.', 'note'),
   );
-  const padInput = input('number', 'pad-length', { min: '1', max: String(MAX_PAD), step: '1' });
-  padInput.addEventListener('change', () => {
-    const value = Math.round(Number(padInput.value));
-    if (Number.isFinite(value) && value >= 1 && value <= MAX_PAD) setTeach(store, { pad: value });
-  });
-  lab.append(control('Pad the sentence to', padInput, 'positions'));
+  const padInput = input('number', 'pad-length');
+  const padError = errorLine('pad-length-error');
+  const syncPad = wholeNumberField(padInput, padError, { min: 1, max: MAX_PAD, commit: 'change', use: (pad) => setTeach(store, { pad }) });
+  lab.append(control('Pad the sentence to', padInput, 'positions'), padError);
   const padPanel = new MatrixPanel(el('div'), panelOptions(ctx, 'Padded', 'pad-weights'));
   const padSteps = el('div', null, 'explain lab-steps');
   lab.append(padPanel.root, padSteps);
+  const results = [compareBox, compareScroll, padPanel.root, padSteps];
+  const checkLink = linkCheck(ctx);
 
   function renderCompare(state, analysis) {
     // A long text's twin comes in slices, and draws when it is in.
@@ -67,20 +72,27 @@ export function mountWhatif(lab, ctx) {
       return;
     }
     const { raw, data } = padded.value;
+    checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
     const focus = Math.min(teach.lf, data.rows - 1);
-    const real = data.padding.filter((p) => !p).length;
-    padPanel.show(data, { focus, caption: `${real} words padded to ${data.cols} positions: the hatched pad columns are masked (weight 0).` });
+    padPanel.show(data, { focus, caption: padCaption(data, teach.pad) });
     labSteps(padSteps, ctx, raw, data, focus, teach.lc, state);
   }
 
   return {
     controls(state) {
-      putField(padInput, String(state.teach.pad));
+      syncPad(String(state.teach.pad));
     },
     render(state, analysis) {
-      if (analysis.pending || analysis.error || !analysis.n) return;
+      if (analysis.pending || showNothing(nothing, results, analysis)) return;
       renderCompare(state, analysis);
       renderPadding(state, analysis);
     },
   };
+}
+
+/** What the padded panel shows: a pad length the sentence already fills is kept (it is the user's), and pads nothing. */
+function padCaption(data, pad) {
+  const real = data.padding.filter((p) => !p).length;
+  if (data.cols > real) return `${real} words padded to ${data.cols} positions: the hatched pad columns are masked (weight 0).`;
+  return `The ${real} words fill ${pad < real ? 'more than ' : ''}the ${pad} positions asked for: nothing is padded (pad to ${real + 1} or more to see pad columns).`;
 }
