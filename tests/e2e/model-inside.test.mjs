@@ -115,19 +115,27 @@ test("head search ranks every head by 'it' → 'cat' as `attention heads` does, 
   await finish();
 });
 
-test('a word not in the sentence is named, and nothing is ranked', async () => {
+test('a word not in the sentence is named, and the previous ranking leaves the list, the grid and the link', async () => {
   const { page, finish } = await openModel('&model=1');
-  await page.fill('#model-search-query', 'dog');
+  await page.fill('#model-search-query', 'it');
   await page.fill('#model-search-key', 'cat');
+  await page.press('#model-search-key', 'Enter');
+  await ranking(page);
+  assert.equal((await hashOf(page)).mq, '8');
+  await page.fill('#model-search-query', 'dog');
   await page.click('#model-search button[type="submit"]');
   const status = page.locator('#model-search-status');
   await page.waitForFunction(() => document.querySelector('#model-search-status')?.dataset.problem === '1');
   assert.match(await status.textContent(), /'dog' is not in the sentence; its words are: the, cat, sat/);
+  await page.waitForSelector('#model-ranking[data-count="0"]', { state: 'attached' });
   assert.equal(await page.locator('#model-ranking button').count(), 0);
-  assert.equal((await hashOf(page)).mq, undefined);
+  assert.equal(await page.locator('#model-grid .model-thumb[data-rank]').count(), 0, 'the grid marks no ranking');
+  const hash = await hashOf(page);
+  assert.deepEqual([hash.mq, hash.mk], [undefined, undefined]);
+  assert.equal(await page.inputValue('#model-search-query'), 'dog', 'what was typed stays, to be corrected');
   // An index beyond the sentence, from a link, says so too.
   await page.goto(site.url + hashFor(CAT, '&model=1&mq=40&mk=2'));
-  await page.waitForFunction(() => /Token 40 is not in this sentence/.test(document.querySelector('#model-search-status')?.textContent ?? ''));
+  await page.waitForFunction(() => /mq=40 \(the head search’s query\) points past the end of this sentence/.test(document.querySelector('#model-search-status')?.textContent ?? ''));
   await finish();
 });
 
@@ -138,6 +146,14 @@ test('ranking by behaviour: previous token, and same word disabled with the reas
   assert.equal((await hashOf(page)).mrank, 'previous');
   assert.equal(await page.getAttribute('#model-rank-previous', 'aria-pressed'), 'true');
   for (let r = 1; r < ranked.length; r++) assert.ok(ranked[r - 1].value >= ranked[r].value, 'best first');
+  const status = () => page.textContent('#model-search-status');
+  assert.equal(await status(), 'All 72 heads by attention to the previous token, best first; the grid marks the best 5.');
+  // Each behaviour is said in a sentence.
+  for (const [name, said] of [['self', 'each token’s attention to itself'], ['special', 'attention to [CLS] and [SEP]'], ['focus', 'attention to one token that the others all look at']]) {
+    await page.click(`#model-rank-${name}`);
+    await page.waitForSelector(`#model-ranking[data-by="${name}"][data-count="72"]`);
+    assert.equal(await status(), `All 72 heads by ${said}, best first; the grid marks the best 5.`);
+  }
   // The cat sentence repeats 'the': same word applies.
   assert.equal(await page.isDisabled('#model-rank-same-word'), false);
   await page.goto(site.url + hashFor('A cat sat on it', '&model=1&mrank=same-word'));
@@ -157,7 +173,8 @@ test("the open head step by step: the panel's weights are the heatmap row and th
   assert.deepEqual(panel.map((p) => p.weight), row.cells, 'the panel prints the heatmap row');
   assertClose(panel.map((p) => Number(p.weight)), GOLDEN.rows['8'], TOLERANCE);
   // ÷√32: the scale of a MiniLM head (384 / 12 dimensions).
-  assert.match(await page.locator('#model-explain ol.steps').textContent(), /1\/√32 = 0\.1768/);
+  // (teach-steps.js writes the step as 's = q·k × 1/√32 = q·k × 0.1768', formerly '… × 1/√32 = 0.1768'.)
+  assert.match(await page.locator('#model-explain ol.steps').textContent(), /1\/√32 = (?:q·k × )?0\.1768/);
   // By default the strongest key's dot product, term by term: 6 terms shown, 26 more folded.
   const cell = page.locator('#model-explain .cell-steps');
   assert.equal(await cell.locator('h3').textContent(), 'Dot product of it and cat term by term');

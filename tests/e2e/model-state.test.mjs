@@ -48,6 +48,25 @@ test('bad model values fall back to their defaults', () => {
   assert.equal(parseHash('#model=1&mlayer=9999999').model.layer, 5, 'more than six digits');
 });
 
+test('each bad model value is noted with what was expected, and left out of the link', () => {
+  const problems = [];
+  const state = parseHash('#s=hi&model=1&mlayer=99&mhead=12&units=bogus&special=2&mrank=bogus&mflow=bogus&mfocus=x&mq=-1&mk=1.5&mcell=y', problems);
+  assert.deepEqual(state.model, defaultModel());
+  assert.deepEqual(problems.map((p) => `${p.key}=${p.value} (expected ${p.expected})`), [
+    'mlayer=99 (expected a layer from 0 to 5)', 'mhead=12 (expected a head from 0 to 11)', 'units=bogus (expected pieces or words)',
+    'special=2 (expected 0 or 1)', 'mfocus=x (expected a token index)', 'mq=-1 (expected a token index)', 'mk=1.5 (expected a token index)',
+    'mrank=bogus (expected previous, next, self, special, same-word, focus)', 'mcell=y (expected a piece index)', 'mflow=bogus (expected rollout or average)',
+  ]);
+  assert.match(formatHash(state), /&model=1&mlayer=5&mhead=11&units=pieces&special=1$/);
+  // model=2 leaves the view closed, and says so; model=0 is closed without a word.
+  const closed = [];
+  assert.equal('model' in parseHash('#s=hi&model=2', closed), false);
+  assert.deepEqual(closed, [{ key: 'model', value: '2', expected: '0 or 1' }]);
+  const quiet = [];
+  parseHash('#s=hi&model=0&mlayer=99', quiet);
+  assert.deepEqual(quiet, [], 'the keys of a closed view are not read');
+});
+
 test('UTF-8 byte offsets become UTF-16 indices: accents, CJK, emoji', () => {
   // é: 2 bytes, 1 unit; 猫: 3 bytes, 1 unit; 😀: 4 bytes, 2 units.
   const sentence = 'é猫😀a';

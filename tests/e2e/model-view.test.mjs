@@ -135,14 +135,33 @@ test('a link opens the exact head, in whole words without [CLS]/[SEP]', async ()
   await finish();
 });
 
-test('bad model keys fall back to the defaults', async () => {
-  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1&mlayer=9&mhead=-1&units=letters&special=maybe&mfocus=x'));
+test('bad model keys fall back to the defaults, each named in the link note and dropped from the link', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1&mlayer=99&mhead=12&units=bogus&special=2'));
   await ready(page);
   await modelReady(page);
   await tableShows(page, 5, 11);
   assert.equal((await readTable(page)).header[0], '[CLS]');
-  const hash = await hashOf(page);
-  assert.deepEqual([hash.mlayer, hash.mhead, hash.units, hash.special, hash.mfocus], ['5', '11', 'pieces', '1', undefined]);
+  let hash = await hashOf(page);
+  assert.deepEqual([hash.mlayer, hash.mhead, hash.units, hash.special], ['5', '11', 'pieces', '1']);
+  const note = await page.textContent('#link-note');
+  for (const named of ['mlayer=99 (expected a layer from 0 to 5)', 'mhead=12 (expected a head from 0 to 11)', 'units=bogus (expected pieces or words)', 'special=2 (expected 0 or 1)']) {
+    assert.ok(note.includes(named), `${named} in: ${note}`);
+  }
+
+  // Token indices past the end are known only once the model has tokenized: dropped then, and said.
+  // (A load, not a hash change: the page notes a link's problems when it opens it.)
+  await page.goto('about:blank');
+  await page.goto(site.url + hashFor(CAT, '&model=1&mrank=bogus&mflow=bogus&mfocus=999&mcell=999&mq=40&mk=2'));
+  await ready(page);
+  await modelReady(page);
+  assert.match(await page.textContent('#link-note'), /mrank=bogus \(expected previous, next, self, special, same-word, focus\); mflow=bogus \(expected rollout or average\)/);
+  await page.waitForSelector('#model-dropped:not([hidden])');
+  assert.equal(await page.textContent('#model-dropped'),
+    'The link’s mfocus=999 (the focused token) points past the end of this sentence, which has 12 pieces (0 to 11), so it was dropped. ' +
+    'The link’s mcell=999 (the step panel’s key, counted in pieces) points past the end of this sentence, which has 12 pieces with [CLS] and [SEP] (0 to 11), so it was dropped.');
+  assert.match(await page.textContent('#model-search-status'), /^The link’s mq=40 \(the head search’s query\) points past the end of this sentence, which has 12 pieces \(0 to 11\), so the search was dropped\./);
+  hash = await hashOf(page);
+  assert.deepEqual([hash.mrank, hash.mflow, hash.mfocus, hash.mcell, hash.mq, hash.mk], [undefined, undefined, undefined, undefined, undefined, undefined]);
   await finish();
 });
 
@@ -263,6 +282,36 @@ test('a text beyond the model\'s 512 pieces is refused in a sentence, with nothi
   await modelReady(page);
   assert.equal(await page.locator('#model-view .model-error').isVisible(), false);
   assert.match(await page.textContent('#model-view .model-status'), /^\d+ pieces · all 72 heads computed/);
+  await finish();
+});
+
+test('when the model cannot run a new sentence, the previous one\'s results are hidden, not shown as its', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&focus=7&model=1'));
+  await ready(page);
+  await modelReady(page);
+  assert.match(await page.textContent('#model-head-about'), /on 'cat'/);
+  const words = 'the king and queen ruled the kingdom while people said that it was good'.split(' ');
+  await page.fill('#sentence', Array.from({ length: 600 }, (_, k) => words[k % words.length]).join(' '));
+  await page.waitForSelector('#model-view[data-state="error"]', { timeout: MODEL_LOAD_MS });
+  assert.equal(await page.textContent('#model-view .model-error'),
+    'The sentence has 602 pieces with [CLS] and [SEP]; the model reads at most 512: shorten it. The previous results are hidden until the model can run this sentence.');
+  for (const part of ['#model-grid', '#model-head-about', '#model-heatmap-overlay', '#model-search', '#model-compare']) {
+    assert.equal(await page.locator(part).isVisible(), false, `${part} is hidden`);
+  }
+  // The weights table and the downloads are the new sentence's GloVe ones, not the cat sentence's model head.
+  assert.equal(await page.locator('table#weights.model-table').count(), 0);
+  assert.equal(await page.locator('table#weights').count(), 1);
+  await page.focus('#export-figure');
+  assert.deepEqual(await page.$$eval('#export-figure option', (list) => list.map((o) => o.value)), ['main']);
+
+  // A sentence the model can run brings the view back, with its own numbers.
+  await page.fill('#sentence', CAT);
+  await page.waitForSelector('#model-view[data-state="ready"] .model-body:not([hidden])', { timeout: MODEL_LOAD_MS });
+  await tableShows(page, 5, 11);
+  assert.equal((await readTable(page)).rows[8].cells[2], '0.6825');
+  assert.equal(await page.locator('#model-view .model-error').isVisible(), false);
+  await page.focus('#export-figure');
+  assert.ok((await page.$$eval('#export-figure option', (list) => list.map((o) => o.value))).includes('model-head'));
   await finish();
 });
 

@@ -3,12 +3,14 @@
 //
 //   #s=…&focus=7&model=1&mlayer=5&mhead=11&units=pieces&special=1&mfocus=8&mq=8&mk=2
 //
-// - model: 1 = the trained-model view is open. Absent or anything else = closed,
-//   and then no other key below is written (parseHash leaves `state.model` out).
+// - model: 1 = the trained-model view is open. Absent or 0 = closed (anything
+//   else too, noted), and then no other key below is read or written
+//   (parseHash leaves `state.model` out).
 // - mlayer, mhead: the open head, 0-based (default layer 5, head 11: on the
 //   cat sentence, the head with the largest 'it' → 'cat' weight; it sends most
-//   words there, see the page's measured description). Values the model does
-//   not have fall back to the default once the model's size is known.
+//   words there, see the page's measured description). Values beyond
+//   MiniLM's 6 layers and 12 heads fall back to the default (noted); the view
+//   checks again against the size of the model it loads.
 // - units: 'pieces' (WordPiece pieces, default) or 'words' (whole words).
 // - special: 1 = show [CLS] and [SEP] (default), 0 = hide them.
 // - mfocus: 0-based index of the focused token in the model's token list (of
@@ -28,15 +30,22 @@
 //   rollout) or `average` (each layer's heads averaged). Absent = closed.
 //
 // ('head' and 'hide' are the teaching views' keys, hence the prefixed names.)
-// Keys are never renamed once links are shared; unknown keys are ignored and
-// a bad value falls back to its default.
+// Keys are never renamed once links are shared; unknown keys are ignored. A
+// bad value falls back to its default and is noted (params.js), so that the
+// page can say which settings it did not understand; a token index past the
+// end of the sentence is only known once the model has tokenized it, and the
+// view drops it then, saying so (views/model/view.js).
 
 export const DEFAULT_LAYER = 5;
 export const DEFAULT_HEAD = 11;
+/** all-MiniLM-L6-v2's size: a link's layer and head are checked against it (the view checks again against the model it loads). */
+export const MODEL_LAYERS = 6;
+export const MODEL_HEADS = 12;
 /** What `mrank` may name, in the order the page offers them. */
 export const BEHAVIOURS = ['previous', 'next', 'self', 'special', 'same-word', 'focus'];
 /** What `mflow` may name. */
 export const FLOWS = ['rollout', 'average'];
+const UNITS = ['pieces', 'words'];
 
 /** The model part of a state when the view opens. */
 export function defaultModel() {
@@ -46,32 +55,29 @@ export function defaultModel() {
   };
 }
 
-function index(params, key, fallback) {
-  const value = params.get(key);
-  return value !== null && /^\d{1,6}$/.test(value) ? Number(value) : fallback;
-}
+/** A 0-based index of at most six digits below `limit`, else null. */
+const index = (limit = 1e6) => (text) => (/^\d{1,6}$/.test(text) && Number(text) < limit ? Number(text) : null);
+const oneOf = (values) => (text) => (values.includes(text) ? text : null);
+const flag = (text) => (text === '1' ? true : text === '0' ? false : null);
+const TOKEN = 'a token index';
 
-function oneOf(params, key, values) {
-  const value = params.get(key);
-  return values.includes(value) ? value : null;
-}
-
-/** Reads the model keys of URLSearchParams; `null` when the view is closed. */
+/**
+ * Reads the model keys of a LinkParams (params.js), noting each bad value
+ * there; `null` when the view is closed (`model` absent or 0).
+ */
 export function parseModel(params) {
-  if (params.get('model') !== '1') return null;
+  if (!params.read('model', flag, '0 or 1')) return null;
   const model = defaultModel();
-  model.layer = index(params, 'mlayer', model.layer);
-  model.head = index(params, 'mhead', model.head);
-  const units = params.get('units');
-  if (units === 'words' || units === 'pieces') model.units = units;
-  const special = params.get('special');
-  if (special === '0' || special === '1') model.special = special === '1';
-  model.focus = index(params, 'mfocus', null);
-  model.query = index(params, 'mq', null);
-  model.key = index(params, 'mk', null);
-  model.rank = oneOf(params, 'mrank', BEHAVIOURS);
-  model.cell = index(params, 'mcell', null);
-  model.flow = oneOf(params, 'mflow', FLOWS);
+  model.layer = params.read('mlayer', index(MODEL_LAYERS), `a layer from 0 to ${MODEL_LAYERS - 1}`) ?? model.layer;
+  model.head = params.read('mhead', index(MODEL_HEADS), `a head from 0 to ${MODEL_HEADS - 1}`) ?? model.head;
+  model.units = params.read('units', oneOf(UNITS), UNITS.join(' or ')) ?? model.units;
+  model.special = params.read('special', flag, '0 or 1') ?? model.special;
+  model.focus = params.read('mfocus', index(), TOKEN);
+  model.query = params.read('mq', index(), TOKEN);
+  model.key = params.read('mk', index(), TOKEN);
+  model.rank = params.read('mrank', oneOf(BEHAVIOURS), BEHAVIOURS.join(', '));
+  model.cell = params.read('mcell', index(), 'a piece index');
+  model.flow = params.read('mflow', oneOf(FLOWS), FLOWS.join(' or '));
   return model;
 }
 

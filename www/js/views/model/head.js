@@ -59,7 +59,7 @@ export class HeadView {
     ctx.observe(dom.heatBox, () => this.relayout());
     ctx.figures.set('model-head', {
       name: 'the trained model’s open head',
-      visible: () => Boolean(this.hv) && !dom.heatBox.closest('[hidden]'),
+      visible: () => this.current() && !dom.heatBox.closest('[hidden]'),
       figure: () => this.figure(),
     });
   }
@@ -73,7 +73,7 @@ export class HeadView {
     this.hv = {
       n: run.n, labels: run.labels, weights, masked: new Uint8Array(nn), cells: colours.canvas(weights, run.n, run.n, scaleMax),
       scaleMax, table: colours.table, bar: colours.bar, ticks: Array.from(this.ctx.wasm.ticks(scaleMax, 4)),
-      layer, head, special, units: run.words ? 'whole words' : 'word pieces',
+      layer, head, special, units: run.words ? 'whole words' : 'word pieces', run: { sentence: run.sentence, words: run.words, special: !run.hideSpecial },
       description: run.behaviours?.heads?.[layer * run.heads + head]?.description ?? null,
     };
     this.heatmap.fit(run.n);
@@ -84,10 +84,15 @@ export class HeadView {
     this.relayout();
   }
 
-  /** The open head as a figure to download (figure.js): the model's weights, and which head they are. */
+  /**
+   * The open head as a figure to download (figure.js): the model's weights,
+   * and which head they are. None while the head shows another sentence or
+   * other units than the state's (a run on its way, or one that failed): its
+   * numbers would be exported under the new sentence's title.
+   */
   figure() {
     const { hv } = this;
-    if (!hv) return null;
+    if (!this.current()) return null;
     const state = this.ctx.store.get();
     const special = hv.special ? 'with [CLS] and [SEP]' : 'without [CLS] and [SEP] (rows sum to what they did not send there)';
     return {
@@ -95,6 +100,13 @@ export class HeadView {
       rows: hv.n, cols: hv.n, rowLabels: hv.labels, colLabels: hv.labels, weights: hv.weights, masked: null, scaleMax: hv.scaleMax, palette: state.palette,
       layer: hv.layer, head: hv.head, description: hv.description,
     };
+  }
+
+  /** Whether the head on screen was computed for the state's sentence, units and [CLS]/[SEP] setting. */
+  current() {
+    const made = this.hv?.run;
+    const { sentence, model } = this.ctx.store.get();
+    return Boolean(made && model) && made.sentence === sentence && made.words === (model.units === 'words') && made.special === model.special;
   }
 
   relayout() {
@@ -159,6 +171,13 @@ export class HeadView {
     if (glove && glove !== dom.table) glove.id = 'glove-weights';
     dom.table.classList.add('model-table');
     dom.table.id = 'weights';
+  }
+
+  /** Shows nothing: the run it showed is not the sentence's any more (view.js hideStale). */
+  forget() {
+    this.hv = null;
+    this.tableData = null;
+    this.release();
   }
 
   /** Gives the page's table its id back (the view closed). */

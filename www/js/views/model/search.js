@@ -6,7 +6,9 @@
 // `attention heads` in the CLI). The list shows every head best first, with
 // its thumbnail and its description measured on this sentence; the grid
 // marks the best few. The query and key live in the link (`mq`, `mk`), the
-// behaviour too (`mrank`): see model-state.js.
+// behaviour too (`mrank`): see model-state.js. A search that cannot run
+// clears the list, the grid's marks and those keys, so that no earlier
+// ranking passes for it.
 
 import { attr, el } from '../../dom.js';
 import { gloveToken } from './focus.js';
@@ -24,6 +26,16 @@ const BEHAVIOUR_NAMES = {
   special: '[CLS]/[SEP]',
   'same-word': 'same word elsewhere',
   focus: 'one token for all',
+};
+
+/** What a ranking by each behaviour is by, as the status and the grid say it ("All 72 heads by …"). */
+const RANKED_BY = {
+  previous: 'attention to the previous token',
+  next: 'attention to the next token',
+  self: 'each token’s attention to itself',
+  special: 'attention to [CLS] and [SEP]',
+  'same-word': 'attention to the same word elsewhere',
+  focus: 'attention to one token that the others all look at',
 };
 
 /**
@@ -167,8 +179,20 @@ export class SearchView {
     const query = resolveToken(run, state.sentence, this.query.field.value);
     const key = resolveToken(run, state.sentence, this.key.field.value);
     const problems = [query.error && `Query: ${query.error}`, key.error && `Key: ${key.error}`].filter(Boolean);
-    if (problems.length) this.say(problems.join(' '), true);
+    if (problems.length) this.refuse(problems.join(' '));
     else this.search(query.index, key.index);
+  }
+
+  /**
+   * A search that could not run: says why, and drops the previous ranking
+   * from the list, the grid and the link, where it would pass for this one.
+   * The inputs keep what was typed, to be corrected.
+   */
+  refuse(text, how = 'push') {
+    const { run, state } = this.view;
+    this.say(text, true);
+    if (run) this.synced = `${run.id}:null:null`;
+    this.view.change({ model: { ...state.model, query: null, key: null, rank: null } }, how);
   }
 
   search(query, key) {
@@ -265,7 +289,7 @@ export class SearchView {
       return;
     }
     const what = message.pattern
-      ? `attention to the ${BEHAVIOUR_NAMES[message.pattern]}`
+      ? RANKED_BY[message.pattern]
       : `the weight '${run.labels[message.query]}' → '${run.labels[message.key]}'`;
     this.say(`All ${message.values.length} heads by ${what}, best first; the grid marks the best ${MARKED}.`);
     this.show({ ...message, what });
@@ -313,8 +337,8 @@ export class SearchView {
   }
 
   fail(message) {
-    this.say(`The heads could not be ranked: ${message.message}`, true);
     this.show(null);
+    this.refuse(`The heads could not be ranked: ${message.message}`, 'replace');
   }
 }
 

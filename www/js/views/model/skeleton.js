@@ -19,6 +19,10 @@ export function buildSkeleton(root) {
   dom.intro = el('p', 'The same sentence through MiniLM (6 layers × 12 heads, trained on a billion sentence pairs), computed on this page. Each head has learned its own query and key projections, so it can look at words for other reasons than similarity. What this view says about a head is measured on the sentence on screen: change the sentence and it may say something else.', 'model-intro');
   loading(dom);
   const body = el('div', null, 'model-body');
+  // Token indices of the link that the sentence turned out not to have (view.js dropPastEnd).
+  dom.dropped = el('p', '', 'note model-dropped');
+  dom.dropped.id = 'model-dropped';
+  dom.dropped.hidden = true;
   dom.headAbout = el('p', '', 'model-head-about');
   dom.headAbout.id = 'model-head-about';
   dom.summary = el('p', '', 'model-summary');
@@ -28,7 +32,7 @@ export function buildSkeleton(root) {
   dom.search.setAttribute('aria-label', 'Find heads');
   dom.flow = el('section', null, 'model-flow-section');
   dom.flow.setAttribute('aria-label', 'Across layers');
-  body.append(controls(dom), dom.headAbout, dom.summary, top(dom), dom.search, views(dom), inside(dom), tableSection(dom), dom.flow);
+  body.append(controls(dom), dom.dropped, dom.headAbout, dom.summary, top(dom), dom.search, views(dom), inside(dom), tableSection(dom), dom.flow);
   const footer = el('p', null, 'model-footer');
   footer.append('Model: all-MiniLM-L6-v2 (Apache-2.0; ', Object.assign(el('a', 'model card'), { href: new URL('../../../model/MODEL-CARD.md', import.meta.url).href }), '), weights stored as 16-bit floats, kept by your browser after the first visit. Nothing is sent anywhere.');
   dom.body = body;

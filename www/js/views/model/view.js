@@ -9,6 +9,9 @@
 // worker through `client`, and change the state through `change()`; the
 // state is the page's (`state.model`, see model-state.js). The heatmap and
 // the projection share one hover (`setHover`), which is not in the link.
+// While a new sentence runs, the last run stays on screen; when the model
+// cannot run it, that run is hidden (`hideStale`), never passed off as the
+// new sentence's.
 
 import { colorbarOf, colormap, matrixCanvas, sentenceCase } from '../../analysis.js';
 import { ModelClient } from '../../model-client.js';
@@ -37,6 +40,24 @@ function tokenOfPiece(tokens) {
     for (let p = t.pieces[0]; p < t.pieces[1]; p++) map[p] = i;
   });
   return map;
+}
+
+/** How many pieces the run's sentence has, [CLS] and [SEP] included: what `mcell` counts. */
+function pieceCount(run) {
+  const last = run.tokens[run.tokens.length - 1];
+  return (last?.pieces[1] ?? 1) + (run.hideSpecial ? 1 : 0);
+}
+
+/**
+ * A sentence naming the link's indices in `past` ([name, key, what]) that lie
+ * beyond the `count` tokens of `unit`, and what was `dropped`; '' for none.
+ */
+function pastEndSentence(past, model, count, unit, dropped = past.length === 1 ? 'it was' : 'they were') {
+  if (!past.length) return '';
+  const list = past.map(([name, key, what]) => `${key}=${model[name]} (${what})`);
+  const named = list.length === 1 ? list[0] : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`;
+  const range = count ? ` (0 to ${count - 1})` : '';
+  return `The link’s ${named} ${past.length === 1 ? 'points' : 'point'} past the end of this sentence, which has ${count} ${unit}${range}, so ${dropped} dropped.`;
 }
 
 const PATTERN_NAMES = { previous: 'the previous token', next: 'the next token', self: 'itself', special: '[CLS]/[SEP]', 'same-word': 'other occurrences of the same word' };
@@ -85,6 +106,7 @@ class ModelView {
     this.run = null; // the result shown
     this.requested = null; // key of the last run asked for
     this.shown = null; // { run, layer, head } the heatmap holds
+    this.stale = false; // the run is another sentence's, which the model could not replace (hidden)
     this.loadedOnce = false;
     this.downloaded = 0;
     this.runs = 0;
@@ -163,7 +185,10 @@ class ModelView {
         dom.loading.hidden = true;
         dom.retry.hidden = this.loadedOnce;
         // The core's messages are clauses ("the sentence has … pieces"); the page writes sentences.
-        this.showError(sentenceCase(message.message));
+        // A run of another sentence (or units) stays on screen only as long as nothing says it is this one's.
+        const stale = this.run !== null && this.run.key !== this.requested;
+        this.showError(`${sentenceCase(message.message)}${stale ? ' The previous results are hidden until the model can run this sentence.' : ''}`);
+        if (stale) this.hideStale();
       },
       ranking: (message) => this.search.receive(message),
       details: (message) => this.inside.receive(message),
@@ -176,6 +201,20 @@ class ModelView {
   showError(text) {
     this.dom.error.textContent = text;
     this.dom.error.hidden = !text;
+  }
+
+  /**
+   * After an error the run on screen is the previous sentence's: it is
+   * hidden rather than shown as this one's, and the open head gives up its
+   * table id and its figure (no download, no quiz answer from old numbers).
+   */
+  hideStale() {
+    if (this.stale) return;
+    this.stale = true;
+    this.dom.body.hidden = true;
+    this.head.forget();
+    this.shown = null;
+    this.ctx.refresh();
   }
 
   receive(message) {
@@ -191,7 +230,9 @@ class ModelView {
     // The grid compares the heads: one colour scale for all of them.
     run.gridMax = Math.max(...run.headMax);
     this.run = run;
+    this.stale = false;
     const { root, dom } = this;
+    dom.body.hidden = false;
     root.dataset.state = 'ready';
     dom.loading.hidden = false;
     dom.retry.hidden = true;
@@ -204,6 +245,7 @@ class ModelView {
     buildGrid(dom.grid, run, this.colours);
     this.shown = null;
     if (this.carry && this.state?.model) this.carrySearch(run);
+    this.showDropped('');
     if (this.state?.model) this.showHead();
     // Views that read the model's numbers (a quiz about a head) hear of the result.
     this.ctx.refresh();
@@ -219,6 +261,37 @@ class ModelView {
     if (q !== null && k !== null && (q !== model.query || k !== model.key)) this.change({ model: { ...model, query: q, key: k } }, 'replace');
   }
 
+  /**
+   * Drops the token indices of the state that lie past the end of `run` (a
+   * link's, or left from a longer sentence): how many tokens a sentence has
+   * is known only once the model has tokenized it. Says which: the search's
+   * in its status, the others in a note. True when the state changed.
+   */
+  dropPastEnd(run) {
+    const { model } = this.state;
+    const beyond = (count) => ([name]) => model[name] !== null && model[name] >= count;
+    const unit = run.words ? 'words' : 'pieces';
+    const focus = [['focus', 'mfocus', 'the focused token']].filter(beyond(run.n));
+    const search = [['query', 'mq', 'the head search’s query'], ['key', 'mk', 'the head search’s key']].filter(beyond(run.n));
+    const pieces = pieceCount(run);
+    const cell = [['cell', 'mcell', 'the step panel’s key, counted in pieces']].filter(beyond(pieces));
+    if (!focus.length && !search.length && !cell.length) return false;
+    const note = [pastEndSentence(focus, model, run.n, unit), pastEndSentence(cell, model, pieces, 'pieces with [CLS] and [SEP]')];
+    this.showDropped(note.filter(Boolean).join(' '));
+    // The query and the key are one search: it goes as a whole.
+    if (search.length) this.search.say(`${pastEndSentence(search, model, run.n, unit, 'the search was')} Type a query word and a key word.`, true);
+    const kept = { ...model };
+    for (const [name] of [...focus, ...cell]) kept[name] = null;
+    if (search.length) Object.assign(kept, { query: null, key: null });
+    this.change({ model: kept }, 'replace');
+    return true;
+  }
+
+  showDropped(text) {
+    this.dom.dropped.textContent = text;
+    this.dom.dropped.hidden = !text;
+  }
+
   /** The open head, falling back to the default when the model lacks it. */
   currentHead() {
     let { layer, head } = this.state.model;
@@ -232,6 +305,7 @@ class ModelView {
   showHead() {
     const { run, state } = this;
     if (!run || !state?.model) return;
+    if (run.key === this.requested && this.dropPastEnd(run)) return; // the store calls back with the corrected state
     const { layer, head } = this.currentHead();
     if (layer !== state.model.layer || head !== state.model.head) {
       this.change({ model: { ...state.model, layer, head } }, 'replace');
@@ -313,7 +387,7 @@ class ModelView {
       if (root.dataset.state !== 'error' || this.loadedOnce) root.dataset.state = this.run ? 'running' : 'loading';
       if (this.run) dom.status.textContent = 'Running…';
     }
-    if (this.run) this.showHead();
+    if (this.run && !this.stale) this.showHead();
     else renderCompare(dom.compare, { state, glove: this.glove, run: null, hv: null, focus: null, shownHead: null });
   }
 
