@@ -63,7 +63,7 @@ HAND_WRITTEN = [
      ["wo", "n't", "you", "come", "?"]),
 ]
 
-# The acceptance row of DESIGN.md: query "king", default options.
+# The acceptance row the README quotes: query "king", default options.
 KING_ROW = [0.0647, 0.4431, 0.0489, 0.1645, 0.0629, 0.0647, 0.1512]
 
 
@@ -157,7 +157,7 @@ def main():
     assert king["tokens"][1] == "king" and king["options"] == OPTION_SETS[0]
     got = [round(v, 4) for v in king["weights"][1]]
     if got != KING_ROW:
-        sys.exit(f"the king row is {got}, DESIGN.md says {KING_ROW}")
+        sys.exit(f"the king row is {got}, the README says {KING_ROW}")
 
     (ROOT / "tests/golden/tokens.json").write_text(dump(
         "One case per line of data/sentences.txt: the sentence, all its tokens (lowercase, ’ as ', "

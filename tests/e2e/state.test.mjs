@@ -11,7 +11,7 @@ test('an empty hash is the default state', () => {
   assert.equal(defaultState().sentence, DEFAULT_SENTENCE);
 });
 
-test('every key of DESIGN.md is read', () => {
+test('every key of the sentence and the options is read', () => {
   const state = parseHash('#s=The%20cat%20sat&self=0&causal=1&scale=0&t=2.5&focus=2');
   assert.deepEqual(state, { ...defaultState(), sentence: 'The cat sat', self: false, causal: true, scale: false, temperature: 2.5, focus: 2 });
 });

@@ -383,7 +383,8 @@ test('a sentence with no known word, or none at all, leaves no old numbers in th
     await page.waitForSelector(`${table} tbody tr`);
     for (const [text, message] of [['xqzzy blorf', /None of the words is in the vocabulary/], ['', /The sentence is empty/]]) {
       await page.fill('#sentence', text);
-      await page.waitForSelector(`#${lab}-nothing:not([hidden])`, { timeout: 10000 });
+      // The message of this text, not the last one's (a frame may still be on its way).
+      await page.locator(`#${lab}-nothing:not([hidden])`, { hasText: message }).waitFor({ timeout: 10000 });
       assert.match(await page.textContent(`#${lab}-nothing`), message, lab);
       assert.match(await page.textContent(`#${lab}-nothing`), /^Nothing to show here: /, lab);
       assert.equal(await shows(page, table), false, `${lab}: the previous sentence's table is hidden`);

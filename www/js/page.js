@@ -1,5 +1,5 @@
 // The page controller: one store, one analysis per change, views that only
-// draw. Data flows one way (DESIGN.md):
+// draw. Data flows one way:
 //
 //   store (state = the link) → shards the sentence needs (vectors.js)
 //     → one Analysis (analysis.js, wasm) → every visible view's update()

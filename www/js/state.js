@@ -1,4 +1,4 @@
-// The page state and its URL form, the share format of DESIGN.md. The state
+// The page state and its URL form, the share format (docs/share-links.md). The state
 // is exactly what a link holds; pure functions, no DOM here.
 //
 //   #s=<sentence>&self=1&causal=0&scale=1&t=1&focus=2

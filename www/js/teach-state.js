@@ -1,5 +1,5 @@
 // The share-link keys of the teaching views (see docs/share-links.md).
-// state.js reads and writes them beside the keys of DESIGN.md; pure
+// state.js reads and writes them beside the sentence's and the options'; pure
 // functions, no DOM. A key at its default is left out of the link.
 //
 //   cell  key column of the clicked cell in the focused row (needs focus)
