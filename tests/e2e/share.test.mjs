@@ -225,3 +225,19 @@ test('a download is what is drawn: its text and settings while new words load, a
   assert.match(own.caption, /^your own vectors \(tiny\.vec, 3d\) · scores ÷ √3/);
   await finish();
 });
+
+test('printed, the page keeps its figures and numbers within the paper and leaves out its controls', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
+  await ready(page);
+  await page.emulateMedia({ media: 'print' });
+  const printed = await page.evaluate(() => ({
+    controls: ['#copy-link', '#share-open', '#export-png', '#token-find'].filter((s) => document.querySelector(s).checkVisibility()),
+    canvases: [...document.querySelectorAll('#heatmap, #heatmap-overlay, #arrows')].map((c) => getComputedStyle(c).maxWidth),
+    table: getComputedStyle(document.querySelector('.weights-section .table-scroll')).maxHeight,
+    chips: document.querySelector('#tokens .token').checkVisibility(),
+  }));
+  assert.deepEqual(printed, { controls: [], canvases: ['100%', '100%', '100%'], table: 'none', chips: true });
+  const pdf = await page.pdf({ format: 'A4' });
+  assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+  await finish();
+});
