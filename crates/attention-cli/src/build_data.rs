@@ -21,7 +21,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use attention_core::shards::{self, ShardSet};
+use attention_core::error::{counted, quote_list};
+use attention_core::shards::{self, ShardSet, MAX_SHARDS};
 use attention_core::tokenize::Vocabulary;
 use attention_core::{tokenize, Embeddings, Precision};
 use clap::{Args, ValueEnum};
@@ -54,10 +55,16 @@ pub struct BuildArgs {
     #[arg(long, value_name = "DIR")]
     shards: Option<PathBuf>,
     /// Number of shard files, a power of two.
-    #[arg(long, value_name = "K", default_value_t = DEFAULT_SHARDS, requires = "shards")]
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_SHARDS, requires = "shards", allow_negative_numbers = true)]
     count: u32,
     /// Words of the nearest-word index (the most frequent ones).
-    #[arg(long, value_name = "N", default_value_t = 20_000, requires = "shards")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20_000,
+        requires = "shards",
+        allow_negative_numbers = true
+    )]
     neighbors: usize,
     /// What the manifest names as the source of the vectors.
     #[arg(long, value_name = "TEXT", default_value = "GloVe 6B 50d", requires = "shards")]
@@ -70,7 +77,7 @@ pub struct BuildArgs {
     #[arg(long, value_name = "PATH")]
     out: Option<PathBuf>,
     /// With --out: keep this many of the most frequent words (the first rows).
-    #[arg(long, value_name = "N", default_value_t = 20_000, requires = "out")]
+    #[arg(long, value_name = "N", default_value_t = 20_000, requires = "out", allow_negative_numbers = true)]
     top: usize,
     /// With --out: text files of sentences (one per line, '#' starts a comment line) whose
     /// words must tokenize exactly as with the whole vocabulary.
@@ -146,7 +153,13 @@ pub fn shard_path(dir: &Path, set: &ShardSet, k: u32) -> PathBuf {
 }
 
 fn write_shard_set(full: &Embeddings, dir: &Path, args: &BuildArgs) -> Result<(), Failure> {
-    let (set, shards) = shards::split(full, args.count)?;
+    let count = args.count;
+    if count == 0 || count > MAX_SHARDS || !count.is_power_of_two() {
+        return Err(Failure::usage(format!(
+            "--count {count} is not a power of two from 1 to {MAX_SHARDS}: try 1024 or {DEFAULT_SHARDS}"
+        )));
+    }
+    let (set, shards) = shards::split(full, count)?;
     let cannot = |p: &Path, e: std::io::Error| Failure::usage(format!("cannot write '{}': {e}", p.display()));
     let manifest_path = dir.join("manifest.json");
     // The manifest goes last: a folder without one is an unfinished build.
@@ -154,13 +167,23 @@ fn write_shard_set(full: &Embeddings, dir: &Path, args: &BuildArgs) -> Result<()
         fs::remove_file(&manifest_path).map_err(|e| cannot(&manifest_path, e))?;
     }
     fs::create_dir_all(dir).map_err(|e| cannot(dir, e))?;
-    // Sets of earlier builds (folders named by a set id) go.
+    // Sets of earlier builds go: folders named by a set id that hold only
+    // what this tool writes there. Anything else is the user's, and stays.
     for entry in fs::read_dir(dir).map_err(|e| cannot(dir, e))?.flatten() {
         let name = entry.file_name();
-        let is_set =
+        let named_as_set =
             name.len() == 16 && name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
-        if is_set && entry.path().is_dir() {
-            fs::remove_dir_all(entry.path()).map_err(|e| cannot(&entry.path(), e))?;
+        if !named_as_set || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let path = entry.path();
+        if holds_only_set_files(&path) {
+            fs::remove_dir_all(&path).map_err(|e| cannot(&path, e))?;
+        } else {
+            eprintln!(
+                "note: left '{}' in place: it is named like a shard set but holds other files",
+                path.display()
+            );
         }
     }
     let shard_dir = dir.join(set_folder(&set));
@@ -216,8 +239,31 @@ fn write_shard_set(full: &Embeddings, dir: &Path, args: &BuildArgs) -> Result<()
     Ok(())
 }
 
+/// Whether `folder` holds nothing but the files a shard set has there
+/// (`0000.aews` …, `neighbors.aewv`), as regular files.
+fn holds_only_set_files(folder: &Path) -> bool {
+    let Ok(entries) = fs::read_dir(folder) else { return false };
+    entries.into_iter().all(|entry| {
+        let Ok(entry) = entry else { return false };
+        let name = entry.file_name();
+        let name = name.to_str().unwrap_or_default();
+        let is_shard = name.len() == 9
+            && name.ends_with(".aews")
+            && name.as_bytes()[..4].iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b));
+        (is_shard || name == "neighbors.aewv") && entry.file_type().is_ok_and(|t| t.is_file())
+    })
+}
+
+/// What the CLI reads from a manifest.
+#[derive(Debug)]
+pub struct SetManifest {
+    pub set: ShardSet,
+    /// The set is marked as the small fallback (`--fallback`).
+    pub fallback: bool,
+}
+
 /// The set described by a manifest, checked.
-pub fn read_manifest(dir: &Path) -> Result<ShardSet, Failure> {
+pub fn read_manifest(dir: &Path) -> Result<SetManifest, Failure> {
     let path = dir.join("manifest.json");
     let text = fs::read_to_string(&path)
         .map_err(|e| Failure::usage(format!("cannot read '{}': {e}", path.display())))?;
@@ -234,7 +280,8 @@ pub fn read_manifest(dir: &Path) -> Result<ShardSet, Failure> {
     let count = u32::try_from(number("shards")?).map_err(|_| bad("too many shards"))?;
     let dim = usize::try_from(number("dim")?).map_err(|_| bad("dimension too large"))?;
     let words = usize::try_from(number("words")?).map_err(|_| bad("too many words"))?;
-    ShardSet::new(count, id, dim, words).map_err(|e| bad(&e.to_string()))
+    let set = ShardSet::new(count, id, dim, words).map_err(|e| bad(&e.to_string()))?;
+    Ok(SetManifest { set, fallback: json["fallback"] == true })
 }
 
 fn write_subset(full: &Embeddings, out: &Path, args: &BuildArgs) -> Result<(), Failure> {
@@ -266,17 +313,17 @@ fn write_subset(full: &Embeddings, out: &Path, args: &BuildArgs) -> Result<(), F
     fs::write(out, &bytes).map_err(|e| Failure::usage(format!("cannot write '{}': {e}", out.display())))?;
     let top = args.top.min(full.len());
     eprintln!(
-        "wrote {}: {} words ({top} most frequent + {} for {} sentences), dimension {}, {precision:?}, {} bytes",
+        "wrote {}: {} words ({top} most frequent + {} for {}), dimension {}, {precision:?}, {} bytes",
         out.display(),
         subset.len(),
         subset.len() - top,
-        sentences.len(),
+        counted(sentences.len(), "sentence"),
         subset.dim(),
         bytes.len()
     );
     if !unknown.is_empty() {
         let list: Vec<String> = unknown.into_iter().collect();
-        eprintln!("note: words of those sentences missing from the full vocabulary: {}", list.join(", "));
+        eprintln!("note: words of those sentences missing from the full vocabulary: {}", quote_list(&list));
     }
     println!("{}  {}", hex(&Sha256::digest(&bytes)), out.display());
     Ok(())

@@ -13,6 +13,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use attention_core::error::quote;
 use attention_model::heads::{HeadBehaviour, HeadMatch};
 use attention_model::{HeadsView, ModelAttention, WordAttention, CORE_FILE};
 use clap::Args;
@@ -44,7 +45,7 @@ pub struct HeadsArgs {
     #[arg(long)]
     json: bool,
     /// How many heads to print, best first (--top 72 prints every head of MiniLM).
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, allow_negative_numbers = true)]
     top: usize,
 }
 
@@ -99,13 +100,7 @@ pub fn run(args: &HeadsArgs) -> Result<(), Failure> {
     } else {
         write_text(&mut out, &view, from, to, &ranked, &behaviours, args.top)
     };
-    match written.and_then(|()| out.flush()) {
-        // `attention heads … | head` closes the pipe early: not an error.
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(Failure { message: format!("cannot write the output: {e}"), code: 1 })
-        }
-        _ => Ok(()),
-    }
+    crate::output::finish(written.and_then(|()| out.flush()))
 }
 
 /// The token index `spec` names in the view: see the module documentation.
@@ -127,7 +122,9 @@ fn resolve(view: &View, spec: &str, flag: &str) -> Result<usize, Failure> {
                 Ok(k) if k >= 1 => (word, k),
                 _ => {
                     return Err(Failure::usage(format!(
-                        "{flag} {spec}: occurrences count from 1 ({word}#1 is the first)"
+                        "{flag} {}: occurrences count from 1 ({} is the first)",
+                        quote(spec),
+                        quote(&format!("{word}#1"))
                     )))
                 }
             }
@@ -150,14 +147,17 @@ fn resolve(view: &View, spec: &str, flag: &str) -> Result<usize, Failure> {
         let list: Vec<&str> =
             sentence_words.words.iter().filter(|w| !w.special).map(|w| w.text.as_str()).collect();
         return Err(Failure::usage(format!(
-            "{flag} '{word}' is not in the sentence; its words are: {}",
+            "{flag} {} is not in the sentence; its words are: {}",
+            quote(word),
             list.join(", ")
         )));
     }
     if nth > found {
         return Err(Failure::usage(format!(
-            "{flag} {spec}: '{word}' occurs {found} time{} in the sentence",
-            if found == 1 { "" } else { "s" }
+            "{flag} {}: {} occurs {} in the sentence",
+            quote(spec),
+            quote(word),
+            attention_core::error::counted(found, "time")
         )));
     }
     if by_word.is_empty() {
@@ -268,6 +268,5 @@ fn write_json(
             })
             .collect(),
     };
-    serde_json::to_writer(&mut *out, &json).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::output::write_json_line(out, &json)
 }

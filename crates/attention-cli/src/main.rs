@@ -34,7 +34,9 @@ use clap::{Args, Parser, Subcommand};
                   attention --causal --no-self \"The cat sat on the mat\"\n  \
                   attention --json \"The cat sat\" | jq .weights\n  \
                   attention --model model --layer 5 --head 11 \"The cat sat on the mat because it was tired\"\n  \
-                  attention build-data --glove glove.6B.50d.txt --shards my-vectors",
+                  attention build-data --glove glove.6B.50d.txt --shards my-vectors\n\n\
+                  A sentence that starts with a command's name (build-data, heads, help) goes after --:\n  \
+                  attention -- help me",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -46,7 +48,8 @@ struct Cli {
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// The sentence (several arguments are joined with spaces).
+    /// The sentence (several arguments are joined with spaces). Put -- before one that starts
+    /// with build-data, heads or help: attention -- help me
     sentence: Vec<String>,
     /// A token may not attend to itself (self mask).
     #[arg(long)]
@@ -58,7 +61,7 @@ struct RunArgs {
     #[arg(long)]
     no_scale: bool,
     /// Divide the scores by T before the softmax: T < 1 sharpens, T > 1 flattens (0.001 to 1000).
-    #[arg(long, value_name = "T", default_value_t = 1.0)]
+    #[arg(long, value_name = "T", default_value_t = 1.0, allow_negative_numbers = true)]
     temperature: f32,
     /// Print one JSON object: tokens, weights (row i = query token i), scores, scaled scores, unknown words.
     #[arg(long)]
@@ -71,12 +74,13 @@ struct RunArgs {
     /// Show a trained transformer's attention instead: all-MiniLM-L6-v2 from DIR (built by scripts/build-model).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["no_self", "causal", "no_scale", "embeddings"])]
     model: Option<PathBuf>,
-    /// With --model: the layer to print (0 to 5).
-    #[arg(long, value_name = "L", requires = "model")]
-    layer: Option<usize>,
-    /// With --model: the head to print (0 to 11).
-    #[arg(long, value_name = "H", requires = "model")]
-    head: Option<usize>,
+    /// With --model: the layer to print (0 to 5), with --head.
+    // Signed, so that -1 gets the range message rather than clap's "invalid digit".
+    #[arg(long, value_name = "L", requires = "model", allow_negative_numbers = true)]
+    layer: Option<i64>,
+    /// With --model: the head to print (0 to 11), with --layer.
+    #[arg(long, value_name = "H", requires = "model", allow_negative_numbers = true)]
+    head: Option<i64>,
     /// With --model: whole words instead of WordPiece pieces (attention summed over a word's key
     /// pieces and averaged over its query pieces).
     #[arg(long, requires = "model")]
@@ -114,8 +118,14 @@ impl From<attention_core::Error> for Failure {
     }
 }
 
+/// The commands' names: a sentence that starts with one must follow `--`.
+const COMMANDS: [&str; 3] = ["build-data", "heads", "help"];
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => with_sentence_tip(error).exit(),
+    };
     let result = match cli.command {
         Some(Command::BuildData(args)) => build_data::run(&args),
         Some(Command::Heads(args)) => heads::run(&args),
@@ -128,6 +138,34 @@ fn main() -> ExitCode {
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// `attention help me` is the help command asked about a command "me", and
+/// `attention heads up` the heads command without its flags: when the
+/// arguments look like a sentence that happens to start with a command's
+/// name (nothing after the name is a flag), clap's error says how to write it.
+fn with_sentence_tip(mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return error;
+    }
+    let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let Some(at) = args.iter().position(|a| !a.starts_with('-')) else { return error };
+    let rest = &args[at + 1..];
+    if !COMMANDS.contains(&args[at].as_str()) || rest.is_empty() || rest.iter().any(|a| a.starts_with("--")) {
+        return error;
+    }
+    let command = &args[at];
+    let tip = format!(
+        "for the attention of a sentence that starts with '{command}', put -- before it: attention -- {command} …"
+    );
+    let mut tips = match error.get(ContextKind::Suggested) {
+        Some(ContextValue::StyledStrs(tips)) => tips.clone(),
+        _ => Vec::new(),
+    };
+    tips.push(tip.into());
+    error.insert(ContextKind::Suggested, ContextValue::StyledStrs(tips));
+    error
 }
 
 fn run(args: &RunArgs) -> Result<(), Failure> {
@@ -162,21 +200,21 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     options.validate()?;
     let vectors = vectors::load(args.embeddings.as_deref(), &[&sentence])?;
-    let analysis = analyze(&sentence, &vectors.embeddings, &options)?;
+    // On the fallback, unknown words may well be known to the whole
+    // vocabulary: both messages about them say how to build it.
+    let hint = if vectors.fallback { FALLBACK_HINT } else { "" };
+    let analysis = analyze(&sentence, &vectors.embeddings, &options).map_err(|e| match e {
+        attention_core::Error::NoKnownWords { .. } => Failure::usage(format!("{e}{hint}")),
+        e => Failure::from(e),
+    })?;
 
-    let unknown: Vec<String> =
-        analysis.unknown_tokens().map(|t| attention_core::error::quote(&t.text)).collect();
+    let unknown: Vec<&str> = analysis.unknown_tokens().map(|t| t.text.as_str()).collect();
     if !unknown.is_empty() {
-        let size = vectors.embeddings.vocabulary_size();
-        let hint = if vectors.fallback {
-            " (this is the built-in fallback: scripts/build-data builds all 400,000 GloVe words)"
-        } else {
-            ""
-        };
         eprintln!(
-            "attention: not in the {}vocabulary of {size} words, left out: {}{hint}",
+            "attention: not in the {}vocabulary of {} words, left out: {}{hint}",
             if vectors.fallback { "fallback " } else { "" },
-            unknown.join(", ")
+            vectors.embeddings.vocabulary_size(),
+            attention_core::error::quote_list(&unknown)
         );
     }
 
@@ -187,14 +225,12 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     } else {
         output::write_text(&mut out, &analysis)
     };
-    match written.and_then(|()| out.flush()) {
-        // `attention … | head` closes the pipe early: not an error.
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(Failure { message: format!("cannot write the output: {e}"), code: 1 })
-        }
-        _ => Ok(()),
-    }
+    output::finish(written.and_then(|()| out.flush()))
 }
+
+/// Said after the unknown words when the vectors are a fallback.
+const FALLBACK_HINT: &str =
+    " (this is the fallback of the most frequent words: scripts/build-data builds all 400,000 GloVe words)";
 
 /// Reads a subset file or a GloVe text file, streaming the text format.
 pub fn load_embeddings(path: &Path) -> Result<Embeddings, Failure> {
@@ -210,6 +246,15 @@ pub fn load_embeddings(path: &Path) -> Result<Embeddings, Failure> {
             Embeddings::from_subset(&bytes)
         }
         Format::GloveText => Embeddings::from_glove_text(BufReader::new(head.chain(file))),
+        // The manifest is what a shard set's folder shows first; the folder is what to name.
+        Format::Unknown if path.file_name().is_some_and(|name| name == "manifest.json") => {
+            let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            return Err(Failure::usage(format!(
+                "'{}' is the manifest of a shard set, not a file of vectors: name the folder that holds it, '{}'",
+                path.display(),
+                folder.display()
+            )));
+        }
         Format::Unknown => Err(embeddings::unknown_format(head)),
     };
     embeddings.map_err(|e| Failure::usage(format!("{}: {e}", path.display())))

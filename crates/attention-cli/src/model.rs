@@ -17,8 +17,9 @@ use crate::Failure;
 pub struct ModelRequest<'a> {
     pub dir: &'a Path,
     pub sentence: &'a str,
-    pub layer: Option<usize>,
-    pub head: Option<usize>,
+    /// As typed: a negative one gets the range message.
+    pub layer: Option<i64>,
+    pub head: Option<i64>,
     pub words: bool,
     pub no_special: bool,
     pub json: bool,
@@ -50,23 +51,37 @@ pub(crate) fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
 pub fn run(request: &ModelRequest<'_>, out: &mut impl Write) -> Result<(), Failure> {
     let model = load(request.dir, request.sentence)?;
     let (layers, heads) = (model.config().layers, model.config().heads);
-    for (value, count, flag) in [(request.layer, layers, "--layer"), (request.head, heads, "--head")] {
-        if let Some(v) = value {
-            if v >= count {
-                return Err(Failure::usage(format!(
-                    "{flag} {v} is out of range: this model has 0 to {}",
-                    count - 1
-                )));
-            }
+    let in_range = |value: Option<i64>, count: usize, flag: &str| match value {
+        None => Ok(None),
+        Some(v) => usize::try_from(v).ok().filter(|&v| v < count).map(Some).ok_or_else(|| {
+            Failure::usage(format!("{flag} {v} is out of range: this model has 0 to {}", count - 1))
+        }),
+    };
+    let layer = in_range(request.layer, layers, "--layer")?;
+    let head = in_range(request.head, heads, "--head")?;
+    // One head is two numbers: a layer alone (or a head alone) names none.
+    let chosen = match (layer, head) {
+        (Some(layer), Some(head)) => Some((layer, head)),
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            let (given, missing) =
+                if layer.is_some() { ("--layer", "--head") } else { ("--head", "--layer") };
+            let every = if request.json { ", or leave both out for every head" } else { "" };
+            return Err(Failure::usage(format!(
+                "{given} needs {missing}: a head is chosen with --layer L --head H (layers 0 to {}, \
+                 heads 0 to {}){every}",
+                layers - 1,
+                heads - 1
+            )));
         }
-    }
+    };
     let attention = model.attention(request.sentence).map_err(|e| Failure::usage(e.to_string()))?;
     let view = View::new(attention, request.words, request.no_special);
 
     let written = if request.json {
-        write_json(out, &view, request)
+        write_json(out, &view, chosen)
     } else {
-        let (Some(layer), Some(head)) = (request.layer, request.head) else {
+        let Some((layer, head)) = chosen else {
             return Err(Failure::usage(format!(
                 "choose a head to print with --layer L --head H (layers 0 to {}, heads 0 to {}), \
                  or print every head with --json",
@@ -76,13 +91,7 @@ pub fn run(request: &ModelRequest<'_>, out: &mut impl Write) -> Result<(), Failu
         };
         write_text(out, &view, layer, head)
     };
-    match written {
-        // `attention … | head` closes the pipe early: not an error.
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(Failure { message: format!("cannot write the output: {e}"), code: 1 })
-        }
-        _ => Ok(()),
-    }
+    crate::output::finish(written.and_then(|()| out.flush()))
 }
 
 /// The tokens and weights to print: pieces or words, with or without [CLS]/[SEP].
@@ -151,25 +160,21 @@ struct JsonModel<'a> {
     weights: Option<Vec<&'a [f32]>>,
 }
 
-fn write_json(out: &mut impl Write, view: &View, request: &ModelRequest<'_>) -> io::Result<()> {
+fn write_json(out: &mut impl Write, view: &View, chosen: Option<(usize, usize)>) -> io::Result<()> {
     let n = view.n().max(1);
     let attention = (0..view.layers)
         .map(|l| (0..view.heads).map(|h| view.head(l, h).chunks(n).collect()).collect())
         .collect();
-    let weights = match (request.layer, request.head) {
-        (Some(l), Some(h)) => Some(view.head(l, h).chunks(n).collect()),
-        _ => None,
-    };
+    let weights = chosen.map(|(l, h)| view.head(l, h).chunks(n).collect());
     let json = JsonModel {
         model: "all-MiniLM-L6-v2",
         tokens: &view.tokens,
         layers: view.layers,
         heads: view.heads,
         attention,
-        layer: request.layer,
-        head: request.head,
+        layer: chosen.map(|(l, _)| l),
+        head: chosen.map(|(_, h)| h),
         weights,
     };
-    serde_json::to_writer(&mut *out, &json).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::output::write_json_line(out, &json)
 }

@@ -1,9 +1,12 @@
-//! The two output formats: the tutorial's text blocks and one JSON object.
+//! The two output formats, the tutorial's text blocks and one JSON object,
+//! and how printing to stdout ends.
 
 use std::io::{self, Write};
 
 use attention_core::Analysis;
 use serde::Serialize;
+
+use crate::Failure;
 
 /// Characters of █ for a weight of 1.
 pub const BAR_WIDTH: f32 = 40.0;
@@ -94,6 +97,62 @@ pub fn write_json(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
             .collect(),
         fully_masked: a.fully_masked.clone(),
     };
-    serde_json::to_writer(&mut *out, &json).map_err(io::Error::other)?;
+    write_json_line(out, &json)
+}
+
+/// `value` as one line of JSON. An error of the writer keeps its kind, so
+/// that a closed pipe (`attention --json … | head -c 10`) is still seen as
+/// one by [`finish`].
+pub fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(|e| match e.io_error_kind() {
+        Some(kind) => io::Error::new(kind, e),
+        None => io::Error::other(e),
+    })?;
     writeln!(out)
+}
+
+/// The end of printing to stdout: a pipe closed early (`attention … | head`)
+/// is not an error, any other write error is.
+pub fn finish(written: io::Result<()>) -> Result<(), Failure> {
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Failure { message: format!("cannot write the output: {e}"), code: 1 })
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pipe whose reader has gone after `room` bytes.
+    struct ClosedPipe {
+        room: usize,
+    }
+
+    impl Write for ClosedPipe {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::ErrorKind::BrokenPipe.into());
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn json_into_a_closed_pipe_ends_quietly() {
+        let rows = vec![vec![0.25f32; 64]; 64];
+        let written = write_json_line(&mut ClosedPipe { room: 10 }, &rows);
+        assert_eq!(written.as_ref().map_err(io::Error::kind), Err(io::ErrorKind::BrokenPipe));
+        assert!(finish(written).is_ok());
+        let full = finish(Err(io::ErrorKind::StorageFull.into())).unwrap_err();
+        assert_eq!((full.code, full.message.starts_with("cannot write the output")), (1, true));
+    }
 }

@@ -30,8 +30,9 @@ pub const ENV_VAR: &str = "ATTENTION_VECTORS";
 #[derive(Debug)]
 pub struct Vectors {
     pub embeddings: Embeddings,
-    /// Set for the built-in fallback: unknown words may be known to the
-    /// whole vocabulary.
+    /// Set for the built-in fallback, and for a shard set marked as the
+    /// fallback (as `scripts/build` makes when the data is not built):
+    /// unknown words may be known to the whole vocabulary.
     pub fallback: bool,
 }
 
@@ -39,33 +40,34 @@ pub struct Vectors {
 pub fn load(explicit: Option<&Path>, texts: &[&str]) -> Result<Vectors, Failure> {
     let from_env = std::env::var_os(ENV_VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(path) = explicit.map(Path::to_path_buf).or(from_env) {
-        return Ok(Vectors { embeddings: open(&path, texts)?, fallback: false });
+        return open(&path, texts);
     }
     let built = Path::new(BUILT_SET);
     if built.join("manifest.json").is_file() {
-        return Ok(Vectors { embeddings: sharded(built, texts)?, fallback: false });
+        return sharded(built, texts);
     }
     Ok(Vectors { embeddings: Embeddings::from_subset(FALLBACK)?, fallback: true })
 }
 
 /// A shard folder, or one file of vectors.
-fn open(path: &Path, texts: &[&str]) -> Result<Embeddings, Failure> {
+fn open(path: &Path, texts: &[&str]) -> Result<Vectors, Failure> {
     if path.is_dir() {
         sharded(path, texts)
     } else {
-        load_embeddings(path)
+        Ok(Vectors { embeddings: load_embeddings(path)?, fallback: false })
     }
 }
 
 /// Reads the shards of `dir` that `texts` need, round after round until the
 /// tokenizer can decide every text as with the whole vocabulary.
-pub fn sharded(dir: &Path, texts: &[&str]) -> Result<Embeddings, Failure> {
-    let set = read_manifest(dir)?;
+pub fn sharded(dir: &Path, texts: &[&str]) -> Result<Vectors, Failure> {
+    let manifest = read_manifest(dir)?;
+    let set = manifest.set;
     let mut store = Embeddings::sharded(set);
     loop {
         let missing = store.missing_shards(texts.iter().copied());
         if missing.is_empty() {
-            return Ok(store);
+            return Ok(Vectors { embeddings: store, fallback: manifest.fallback });
         }
         for k in missing {
             let path = shard_path(dir, &set, k);

@@ -3,8 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 use attention_model::testing::built_model_dir;
 
@@ -194,7 +195,7 @@ fn build_data_writes_a_subset_the_cli_reads() {
         out_path.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("3 words (2 most frequent + 1 for 1 sentences)"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("3 words (2 most frequent + 1 for 1 sentence)"), "{}", stderr(&out));
     let run = attention(&["--embeddings", out_path.to_str().unwrap(), "the cat mat"]);
     assert!(stderr(&run).contains("left out: 'cat'"), "{}", stderr(&run));
 }
@@ -351,4 +352,167 @@ fn model_errors_get_one_line() {
         "--layer 6 is out of range",
     );
     assert_clean_failure(&attention(&["--model", d, CAT]), "choose a head to print with --layer L --head H");
+}
+
+/// Runs `attention args`, reads the first 10 bytes of its output and closes
+/// the pipe, as `attention … | head -c 10` does.
+fn attention_into_head(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attention"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut head = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn json_into_a_pipe_closed_early_ends_quietly() {
+    // Megabytes of JSON: the pipe closes long before they are written.
+    let kings = "king ".repeat(1024);
+    let out = attention_into_head(&["--json", &kings]);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    let Some(dir) = built_model_dir() else { return };
+    let long = "the cat sat on the mat ".repeat(16);
+    let out = attention_into_head(&["--model", dir.to_str().unwrap(), "--json", &long]);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+}
+
+#[test]
+fn control_and_invisible_characters_are_named_as_escapes() {
+    let out = attention(&["king\u{1b}]0;pwned\u{7} queen"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains(r"left out: '\u{1b}', 'pwned', '\u{7}'"), "{said:?}");
+    assert!(!said.contains(['\u{1b}', '\u{7}']), "no raw escape reaches the terminal: {said:?}");
+    let said = stderr(&attention(&["king\u{1} queen \u{200b}"]));
+    assert!(said.contains(r"left out: '\u{1}', '\u{200b}'"), "{said:?}");
+    let all_unknown = attention(&["\u{1b}[31m"]);
+    assert!(!stderr(&all_unknown).contains('\u{1b}'), "{:?}", stderr(&all_unknown));
+}
+
+#[test]
+fn a_negative_number_gets_the_range_message() {
+    assert_clean_failure(
+        &attention(&["--temperature", "-1", "king"]),
+        "temperature must be between 0.001 and 1000, got -1",
+    );
+}
+
+#[test]
+fn a_hundred_thousand_unknown_words_make_one_short_line() {
+    let mut args = vec!["zzqx"; 100_000];
+    args.push("king");
+    let out = attention(&args);
+    assert!(out.status.success(), "{}", &stderr(&out)[..200]);
+    let said = stderr(&out);
+    assert!(said.len() < 300, "{} bytes: {}", said.len(), &said[..300]);
+    assert!(said.contains("'zzqx', … (100000 in all)"), "{said}");
+}
+
+/// A shard set of five words in `dir/set`, built with `extra` flags.
+fn tiny_set(dir: &Path, extra: &[&str]) -> (PathBuf, Output) {
+    let glove = dir.join("glove.txt");
+    std::fs::write(&glove, "the 1 0\ncat 0 1\nsat 1 1\nmat -1 0\n. 0 -1\n").unwrap();
+    let set = dir.join("set");
+    let args =
+        [&["build-data", "--glove", glove.to_str().unwrap(), "--shards", set.to_str().unwrap()], extra];
+    let out = attention(&args.concat());
+    (set, out)
+}
+
+#[test]
+fn on_a_fallback_every_unknown_message_says_how_to_get_the_whole_vocabulary() {
+    let temp = tempfile::tempdir().unwrap();
+    let (set, built) = tiny_set(temp.path(), &["--count", "4", "--fallback"]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let hint = "scripts/build-data builds all 400,000 GloVe words";
+    let none = attention(&["--embeddings", set.to_str().unwrap(), "zzqx qqzx"]);
+    assert_clean_failure(&none, "none of the words is in the vocabulary ('zzqx', 'qqzx')");
+    assert!(stderr(&none).contains(hint), "{}", stderr(&none));
+    let some = attention(&["--embeddings", set.to_str().unwrap(), "the zzqx"]);
+    assert!(stderr(&some).contains("left out: 'zzqx' (this is the fallback"), "{}", stderr(&some));
+    assert!(stderr(&some).contains(hint));
+}
+
+#[test]
+fn a_sentence_that_starts_with_a_command_name_goes_after_dashes() {
+    assert!(stdout(&attention(&["--help"])).contains("attention -- help me"));
+    let out = attention(&["help", "me"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("put -- before it: attention -- help"), "{}", stderr(&out));
+    let out = attention(&["heads", "up", "king"]);
+    assert!(stderr(&out).contains("put -- before it: attention -- heads"), "{}", stderr(&out));
+    let out = attention(&["--", "help", "me"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(block(&stdout(&out), "help", 0).len(), 2);
+}
+
+#[test]
+fn build_data_removes_old_sets_but_not_folders_it_did_not_write() {
+    let temp = tempfile::tempdir().unwrap();
+    let set = temp.path().join("set");
+    let foreign = set.join("0123456789abcdef");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "hi").unwrap();
+    let (_, first) = tiny_set(temp.path(), &["--count", "4"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(stderr(&first).contains("left '") && stderr(&first).contains("in place"), "{}", stderr(&first));
+    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "hi");
+    let old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(set.join("manifest.json")).unwrap()).unwrap();
+    let old_folder = set.join(old["set"].as_str().unwrap());
+    // Another count, another set: the first set's folder goes, the notes stay.
+    let (_, second) = tiny_set(temp.path(), &["--count", "8"]);
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert!(!old_folder.exists());
+    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "hi");
+}
+
+#[test]
+fn build_data_and_vector_messages_name_the_flag_or_the_folder() {
+    let temp = tempfile::tempdir().unwrap();
+    let (set, out) = tiny_set(temp.path(), &["--count", "3"]);
+    assert_clean_failure(&out, "--count 3 is not a power of two from 1 to 65536");
+    assert!(!stderr(&out).contains("file"), "{}", stderr(&out));
+    let (_, built) = tiny_set(temp.path(), &["--count", "4"]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    // A shard of another build in the folder the manifest names.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("glove.txt"), "the 2 0\ncat 0 2\n").unwrap();
+    let other_set = other.path().join("set");
+    let glove = other.path().join("glove.txt");
+    let rebuilt = attention(&[
+        "build-data",
+        "--glove",
+        glove.to_str().unwrap(),
+        "--shards",
+        other_set.to_str().unwrap(),
+        "--count",
+        "4",
+    ]);
+    assert!(rebuilt.status.success(), "{}", stderr(&rebuilt));
+    let folder = |dir: &Path| {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+        dir.join(json["set"].as_str().unwrap())
+    };
+    for k in 0..4 {
+        let name = format!("{k:04x}.aews");
+        std::fs::copy(folder(&other_set).join(&name), folder(&set).join(&name)).unwrap();
+    }
+    let mixed = attention(&["--embeddings", set.to_str().unwrap(), "the cat"]);
+    assert_clean_failure(&mixed, "the shard belongs to another build of the vectors than their manifest");
+    assert!(!stderr(&mixed).contains("page"), "{}", stderr(&mixed));
+
+    let manifest = set.join("manifest.json");
+    assert_clean_failure(
+        &attention(&["--embeddings", manifest.to_str().unwrap(), "the cat"]),
+        &format!(
+            "is the manifest of a shard set, not a file of vectors: name the folder that holds it, '{}'",
+            set.display()
+        ),
+    );
 }

@@ -216,7 +216,11 @@ fn words_not_in_the_sentence_get_one_line_with_its_words_and_exit_2() {
         "--from 'dog' is not in the sentence; its words are: The, cat, sat, on, the, mat, because, it, was, tired",
     );
     assert_clean_failure(&run("it", "mouse"), "--to 'mouse' is not in the sentence");
-    assert_clean_failure(&run("it#2", "cat"), "--from it#2: 'it' occurs 1 time in the sentence");
+    assert_clean_failure(&run("it#2", "cat"), "--from 'it#2': 'it' occurs 1 time in the sentence");
+    // What the user typed is quoted with its control characters as escapes.
+    let typed = run("d\u{1b}[2Jog", "cat");
+    assert_clean_failure(&typed, r"--from 'd\u{1b}[2Jog' is not in the sentence");
+    assert!(!stderr(&typed).contains('\u{1b}'));
     assert_clean_failure(&run("it#0", "cat"), "occurrences count from 1");
     assert_clean_failure(&run("12", "cat"), "--from 12 is out of range: the sentence has tokens 0 to 11");
     let missing = attention(&["heads", CAT, "--model", "/no/such/model", "--from", "it", "--to", "cat"]);
@@ -229,6 +233,31 @@ fn words_not_in_the_sentence_get_one_line_with_its_words_and_exit_2() {
         .output()
         .unwrap();
     assert_clean_failure(&here, "no trained model in 'model' (model/minilm-core.aebm is missing)");
+}
+
+/// The flags of `attention --model DIR` that choose a head, on the tiny model.
+#[test]
+fn model_mode_says_what_a_layer_or_head_needs() {
+    let model = TinyModel::new("flags");
+    let d = model.dir();
+    assert_clean_failure(
+        &attention(&["--model", d, "--layer", "-1", "--head", "0", CAT]),
+        "--layer -1 is out of range: this model has 0 to 1",
+    );
+    assert_clean_failure(
+        &attention(&["--model", d, "--layer", "0", "--head", "-3", CAT]),
+        "--head -3 is out of range: this model has 0 to 2",
+    );
+    assert_clean_failure(
+        &attention(&["--model", d, "--json", "--layer", "1", CAT]),
+        "--layer needs --head: a head is chosen with --layer L --head H (layers 0 to 1, heads 0 to 2), \
+         or leave both out for every head",
+    );
+    assert_clean_failure(&attention(&["--model", d, "--head", "1", CAT]), "--head needs --layer");
+    let chosen = attention(&["--model", d, "--json", "--layer", "1", "--head", "2", CAT]);
+    let json: Value = serde_json::from_str(&stdout(&chosen)).unwrap();
+    assert_eq!((json["layer"].as_u64(), json["head"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(json["weights"], json["attention"][1][2]);
 }
 
 fn real_dir() -> Option<String> {

@@ -49,19 +49,13 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::EmptySentence => f.write_str("the sentence is empty: type a few words"),
-            Error::NoKnownWords { unknown } => {
-                let shown: Vec<String> = unknown.iter().take(8).map(|w| quote(w)).collect();
-                let more = if unknown.len() > 8 { ", …" } else { "" };
-                write!(
-                    f,
-                    "none of the words is in the vocabulary ({}{more}): try common English words",
-                    shown.join(", ")
-                )
-            }
+            Error::NoKnownWords { unknown } => write!(
+                f,
+                "none of the words is in the vocabulary ({}): try common English words",
+                quote_list(unknown)
+            ),
             Error::NotLoaded { pending } => {
-                let shown: Vec<String> = pending.iter().take(8).map(|w| quote(w)).collect();
-                let more = if pending.len() > 8 { ", …" } else { "" };
-                write!(f, "the vectors of {}{more} have not arrived", shown.join(", "))
+                write!(f, "the vectors of {} have not arrived", quote_list(pending))
             }
             Error::TooManyTokens { known } => write!(
                 f,
@@ -84,9 +78,59 @@ impl fmt::Display for Error {
 
 /// Text from outside (a word, a typed number) as the messages quote it: in
 /// quotes, and at most 40 clusters long (then "…"), so that a pasted
-/// 20,000-letter "word" is named, not printed whole.
+/// 20,000-letter "word" is named, not printed whole. Control and invisible
+/// characters are written as escapes (`\u{1b}`, `\u{200b}`): printed raw,
+/// an escape sequence would drive the terminal, and a zero-width space would
+/// be quoted as `''`, naming nothing the user can see. A joiner between two
+/// non-ASCII characters stays: it is part of an emoji (👩‍💻) or of a word of
+/// a script that uses it, and shows as such.
 pub fn quote(word: &str) -> String {
-    format!("'{}'", crate::tokenize::shortened(word, 40))
+    let shortened = crate::tokenize::shortened(word, 40);
+    let chars: Vec<char> = shortened.chars().collect();
+    let shown = |c: Option<&char>| c.is_some_and(|&c| !c.is_ascii() && !hidden(c));
+    let mut quoted = String::from("'");
+    for (i, &c) in chars.iter().enumerate() {
+        let joins = matches!(c, '\u{200c}' | '\u{200d}')
+            && shown(i.checked_sub(1).and_then(|p| chars.get(p)))
+            && shown(chars.get(i + 1));
+        if hidden(c) && !joins {
+            quoted.extend(c.escape_unicode());
+        } else {
+            quoted.push(c);
+        }
+    }
+    quoted.push('\'');
+    quoted
+}
+
+/// Control characters, and format characters that take no space: soft
+/// hyphen, zero-width spaces and joiners, direction marks, embeddings,
+/// overrides and isolates, invisible operators, the byte-order mark.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00ad}'
+                | '\u{061c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+        )
+}
+
+/// The words a message names, each quoted: the first 8, then how many there
+/// are in all, so that 100,000 unknown words make one short line.
+pub fn quote_list<S: AsRef<str>>(words: &[S]) -> String {
+    const SHOWN: usize = 8;
+    let shown: Vec<String> = words.iter().take(SHOWN).map(|w| quote(w.as_ref())).collect();
+    if words.len() > SHOWN {
+        format!("{}, … ({} in all)", shown.join(", "), words.len())
+    } else {
+        shown.join(", ")
+    }
 }
 
 /// A count and its noun, singular for one: "1 dimension", "3 dimensions".
@@ -120,5 +164,29 @@ mod tests {
         );
         let message = Error::NotLoaded { pending: vec!["q".repeat(41)] }.to_string();
         assert_eq!(message, format!("the vectors of '{}…' have not arrived", "q".repeat(40)));
+    }
+
+    #[test]
+    fn a_message_lists_at_most_8_words_and_says_how_many() {
+        let unknown: Vec<String> = (0..100_000).map(|i| format!("w{i}")).collect();
+        let message = Error::NoKnownWords { unknown }.to_string();
+        assert_eq!(
+            message,
+            "none of the words is in the vocabulary ('w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', \
+             … (100000 in all)): try common English words"
+        );
+        assert_eq!(quote_list(&["a", "b"]), "'a', 'b'");
+    }
+
+    #[test]
+    fn control_and_invisible_characters_are_quoted_as_escapes() {
+        assert_eq!(quote("king\u{1b}]0;pwned\u{7}"), "'king\\u{1b}]0;pwned\\u{7}'");
+        assert_eq!(quote("\u{1}"), "'\\u{1}'");
+        assert_eq!(quote("\u{200b}"), "'\\u{200b}'");
+        assert_eq!(quote("a\u{202e}b\u{feff}\u{2066}"), "'a\\u{202e}b\\u{feff}\\u{2066}'");
+        // Letters, accents and emoji stay as they are, and shortening still counts clusters.
+        assert_eq!(quote("naïve 👩\u{200d}💻"), "'naïve 👩\u{200d}💻'");
+        assert_eq!(quote("king\u{200d}queen\u{200d}"), "'king\\u{200d}queen\\u{200d}'");
+        assert_eq!(quote(&"\u{7}".repeat(50)), format!("'{}…'", "\\u{7}".repeat(40)));
     }
 }

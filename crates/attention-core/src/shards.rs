@@ -167,8 +167,9 @@ impl Shard {
             (u32_at(bytes, 16), u32_at(bytes, 20), u32_at(bytes, 24), u32_at(bytes, 28), u32_at(bytes, 32));
         if id != set.id || count != set.count {
             return Err(invalid(format!(
-                "the shard belongs to another build of the vectors (set {id:016x} of {count} shards, \
-                 expected {:016x} of {}): reload the page",
+                "the shard belongs to another build of the vectors than their manifest (set {id:016x} of \
+                 {count} shards, the manifest names {:016x} of {}): the vectors were rebuilt after the \
+                 manifest was read",
                 set.id, set.count
             )));
         }
@@ -279,6 +280,12 @@ impl Shard {
 /// its words in the store's row order. Returns the set and the shards in
 /// index order; the same store always gives the same bytes.
 pub fn split(embeddings: &Embeddings, count: u32) -> Result<(ShardSet, Vec<Shard>)> {
+    // The count is the caller's choice, not something read from a file.
+    if count == 0 || count > MAX_SHARDS || !count.is_power_of_two() {
+        return Err(Error::InvalidOption(format!(
+            "a set of {count} shards: the count must be a power of two from 1 to {MAX_SHARDS}"
+        )));
+    }
     let set = ShardSet::new(count, set_id(embeddings, count), embeddings.dim(), embeddings.len())?;
     let mut shards: Vec<Shard> =
         (0..count).map(|index| Shard { index, words: Vec::new(), vectors: Vec::new() }).collect();
@@ -418,5 +425,11 @@ mod tests {
         assert!(ShardSet::new(1 << 17, 1, 50, 1).is_err());
         assert!(ShardSet::new(16, 1, 0, 1).is_err());
         assert!(ShardSet::new(16384, 1, 50, 400_000).is_ok());
+        // A count to split by is an option, not a malformed file.
+        let err = split(&sample(), 3).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "invalid option: a set of 3 shards: the count must be a power of two from 1 to 65536"
+        );
     }
 }
