@@ -117,7 +117,10 @@ test('the token strip is one Tab stop, with arrow keys inside and a find box', a
   assert.deepEqual(await marked('button.token.focused'), ['2']);
   assert.deepEqual(await marked('button.token[aria-pressed="true"]'), ['2']);
   assert.deepEqual(await marked('[tabindex="0"]'), ['2']);
+  // End reaches the last token, past the collapsed chips; Home the first.
   await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.row), '299');
+  await page.keyboard.press('Home');
   // Find a word far beyond the collapsed chips: it is focused, and its chip shows.
   await page.fill('#token-find', 'educat');
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') !== null);
@@ -136,6 +139,82 @@ test('the token strip is one Tab stop, with arrow keys inside and a find box', a
   assert.equal(await chips.count(), 81);
   await page.click('#tokens .token-more');
   assert.equal(await chips.count(), 300);
+  await finish();
+});
+
+/** What has the keyboard focus: its tag, id, text and row (a chip's). */
+const focused = (page) => page.evaluate(() => {
+  const at = document.activeElement;
+  return { tag: at.tagName, id: at.id, text: at.textContent.trim().slice(0, 30), row: at.dataset?.row ?? null };
+});
+
+test('the keyboard focus stays on the control pressed, or where its content went, never on the page itself', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024)));
+  await ready(page);
+  // A word found past the collapsed chips: its chip is drawn after them.
+  await page.fill('#token-find', 'educat');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') !== null);
+  const row = (await hashOf(page)).focus;
+  await page.focus('#tokens .token-more');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('#tokens button.token').length === 1024);
+  assert.deepEqual(await focused(page), { tag: 'BUTTON', id: '', text: 'Show fewer', row: null });
+  // Collapsing removes the 943 chips before the button, and the button stays focused.
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('#tokens button.token').length === 81);
+  assert.deepEqual(await focused(page), { tag: 'BUTTON', id: '', text: 'Show all 1,024 tokens', row: null });
+  assert.equal(await page.textContent(`#tokens button.token[data-row="${row}"]`), 'education');
+  // "Clear focus" in the Steps tab goes with the steps: the focus moves to the tab's panel, which now holds the hint.
+  await page.focus('#explain .explain-head button');
+  assert.equal((await focused(page)).text, 'Clear focus');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('focus'));
+  const after = await focused(page);
+  assert.equal(after.id, 'lab-steps');
+  assert.match(after.text, /^Click a row/);
+  await finish();
+});
+
+test('in a collapsed strip the arrow keys, Home and End reach every token, drawing its chip', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024)));
+  await ready(page);
+  const all = words(1024).split(' ');
+  await page.focus('#tokens button.token >> nth=0');
+  const press = async (key, row) => {
+    await page.keyboard.press(key);
+    assert.deepEqual(await focused(page), { tag: 'BUTTON', id: '', text: all[row], row: String(row) }, `${key} to row ${row}`);
+    assert.equal((await hashOf(page)).focus, String(row));
+  };
+  await press('End', 1023);
+  await press('ArrowLeft', 1022);
+  await press('ArrowRight', 1023);
+  await press('ArrowRight', 1023);
+  await press('Home', 0);
+  await press('ArrowLeft', 0);
+  // From the last collapsed chip onwards, one token at a time; still 81 chips.
+  await page.focus('#tokens button.token[data-row="79"]');
+  await press('ArrowRight', 80);
+  await press('ArrowDown', 81);
+  await press('ArrowUp', 80);
+  assert.equal(await page.locator('#tokens button.token').count(), 81);
+  assert.equal(await page.locator('#tokens [tabindex="0"]').count(), 1, 'still one Tab stop');
+  await finish();
+});
+
+test('a run of typing in the find box is one history entry', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(300)));
+  await ready(page);
+  const entries = await page.evaluate(() => history.length);
+  // Each of the keys moves the focus to another word: 'e' (time), 'ed', 'edu'.
+  await page.locator('#token-find').pressSequentially('educat', { delay: 40 });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') === '99');
+  await page.press('#token-find', 'Enter');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') !== '99');
+  await hashOf(page);
+  assert.equal(await page.evaluate(() => history.length), entries + 1);
+  await page.goBack();
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('focus'));
+  assert.equal(await page.locator('#tokens button.token.focused').count(), 0, 'Back: nothing focused, as before the search');
   await finish();
 });
 
@@ -202,12 +281,16 @@ test('the heatmap zooms in until the labels can be read, and a click still hits 
   const label = await page.getAttribute('#heatmap-overlay', 'aria-label');
   const [, first, last] = label.match(/zoomed to rows and columns (\d+)–(\d+)/);
   assert.ok(Number(last) - Number(first) + 1 <= 24, label);
+  // A finger pinches the heatmap (never the page); zoomed, one finger pans it, not the page.
+  const touch = () => page.$eval('#heatmap-overlay', (o) => getComputedStyle(o).touchAction);
+  assert.equal(await touch(), 'none');
   // The cell under the pointer is the one of the window: focus its row.
   const p = await cellPoint(page, 2, 3);
   await page.mouse.click(p.x, p.y);
   assert.equal((await hashOf(page)).focus, String(Number(first) - 1 + 2));
   await page.click('#zoom-reset');
   assert.ok(!(await page.getAttribute('#heatmap-overlay', 'aria-label')).includes('zoomed'));
+  assert.equal(await touch(), 'pan-x pan-y');
   await finish();
 });
 
@@ -228,6 +311,22 @@ test('a 100,000-word paste is cut to the limit, said so, and the page stays usab
   // Still responsive: a short sentence draws again.
   await page.fill('#sentence', 'The king and queen');
   await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 5);
+  await finish();
+});
+
+test('a paste over 20,000 characters is cut after its last whole word, and said so', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The king'));
+  await ready(page);
+  await page.fill('#sentence', '');
+  // 1,000 words of 20 letters and a space: 20,999 characters, as the clipboard gives them.
+  await page.keyboard.insertText(Array(1000).fill('internationalization').join(' '));
+  await page.waitForSelector('#sentence-note:not([hidden])');
+  assert.equal(await page.textContent('#sentence-note'), 'The text was cut after its first 952 words (19,991 characters): the box holds at most 20,000 characters.');
+  const kept = await page.inputValue('#sentence');
+  assert.equal(kept.length, 19991);
+  assert.ok(kept.split(' ').every((w) => w === 'internationalization'), 'no word cut in two');
+  await page.waitForFunction(() => /^952 tokens in the attention ·/.test(document.getElementById('status').textContent));
+  assert.equal((await hashOf(page)).s, kept);
   await finish();
 });
 

@@ -122,6 +122,57 @@ test('each option changes the table and the hash', async () => {
   await finish();
 });
 
+test('the sliders tell a screen reader their values as the page shows them, after a link or Back too', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&t=0.5&th=0.25'));
+  await ready(page);
+  const temperature = page.locator('#opt-temperature');
+  const threshold = page.locator('#threshold');
+  const said = async () => [await temperature.getAttribute('aria-valuetext'), await threshold.getAttribute('aria-valuetext')];
+  // The names are the labels' words: not the <output>'s tooltip, not its number.
+  assert.match(await temperature.ariaSnapshot(), /^- slider "Temperature":/);
+  assert.match(await threshold.ariaSnapshot(), /^- slider "Hide links weaker than"/);
+  assert.deepEqual(await said(), ['temperature 0.5', '25 % of the strongest']);
+  await temperature.fill('-0.5');
+  await threshold.fill('0.1');
+  assert.equal((await hashOf(page)).t, '0.316');
+  assert.deepEqual(await said(), ['temperature 0.316', '10 % of the strongest']);
+  const back = async (t) => {
+    await page.goBack();
+    await page.waitForFunction((value) => new URLSearchParams(location.hash.slice(1)).get('t') === value, t);
+  };
+  await back('0.316');
+  assert.deepEqual(await said(), ['temperature 0.316', '25 % of the strongest']);
+  await back('0.5');
+  assert.deepEqual(await said(), ['temperature 0.5', '25 % of the strongest']);
+  await finish();
+});
+
+test('the tabs follow the WAI-ARIA pattern, and a run of arrow keys is one history entry', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  const entries = await page.evaluate(() => history.length);
+  await page.focus('#tab-steps');
+  const press = async (key, lab) => {
+    await page.keyboard.press(key);
+    assert.equal(await page.evaluate(() => document.activeElement.id), `tab-${lab}`, key);
+    assert.equal(await page.getAttribute(`#tab-${lab}`, 'aria-selected'), 'true');
+  };
+  await press('End', 'meaning');
+  await press('ArrowRight', 'steps');
+  await press('ArrowRight', 'whatif');
+  await press('Home', 'steps');
+  await press('ArrowLeft', 'meaning');
+  await press('ArrowLeft', 'cross');
+  // The address is written in a background task after the change's frame (url.js).
+  await page.waitForFunction(() => location.hash.includes('lab=cross'));
+  assert.equal(await page.evaluate(() => history.length), entries + 1);
+  // One Back undoes the whole run.
+  await page.goBack();
+  await page.waitForFunction(() => document.getElementById('tab-steps').getAttribute('aria-selected') === 'true');
+  assert.equal((await hashOf(page)).lab, undefined);
+  await finish();
+});
+
 test('typing recomputes, and unknown words are marked and explained', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);

@@ -40,13 +40,34 @@ export function putText(node, value) {
   return node;
 }
 
-/** Makes `nodes` the children of `parent`, moving only those out of place. */
+/**
+ * Makes `nodes` the children of `parent`, moving only those out of place.
+ * The children that go are removed first, so that the ones that stay, in
+ * the same order, never move: moving a node takes the keyboard focus off it
+ * (the token strip's "Show fewer" button, after the 944 chips before it go).
+ */
 export function setChildren(parent, nodes) {
+  const kept = new Set(nodes);
+  for (const child of [...parent.childNodes]) if (!kept.has(child)) child.remove();
   nodes.forEach((node, k) => {
     const at = parent.childNodes[k];
     if (at !== node) parent.insertBefore(node, at ?? null);
   });
-  while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
+}
+
+/**
+ * Runs `redraw()`; if it takes the keyboard focus from inside `within` (the
+ * focused element removed or moved: the focus falls to <body>), gives it back
+ * to that element if it is still there, else to `fallback()` (an element, or
+ * null to leave it). A screen reader user is not sent back to the page's top.
+ */
+export function keepingFocus(within, redraw, fallback) {
+  const had = document.activeElement;
+  const inside = had !== document.body && within.contains(had);
+  redraw();
+  if (!inside || (document.activeElement && document.activeElement !== document.body)) return;
+  const next = had.isConnected && within.contains(had) ? had : fallback();
+  next?.focus({ preventScroll: true });
 }
 
 /** Sets or removes an attribute only when it differs. */

@@ -9,7 +9,7 @@
 //   3. exp(s_j), their sum, w_j = exp(s_j) / Σ exp(s)
 //   4. context = Σ_j w_j · v_j
 
-import { el, put, putText, setChildren } from './dom.js';
+import { el, keepingFocus, put, putText, setChildren } from './dom.js';
 import { strongestKeys } from './paint.js';
 import { grouped } from './text.js';
 
@@ -63,6 +63,14 @@ export function renderSteps(target, opts) {
 
 const panels = new WeakMap(); // target → its StepsPanel
 
+/** The element that takes the focus when the steps in `target` go: the tab panel around it, else `target` itself. */
+function holder(target) {
+  const around = target.closest('[tabindex]');
+  if (around) return around;
+  target.tabIndex = -1;
+  return target;
+}
+
 class StepsPanel {
   constructor(target) {
     this.target = target;
@@ -70,7 +78,8 @@ class StepsPanel {
     this.title = el('h2');
     this.clear = el('button', 'Clear focus', 'small');
     this.clear.type = 'button';
-    this.clear.addEventListener('click', () => this.opts?.onClear?.());
+    // Cleared, the panel may hold a hint in place of the steps: the focus goes to the panel around it, not to <body>.
+    this.clear.addEventListener('click', () => keepingFocus(this.target, () => this.opts?.onClear?.(), () => holder(this.target)));
     this.head = el('div', null, 'explain-head');
     this.note = el('p', null, 'note');
     this.items = [0, 1, 2, 3].map(() => el('li'));

@@ -3,7 +3,7 @@
 // thicker for larger weights; links weaker than a share of the strongest
 // (state.threshold, in the link) are hidden.
 
-import { put } from '../dom.js';
+import { attr, put } from '../dom.js';
 import { arrowLayout, labelWidth, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../heatmap-view.js';
 
 export function mountArrows(ctx) {
@@ -37,7 +37,7 @@ export function mountArrows(ctx) {
     // A render that changes none of what it shows (a shard of another word arriving) leaves it.
     if (fresh && !lazy.stale && drawn?.focus === state.focus && drawn.threshold === state.threshold) return;
     if (lazy.waits()) {
-      put(shown, 'textContent', `${Math.round(state.threshold * 100)} %`);
+      put(shown, 'textContent', percent(state.threshold));
       return;
     }
     if (!fresh) {
@@ -60,15 +60,18 @@ export function mountArrows(ctx) {
   return {
     visible: (state) => ctx.shows('arrows', state),
     update(next, nextAnalysis) {
+      // The slider follows the state (a link, Back) even while the analysis is on its way.
+      if (slider && Math.abs(Number(slider.value) - next.threshold) > 1e-9) slider.value = String(next.threshold);
+      // A screen reader says the share as the page shows it, not the slider's fraction ("0.1").
+      attr(slider, 'aria-valuetext', `${percent(next.threshold)} of the strongest`);
       if (nextAnalysis.pending) return;
       state = next;
-      if (slider && Math.abs(Number(slider.value) - next.threshold) > 1e-9) slider.value = String(next.threshold);
       if (nextAnalysis.error) {
         analysis = null;
         laidOut = null;
         drawn = null;
         Object.assign(canvas, { width: 0, height: 0 }).style.height = '0px';
-        put(shown, 'textContent', `${Math.round(next.threshold * 100)} %`);
+        put(shown, 'textContent', percent(next.threshold));
         return;
       }
       analysis = nextAnalysis;
@@ -77,3 +80,6 @@ export function mountArrows(ctx) {
     relayout: () => draw(),
   };
 }
+
+/** A share of the strongest weight as the page shows it: "10 %". */
+const percent = (share) => `${Math.round(share * 100)} %`;

@@ -64,18 +64,28 @@ class Lab {
     }
     this.labs.steps = mountSteps(this.panels.steps, ctx);
     tablist.addEventListener('keydown', (event) => {
-      const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
-      if (!step) return;
+      const next = this.tabAfter(event);
+      if (!next) return;
       event.preventDefault();
-      const from = LABS.find((lab) => this.tabs[lab] === event.target) ?? this.store.get().teach.lab;
-      const next = LABS[(LABS.indexOf(from) + step + LABS.length) % LABS.length];
-      this.open(next);
+      // A run of arrow presses is one gesture: one history entry, the tab it ends on.
+      this.open(next, 'tabs');
       this.tabs[next].focus();
     });
   }
 
-  open(lab) {
-    this.store.update({ teach: { ...this.store.get().teach, lab, lf: 0, lc: null } }, 'push');
+  /** The tab a key leads to (the WAI-ARIA tabs pattern: arrows wrap around, Home and End go to the ends), or null. */
+  tabAfter(event) {
+    if (event.key === 'Home') return LABS[0];
+    if (event.key === 'End') return LABS[LABS.length - 1];
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+    if (!step) return null;
+    const from = LABS.find((lab) => this.tabs[lab] === event.target) ?? this.store.get().teach.lab;
+    return LABS[(LABS.indexOf(from) + step + LABS.length) % LABS.length];
+  }
+
+  /** Opens tab `lab`; `gesture` names a run of changes that makes one history entry (store.js). */
+  open(lab, gesture = null) {
+    this.store.update({ teach: { ...this.store.get().teach, lab, lf: 0, lc: null } }, 'push', gesture);
   }
 
   /** The view of `name`, mounting it (its code fetched) on first use; null until then. */

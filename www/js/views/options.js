@@ -2,7 +2,7 @@
 // the temperature (a logarithmic slider from 0.001 to 1000); and of the
 // pictures: the colour palette and the theme.
 
-import { put } from '../dom.js';
+import { attr, put } from '../dom.js';
 import { formatTemperature, temperatureAt } from '../state.js';
 
 export function mountOptions({ store }) {
@@ -25,6 +25,8 @@ export function mountOptions({ store }) {
       if (slider) {
         const position = Math.log10(state.temperature);
         if (Math.abs(Number(slider.value) - position) > 0.005) slider.value = String(position);
+        // The slider's own value is the logarithm ("0" for T = 1): a screen reader says the temperature instead.
+        attr(slider, 'aria-valuetext', `temperature ${formatTemperature(state.temperature)}`);
       }
       put(shown, 'textContent', formatTemperature(state.temperature));
       for (const [key, select] of Object.entries(selects)) put(select, 'value', state[key]);

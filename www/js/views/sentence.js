@@ -1,5 +1,8 @@
 // The sentence box and the examples menu. Typing recomputes at most once per
 // frame however fast the keys come, as one history entry per typing session.
+// A text longer than MAX_SENTENCE_LENGTH is cut here, after its last whole
+// word, and the note says so (the box has no maxlength, which would cut a
+// paste silently, mid-word, before any script sees it).
 
 import { el, put } from '../dom.js';
 import { MAX_SENTENCE_LENGTH } from '../state.js';
@@ -28,10 +31,10 @@ export function mountSentence(ctx) {
     put(note, 'hidden', !text);
   };
   const typed = () => {
-    const sentence = cut(box.value, MAX_SENTENCE_LENGTH);
+    let sentence = cut(box.value, MAX_SENTENCE_LENGTH);
     if (box.value.length > MAX_SENTENCE_LENGTH) {
-      box.value = sentence;
-      say(`The text was cut to its first ${grouped(MAX_SENTENCE_LENGTH)} characters.`, sentence);
+      sentence = cutBox(box);
+      say(cutMessage(sentence), sentence);
     }
     const { sentence: before, focus } = store.get();
     if (sentence !== before) store.update({ sentence, focus: keptFocus(drawn, focus, sentence), cell: null }, 'push', 'typing');
@@ -108,6 +111,37 @@ function keptFocus(drawn, focus, next) {
   if (!token) return null;
   const end = chunkEnd(drawn.sentence, token.end);
   return next.startsWith(drawn.sentence.slice(0, end)) && chunkEnd(next, end) === end ? focus : null;
+}
+
+/**
+ * Cuts the text of `box` to at most MAX_SENTENCE_LENGTH UTF-16 units, after
+ * its last whole word (mid-word only for a "word" as long as the limit); the
+ * caret stays where it was if that is kept. Returns the text kept.
+ */
+function cutBox(box) {
+  const text = box.value;
+  const kept = cut(text, MAX_SENTENCE_LENGTH);
+  let end = kept.length;
+  if (!SPACE.test(text[end])) {
+    while (end > 0 && !SPACE.test(kept[end - 1])) end--;
+  }
+  const sentence = end > 0 ? kept.slice(0, end).trimEnd() : kept;
+  const caret = Math.min(box.selectionEnd, sentence.length);
+  box.value = sentence;
+  box.setSelectionRange(caret, caret);
+  return sentence;
+}
+
+/** A character the tokenizer cuts at (text.js). */
+const SPACE = /^\p{White_Space}$/u;
+
+/** What the note says of a text cut to `sentence`: how much is kept, and why, as for the limit of tokens (update, below). */
+function cutMessage(sentence) {
+  const words = sentence.match(/\S+/g)?.length ?? 0;
+  const limit = `the box holds at most ${grouped(MAX_SENTENCE_LENGTH)} characters`;
+  return words > 1
+    ? `The text was cut after its first ${grouped(words)} words (${grouped(sentence.length)} characters): ${limit}.`
+    : `The text was cut to its first ${grouped(sentence.length)} characters: ${limit}.`;
 }
 
 async function loadExamples() {

@@ -5,7 +5,7 @@
 // it. Long texts collapse to the first chips and the focused one, with a
 // find box that focuses a word.
 
-import { attr, el, put, putText, setChildren } from '../dom.js';
+import { attr, el, keepingFocus, put, putText, setChildren } from '../dom.js';
 import { excerpt, grouped } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
@@ -80,20 +80,26 @@ class TokenStrip {
     note.classList.toggle('loading', loading);
   }
 
-  /** Arrow keys, Home and End move between the known chips, focusing each one's row. */
+  /**
+   * Arrow keys, Home and End move between the known tokens, focusing each
+   * one's row: every token, not only the chips shown while the strip is
+   * collapsed (the chip of the focused row is drawn after the first ones).
+   */
   onKey(event) {
-    const chips = [...this.strip.querySelectorAll('button.token')];
-    const at = chips.indexOf(document.activeElement);
+    const chip = document.activeElement;
+    if (!chip?.matches('button.token') || !this.strip.contains(chip)) return;
+    const rows = (this.analysis?.tokens ?? []).filter((t) => t.row != null).map((t) => t.row);
+    const at = rows.indexOf(Number(chip.dataset.row));
     if (at < 0) return;
     const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
     let next = null;
-    if (step) next = chips[Math.min(chips.length - 1, Math.max(0, at + step))];
-    else if (event.key === 'Home') next = chips[0];
-    else if (event.key === 'End') next = chips[chips.length - 1];
-    if (!next) return;
+    if (step) next = rows[Math.min(rows.length - 1, Math.max(0, at + step))];
+    else if (event.key === 'Home') next = rows[0];
+    else if (event.key === 'End') next = rows[rows.length - 1];
+    if (next === null || next === undefined) return;
     event.preventDefault();
-    this.store.update({ focus: Number(next.dataset.row), cell: null }, 'replace');
-    this.strip.querySelector(`button.token[data-row="${next.dataset.row}"]`)?.focus();
+    this.store.update({ focus: next, cell: null }, 'replace');
+    this.strip.querySelector(`button.token[data-row="${next}"]`)?.focus();
   }
 
   /** Focuses the next known token whose text contains the query (direction 0: the first from the current focus). */
@@ -112,12 +118,21 @@ class TokenStrip {
     const after = direction < 0 ? [...rows].reverse().find((r) => r < focus) : rows.find((r) => (direction === 0 ? r >= focus : r > focus));
     const row = after ?? (direction < 0 ? rows[rows.length - 1] : rows[0]);
     put(this.findStatus, 'textContent', `${rows.indexOf(row) + 1} of ${rows.length}`);
-    if (row !== this.store.get().focus) this.store.update({ focus: row, cell: null }, 'push');
+    // One history entry for a run of typing (and Enter) in the box, as for the sentence.
+    if (row !== this.store.get().focus) this.store.update({ focus: row, cell: null }, 'push', 'find');
   }
 
+  /**
+   * Draws the chips; the keyboard focus stays where it was (the "Show fewer"
+   * button, a chip), or, when its chip goes, moves to the strip's Tab stop.
+   */
   draw() {
+    if (!this.state || !this.analysis) return;
+    keepingFocus(this.strip, () => this.drawChips(), () => this.strip.querySelector('[tabindex="0"]'));
+  }
+
+  drawChips() {
     const { state, analysis, strip } = this;
-    if (!state || !analysis) return;
     const tokens = analysis.tokens ?? [];
     const focusIndex = tokens.findIndex((t) => t.row != null && t.row === state.focus);
     const limit = this.expanded || tokens.length <= COLLAPSED ? tokens.length : COLLAPSED;
