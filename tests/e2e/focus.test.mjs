@@ -1,10 +1,28 @@
 // Focus: clicking cells and labels, the keyboard, links that restore a
-// focus, and Back/Forward between states.
+// focus, Back/Forward between states, and what the heatmap tells a
+// keyboard and screen reader user (the live region, its label, where the
+// keyboard focus goes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
 
 const site = useSite();
+
+/** A text of `n` common words, each repeated every 100 words (as in long.test.mjs). */
+function words(n) {
+  const pool = ('time year people way day man thing woman life child world school state family student group country problem hand part place case week company system program question work government number night point home water room mother area money story fact month lot right study book eye job word business issue side kind head house service friend father power hour game line end member law car city community name president team minute idea kid body information back parent face others level office door health person art war history party result change morning reason research girl guy moment air teacher force education').split(' ');
+  return Array.from({ length: n }, (_, i) => pool[i % pool.length]).join(' ');
+}
+
+/** The id (or tag) of the element with the keyboard focus, once a frame has run (a disabled button loses it then). */
+function keyboardFocus(page) {
+  return page.evaluate(() => new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(() => resolve(document.activeElement?.id || document.activeElement?.tagName), 0));
+  }));
+}
+
+const announced = (page) => page.textContent('#announce');
+const zoomLabel = async (page) => (await page.getAttribute('#heatmap-overlay', 'aria-label')).match(/zoomed to ([^:]*)/)?.[1] ?? null;
 
 /** What the page shows as focused: hash, table row, explanation, chip. */
 async function focusShown(page) {
@@ -72,14 +90,16 @@ test('Tab reaches the heatmap, arrow keys move the focus, Escape clears it', asy
   assert.equal((await hashOf(page)).focus, '2');
   await page.keyboard.press('ArrowUp');
   assert.deepEqual(await focusShown(page), { hash: '1', tableRows: [1], heading: 'How king attends', chip: 'king' });
-  // Left and right move a key cursor along the focused row.
+  // The three strongest keys of the row (KING_ROW), strongest first, each with its place in the text.
+  assert.equal(await announced(page), 'Focus on king (word 2). Strongest keys: king (word 2) 0.4431, queen (word 4) 0.1645, kingdom (word 7) 0.1512.');
+  // Left and right move a key cursor along the focused row; its cell is shown and said.
   await page.keyboard.press('ArrowRight');
   assert.match(await page.textContent('#tooltip'), /'king' → 'king'/);
   await page.keyboard.press('ArrowRight');
   assert.match(await page.textContent('#tooltip'), /'king' → 'and'.*weight 0\.04(89|90)/s);
-  // The three strongest keys of the row (KING_ROW), strongest first.
-  assert.equal(await page.textContent('#announce'), 'Focus on king, row 1. Strongest keys: king 0.4431, queen 0.1645, kingdom 0.1512.');
+  assert.match(await announced(page), /^Query king \(word 2\), key and \(word 3\): weight 0\.04(89|90)\.$/);
   await page.keyboard.press('Escape');
+  assert.equal(await announced(page), '');
   assert.deepEqual(await focusShown(page), { hash: null, tableRows: [], heading: null, chip: null });
   await finish();
 });
@@ -212,5 +232,125 @@ test('a fully masked row is explained, with zero weights and no numbers invented
   const later = await cellPoint(page, 1, 4);
   await page.mouse.move(later.x, later.y);
   assert.match(await page.textContent('#tooltip'), /masked: 'ruled' comes later \(causal\)/);
+  await finish();
+});
+
+test('a zoom button that disables itself hands the keyboard focus to the heatmap, which takes the same keys', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(200)));
+  await ready(page);
+  await page.focus('#zoom-in');
+  for (let k = 0; k < 20 && !(await page.isDisabled('#zoom-in')); k++) await page.keyboard.press('Enter');
+  assert.ok(await page.isDisabled('#zoom-in'), 'zoomed in as far as it goes');
+  assert.equal(await keyboardFocus(page), 'heatmap-overlay');
+  await page.keyboard.press('-');
+  assert.ok(!(await page.isDisabled('#zoom-in')), 'the − key zoomed out');
+  await page.focus('#zoom-reset');
+  await page.keyboard.press('Enter');
+  assert.equal(await zoomLabel(page), null);
+  assert.equal(await keyboardFocus(page), 'heatmap-overlay');
+  await page.click('#zoom-in');
+  await page.focus('#zoom-out');
+  await page.keyboard.press('Enter');
+  assert.equal((await hashOf(page)).zoom, undefined, 'back to the whole matrix');
+  assert.equal(await keyboardFocus(page), 'heatmap-overlay');
+  await finish();
+});
+
+test("the live region says the focused row again when its weights change, and only then", async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  await page.focus('#heatmap-overlay');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  const said = [await announced(page)];
+  assert.equal(said[0], 'Focus on king (word 2). Strongest keys: king (word 2) 0.4431, queen (word 4) 0.1645, kingdom (word 7) 0.1512.');
+  // A word typed after 'king' keeps its focus and takes a share of its weights.
+  await page.locator('#sentence').evaluate((box) => {
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  });
+  await page.keyboard.type(' wisely', { delay: 30 });
+  await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 9);
+  assert.equal((await hashOf(page)).focus, '1');
+  said.push(await announced(page));
+  await page.locator('#opt-temperature').fill('0.3');
+  assert.equal((await hashOf(page)).t, '2');
+  said.push(await announced(page));
+  await page.check('#opt-causal');
+  said.push(await announced(page));
+  assert.match(said[3], /^Focus on king \(word 2\)\. Strongest keys: king \(word 2\) 0\.\d{4}, the \(word 1\) 0\.\d{4}\.$/, 'causal: the two words up to king');
+  for (let k = 1; k < said.length; k++) assert.notEqual(said[k], said[k - 1], `change ${k} is said: ${said[k]}`);
+  // A change that leaves the row's weights alone (the colours) says nothing again.
+  const writes = await page.evaluate(() => new Promise((resolve) => {
+    let count = 0;
+    new MutationObserver((records) => { count += records.length; }).observe(document.getElementById('announce'), { childList: true, characterData: true, subtree: true });
+    const palette = document.getElementById('opt-palette');
+    palette.value = [...palette.options].find((o) => o.value !== palette.value).value;
+    palette.dispatchEvent(new Event('change', { bubbles: true }));
+    requestAnimationFrame(() => setTimeout(() => resolve(count), 0));
+  }));
+  assert.equal(writes, 0);
+  await finish();
+});
+
+test('the keyboard cursor moving along a row says each cell, masked ones with why', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&causal=1&focus=1'));
+  await ready(page);
+  await page.focus('#heatmap-overlay');
+  await page.keyboard.press('ArrowLeft');
+  assert.match(await announced(page), /^Query king \(word 2\), key the \(word 1\): weight 0\.\d{4}\.$/);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await announced(page), "Query king (word 2), key and (word 3): masked, because 'and' comes later (causal).");
+  // The cell said follows its weight: without the mask it has one.
+  await page.uncheck('#opt-causal');
+  assert.match(await announced(page), /^Query king \(word 2\), key and \(word 3\): weight 0\.04(89|90)\.$/);
+  // Another row is said as a row.
+  await page.focus('#heatmap-overlay');
+  await page.keyboard.press('ArrowDown');
+  assert.match(await announced(page), /^Focus on and \(word 3\)\. Strongest keys: /);
+  await finish();
+});
+
+test('a zoomed heatmap names the rows and columns it shows, and its keyboard cursor starts inside and pans the view', async () => {
+  const text = words(200).split(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(200)));
+  await ready(page);
+  await page.focus('#heatmap-overlay');
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  await page.keyboard.press('ArrowDown');
+  // The first row shown is focused, on its diagonal cell: nothing moved.
+  assert.deepEqual([(await hashOf(page)).focus, (await hashOf(page)).zoom], ['55', '55,55,89']);
+  assert.equal(await zoomLabel(page), 'rows and columns 56–144');
+  assert.ok(await page.isVisible('#tooltip'));
+  assert.match(await page.textContent('#tooltip'), new RegExp(`^'${text[55]}' → '${text[55]}'`));
+  // Home goes to the first row: the rows pan, the columns stay.
+  await page.keyboard.press('Home');
+  assert.deepEqual([(await hashOf(page)).focus, (await hashOf(page)).zoom], ['0', '0,55,89']);
+  assert.equal(await zoomLabel(page), 'rows 1–89 and columns 56–144');
+  assert.match(await page.textContent('#tooltip'), new RegExp(`^'${text[0]}' → '${text[55]}'`));
+  // Left of the first column shown: the columns pan one step to keep the cursor in view.
+  await page.keyboard.press('ArrowLeft');
+  assert.equal((await hashOf(page)).zoom, '0,54,89');
+  assert.equal(await zoomLabel(page), 'rows 1–89 and columns 55–143');
+  assert.ok(await page.isVisible('#tooltip'));
+  assert.match(await page.textContent('#tooltip'), new RegExp(`^'${text[0]}' → '${text[54]}'`));
+  assert.match(await announced(page), new RegExp(`^Query ${text[0]} \\(word 1\\), key ${text[54]} \\(word 55\\): weight`));
+  await finish();
+});
+
+test('a word repeated in the text is told apart by its place, counted as the weights table counts', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(200), '&focus=1'));
+  await ready(page);
+  const said = await announced(page);
+  assert.match(said, /^Focus on year \(word 2\)\. Strongest keys: /);
+  const keys = [...said.matchAll(/(\w+) \(word (\d+)\) (0\.\d{4})/g)].map(([, word, place]) => ({ word, place: Number(place) }));
+  assert.equal(keys.length, 3);
+  assert.equal(new Set(keys.map((k) => k.place)).size, 3, `three places: ${said}`);
+  // The word at each place is the table's header of that column; the focused row is the table's row of word 2 (after the header row).
+  const headers = await page.locator('#weights thead th').evaluateAll((ths) => ths.slice(1).map((th) => th.textContent));
+  for (const { word, place } of keys) assert.equal(headers[place - 1], word, `word ${place}`);
+  assert.equal(await page.getAttribute('#weights:not([aria-busy="true"]) tr.focused', 'aria-rowindex'), '3');
   await finish();
 });

@@ -19,7 +19,7 @@ async function controls(page) {
     theme: document.getElementById('opt-theme').value,
     threshold: document.getElementById('threshold').value,
     dark: document.documentElement.dataset.theme ?? null,
-    zoom: document.getElementById('heatmap-overlay').getAttribute('aria-label').match(/zoomed to rows and columns [\d–]+/)?.[0] ?? null,
+    zoom: document.getElementById('heatmap-overlay').getAttribute('aria-label').match(/zoomed to [^:]+/)?.[0] ?? null,
     tab: document.querySelector('[role="tab"][aria-selected="true"]').id,
   }));
 }

@@ -203,6 +203,9 @@ export function placeTooltip(tooltip, layout, row, col, lines) {
  * - focus(): the focused query row, or null;
  * - onFocus(row, how, cell): focus a row; `how` is 'push' (a click, with
  *   `cell` the clicked column or null) or 'replace' (the arrow keys);
+ * - onCursor(row, col, newRow), optional: the arrow keys moved the cursor to
+ *   cell (row, col), to a new row or along the focused one; called before
+ *   onFocus, so that the owner can pan a zoomed view to it first;
  * - onClear(): Escape;
  * - onEnter(row, col), optional: Enter on the cell under the keyboard cursor;
  * - tooltipLines(row, col): the tooltip of a cell, or null for none;
@@ -272,6 +275,40 @@ export class HeatmapView {
     }
   }
 
+  /**
+   * The cell the keyboard cursor goes to on `key` in a matrix of `n` tokens a
+   * side, or null for a key it ignores. A cursor not placed yet starts at the
+   * first row shown, and its column inside the columns shown: a zoomed view's
+   * cursor must not start off screen.
+   */
+  #step(key, n) {
+    const w = this.options.window?.() ?? null;
+    const focused = this.options.focus();
+    const row = focused ?? w?.row0 ?? 0;
+    const col = this.hover?.col ?? (w ? Math.min(w.col0 + w.cols - 1, Math.max(w.col0, row)) : row);
+    const last = n - 1;
+    switch (key) {
+      case 'ArrowUp': return { row: focused === null ? row : Math.max(0, row - 1), col };
+      case 'ArrowDown': return { row: focused === null ? row : Math.min(last, row + 1), col };
+      case 'ArrowLeft': return { row, col: Math.max(0, col - 1) };
+      case 'ArrowRight': return { row, col: Math.min(last, col + 1) };
+      case 'Home': return { row: 0, col };
+      case 'End': return { row: last, col };
+      default: return null;
+    }
+  }
+
+  /** Puts the keyboard cursor on (row, col): the owner hears of it first (to pan a zoomed view there), then of a new focus. */
+  #moveCursor(row, col) {
+    const { focus, onFocus, onCursor, paint } = this.options;
+    const focused = focus();
+    this.hover = { row, col };
+    onCursor?.(row, col, row !== focused);
+    if (row !== focused) onFocus(row, 'replace', null);
+    else paint();
+    this.showTooltip(row, col);
+  }
+
   #wire() {
     const { overlay: target, size, focus, onFocus, onClear, onEnter, paint } = this.options;
     target.addEventListener('pointermove', (event) => {
@@ -309,39 +346,23 @@ export class HeatmapView {
     target.addEventListener('keydown', (event) => {
       const n = size();
       if (n === null) return;
-      const focused = focus();
-      let row = focused;
-      let col = this.hover?.col ?? row ?? 0;
-      switch (event.key) {
-        case 'ArrowUp': row = row === null ? 0 : Math.max(0, row - 1); break;
-        case 'ArrowDown': row = row === null ? 0 : Math.min(n - 1, row + 1); break;
-        case 'ArrowLeft': row = row ?? 0; col = Math.max(0, col - 1); break;
-        case 'ArrowRight': row = row ?? 0; col = Math.min(n - 1, col + 1); break;
-        case 'Home': row = 0; break;
-        case 'End': row = n - 1; break;
-        case 'Enter': {
-          const hover = this.hover;
-          if (!onEnter || !hover || hover.row < 0 || hover.col < 0) return;
-          event.preventDefault();
-          onEnter(hover.row, hover.col);
-          return;
-        }
-        case 'Escape':
-          if (focused === null && !this.hover) return;
-          event.preventDefault();
-          this.hover = null;
-          this.hideTooltip();
-          onClear();
-          return;
-        default:
-          return;
+      if (event.key === 'Enter') {
+        const hover = this.hover;
+        if (!onEnter || !hover || hover.row < 0 || hover.col < 0) return;
+        event.preventDefault();
+        onEnter(hover.row, hover.col);
+      } else if (event.key === 'Escape') {
+        if (focus() === null && !this.hover) return;
+        event.preventDefault();
+        this.hover = null;
+        this.hideTooltip();
+        onClear();
+      } else {
+        const next = this.#step(event.key, n);
+        if (!next) return;
+        event.preventDefault();
+        this.#moveCursor(next.row, Math.min(n - 1, Math.max(0, next.col)));
       }
-      event.preventDefault();
-      col = Math.min(n - 1, Math.max(0, col));
-      this.hover = { row, col };
-      if (row !== focused) onFocus(row, 'replace', null);
-      else paint();
-      this.showTooltip(row, col);
     });
     target.addEventListener('blur', () => {
       this.hideTooltip();

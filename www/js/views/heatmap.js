@@ -1,7 +1,9 @@
 // The main heatmap: query rows × key columns, one cell bitmap built in wasm
 // and scaled up unsmoothed, labels and colorbar on the base canvas, focus and
 // hover on an overlay. Pointer and keyboard (heatmap-view.js) move the focus
-// through the store; zoom and pan (zoom.js) pick the part on screen.
+// through the store; zoom and pan (zoom.js) pick the part on screen. The
+// live region #announce says the focused row, or the cell the arrow keys
+// moved to along it, whenever that text changes.
 
 import { paintable } from '../analysis.js';
 import { settingsCaption } from '../figure.js';
@@ -25,11 +27,13 @@ class MainHeatmap {
     this.overlay = document.getElementById('heatmap-overlay');
     this.announcer = document.getElementById('announce');
     this.zoom = new ZoomWindow(0);
-    this.controls = zoomControls(box, this.zoom, () => this.zoomed());
+    this.controls = zoomControls(box, this.overlay, this.zoom, () => this.zoomed());
     this.analysis = null; // the analysis drawn
     this.view = null; // what the painters read: analysis data + layout + window
     this.drawn = null; // { analysis, width, theme, window } of the base layer
     this.focus = null;
+    this.cursor = null; // { row, col } of a key cursor moved along the focused row: its cell is said, not the row
+    this.said = ''; // the text last put in the live region
     this.palette = 'viridis';
     const store = this.store;
     this.heatmap = new HeatmapView({
@@ -39,6 +43,7 @@ class MainHeatmap {
       focus: () => this.focus,
       window: () => this.zoom.window,
       onFocus: (row, how, cell) => store.update({ focus: row, cell }, how),
+      onCursor: (row, col, newRow) => this.followCursor(row, col, newRow),
       onEnter: (row, col) => store.update({ focus: row, cell: col }, 'push'),
       onClear: () => store.update({ focus: null, cell: null }, 'push'),
       tooltipLines: (row, col) => this.tooltipLines(row, col),
@@ -105,12 +110,16 @@ class MainHeatmap {
     const lines = [`'${labels[row]}' → '${labels[col]}'`];
     const { dot, scaled } = analysis.cell(row, col);
     if (masked[k]) {
-      const why = this.store.get().causal && col > row ? `'${labels[col]}' comes later (causal)` : 'a token may not attend to itself';
-      lines.push(`masked: ${why}`, `score q·k ${dot.toFixed(3)}`);
+      lines.push(`masked: ${this.maskedBecause(row, col)}`, `score q·k ${dot.toFixed(3)}`);
     } else {
       lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${dot.toFixed(3)} → scaled ${scaled.toFixed(3)}`);
     }
     return lines;
+  }
+
+  /** Why cell (row, col) is masked, in words. */
+  maskedBecause(row, col) {
+    return this.store.get().causal && col > row ? `'${this.analysis.labels[col]}' comes later (causal)` : 'a token may not attend to itself';
   }
 
   /** Lays out and paints the base layer when the analysis, the width, the theme or the zoom changed. */
@@ -130,12 +139,15 @@ class MainHeatmap {
     const { analysis, ctx } = this;
     const win = this.zoom.window;
     const span = win ? win.rows : analysis.n;
-    const shownLabels = win ? analysis.labels.slice(win.row0, win.row0 + span) : analysis.labels;
+    // Row labels go left of the cells and column labels above them: the widest of either sizes both margins.
+    const shownLabels = win ? [...analysis.labels.slice(win.row0, win.row0 + span), ...analysis.labels.slice(win.col0, win.col0 + span)] : analysis.labels;
     const widest = labelWidth(this.base.getContext('2d'), shownLabels, ctx.theme);
     const layout = this.heatmap.setGeometry(new ctx.wasm.HeatmapGeometry(span, span, width, widest, ctx.theme.fontSize));
     this.view = { ...analysis.data, ...paintable(ctx.wasm, analysis.data, this.palette), n: analysis.n, labels: analysis.labels, layout, window: win, theme: ctx.theme };
     paintBase(this.base, this.overlay, this.view, ctx.theme);
-    this.overlay.setAttribute('aria-label', `Attention heatmap of ${grouped(analysis.n)} token${analysis.n === 1 ? '' : 's'}${win ? `, zoomed to rows and columns ${win.row0 + 1}–${win.row0 + span}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
+    this.overlay.setAttribute('aria-label', `Attention heatmap of ${grouped(analysis.n)} token${analysis.n === 1 ? '' : 's'}${win ? `, zoomed to ${shownPart(win)}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
+    // Zoomed, one finger pans the heatmap rather than the page (style.css: touch-action).
+    if (this.overlay.hasAttribute('data-zoomed') !== Boolean(win)) this.overlay.toggleAttribute('data-zoomed', Boolean(win));
     this.controls.sync(analysis.n);
     if (!document.documentElement.dataset.ready) {
       performance.mark('first-heatmap');
@@ -147,24 +159,49 @@ class MainHeatmap {
     if (this.view) paintOverlay(this.overlay.getContext('2d'), this.view, this.focus, this.heatmap.hover);
   }
 
-  /** Says the focus and its strongest keys to screen readers. */
-  announce(state) {
-    const { analysis, announcer } = this;
-    if (!announcer || !analysis) return;
+  /**
+   * What the live region says of `state`: the focused row and its strongest
+   * keys, or the cell of a key cursor moved along that row. Words are named
+   * with their place in the text, since a text may hold the same word many
+   * times, counted from 1 as the weights table counts its rows and columns
+   * after the header.
+   */
+  announcement(state) {
+    const { analysis } = this;
     const i = state.focus;
     // A quiz hides the weights until they are guessed: a screen reader must not hear them either.
-    if (i === null || state.quiz) {
-      put(announcer, 'textContent', '');
-      return;
-    }
+    if (!analysis || i === null || i >= analysis.n || state.quiz) return '';
     const { n, labels, weights, masked } = analysis;
-    if (analysis.fullyMasked[i]) {
-      put(announcer, 'textContent', `${labels[i]}: every key is masked.`);
-      return;
+    const word = (j) => `${labels[j]} (word ${j + 1})`;
+    const { cursor } = this;
+    if (cursor?.row === i && cursor.col < n) {
+      const k = i * n + cursor.col;
+      const value = masked[k] ? `masked, because ${this.maskedBecause(i, cursor.col)}` : `weight ${weights[k].toFixed(4)}`;
+      return `Query ${word(i)}, key ${word(cursor.col)}: ${value}.`;
     }
+    if (analysis.fullyMasked[i]) return `Focus on ${word(i)}: every key is masked.`;
     const row = weights.subarray(i * n, (i + 1) * n);
-    const top = strongestKeys(row, 3, masked?.subarray(i * n, (i + 1) * n)).map((j) => `${labels[j]} ${row[j].toFixed(4)}`);
-    put(announcer, 'textContent', `Focus on ${labels[i]}, row ${i}. Strongest keys: ${top.join(', ')}.`);
+    const top = strongestKeys(row, 3, masked?.subarray(i * n, (i + 1) * n)).map((j) => `${word(j)} ${row[j].toFixed(4)}`);
+    return `Focus on ${word(i)}. Strongest key${top.length === 1 ? '' : 's'}: ${top.join(', ')}.`;
+  }
+
+  /** Puts the announcement of `state` in the live region when it differs from what was said: a render that changes nothing said stays silent. */
+  announce(state) {
+    const text = this.announcement(state);
+    if (text === this.said || !this.announcer) return;
+    this.said = text;
+    put(this.announcer, 'textContent', text);
+  }
+
+  /**
+   * The arrow keys moved the key cursor to (row, col): a zoomed view pans to
+   * keep it on screen (in the link, as a focus that moves it is), and a move
+   * along the focused row says its cell; a new row is said by update().
+   */
+  followCursor(row, col, newRow) {
+    this.cursor = newRow ? null : { row, col };
+    if (this.zoom.show(row, col)) this.store.update({ zoom: this.zoom.link }, 'replace');
+    if (!newRow) this.announce(this.store.get());
   }
 
   visible(state) {
@@ -175,6 +212,7 @@ class MainHeatmap {
     if (next.pending) return;
     if (next.error) {
       this.analysis = null;
+      this.announce(state);
       this.view = null;
       this.heatmap.hideTooltip();
       for (const canvas of [this.base, this.overlay]) Object.assign(canvas, { width: 0, height: 0 }).style.height = '0px';
@@ -182,6 +220,7 @@ class MainHeatmap {
     }
     const focusChanged = state.focus !== this.focus;
     this.focus = state.focus;
+    if (focusChanged) this.cursor = null;
     this.palette = state.palette;
     if (next !== this.analysis) {
       if (next.n !== this.zoom.n) this.zoom.reset(next.n);
@@ -195,7 +234,8 @@ class MainHeatmap {
       queueMicrotask(() => this.store.update({ zoom: this.zoom.link }, 'replace'));
     }
     this.redraw();
-    if (focusChanged) this.announce(state);
+    // Said again whenever it changes: a new focus, or new weights of the focused row (an option, the temperature, an edit).
+    this.announce(state);
   }
 
   relayout() {
@@ -203,8 +243,19 @@ class MainHeatmap {
   }
 }
 
-/** The − / + / whole-matrix buttons of the zoom, shown for matrices larger than the smallest zoom. */
-function zoomControls(box, zoom, changed) {
+/** `win`'s rows and columns, counted from 1, in words. */
+function shownPart(win) {
+  const rows = `${win.row0 + 1}–${win.row0 + win.rows}`;
+  const cols = `${win.col0 + 1}–${win.col0 + win.cols}`;
+  return rows === cols ? `rows and columns ${rows}` : `rows ${rows} and columns ${cols}`;
+}
+
+/**
+ * The − / + / whole-matrix buttons of the zoom, shown for matrices larger
+ * than the smallest zoom. A button that disables itself hands the keyboard
+ * focus to `overlay`, which takes the same keys, rather than to the page.
+ */
+function zoomControls(box, overlay, zoom, changed) {
   const bar = el('div', null, 'zoom-bar');
   bar.setAttribute('role', 'group');
   bar.setAttribute('aria-label', 'Zoom the heatmap');
@@ -229,10 +280,12 @@ function zoomControls(box, zoom, changed) {
   box.parentElement.insertBefore(bar, box);
   return {
     sync(n) {
+      const held = bar.contains(document.activeElement) ? document.activeElement : null;
       bar.hidden = n <= MIN_SPAN;
       put(out, 'disabled', !zoom.zoomed);
       put(all, 'disabled', !zoom.zoomed);
       put(into, 'disabled', zoom.span <= MIN_SPAN);
+      if (held && (held.disabled || bar.hidden)) overlay.focus();
     },
   };
 }
