@@ -170,6 +170,18 @@ test('the tabs follow the WAI-ARIA pattern, and a run of arrow keys is one histo
   await page.goBack();
   await page.waitForFunction(() => document.getElementById('tab-steps').getAttribute('aria-selected') === 'true');
   assert.equal((await hashOf(page)).lab, undefined);
+  // A run that is back on its first tab when the address is written still
+  // makes its entry with its next step (two keys in one task, then a third).
+  await page.focus('#tab-steps');
+  await page.evaluate(() => {
+    for (const key of ['ArrowRight', 'ArrowLeft']) document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
+  });
+  await page.waitForTimeout(100);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => location.hash.includes('lab=whatif'));
+  assert.equal(await page.evaluate(() => history.length), entries + 1, 'the run made its own entry');
+  await page.goBack();
+  await page.waitForFunction(() => document.getElementById('tab-steps').getAttribute('aria-selected') === 'true');
   await finish();
 });
 

@@ -18,25 +18,36 @@ function later(task) {
  * address (a widget opens the view its link names).
  */
 export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (state) => state } = {}) {
-  const write = (state, how) => {
+  // A gesture whose first write found the address already holding its state
+  // (its steps came back to where they started before the write) pushed
+  // nothing: its next step pushes, or the gesture would overwrite the entry
+  // it started from, and Back could not return there.
+  let owed = null;
+  const write = (state, how, gesture = null) => {
     const hash = formatHash(state);
     onHash(hash);
-    if (how === 'none' || location.hash === hash) return;
-    if (how === 'push' && !embed) history.pushState(null, '', hash);
+    if (how === 'none') return;
+    if (location.hash === hash) {
+      if (how === 'push') owed = gesture;
+      return;
+    }
+    const push = how === 'push' || (gesture !== null && gesture === owed);
+    owed = null;
+    if (push && !embed) history.pushState(null, '', hash);
     else history.replaceState(null, '', hash);
   };
   // The address is written in a background task, after the change's frame:
   // `pushState` cost a click 2–4 ms and a keystroke up to 5 ms on a slow
   // machine (a link of 1,024 words is about 9 KB). A new entry writes the one
   // still pending first, so no step of Back is lost.
-  let pending = null; // { state, how } not written yet
+  let pending = null; // { state, how, gesture } not written yet
   const flush = () => {
     if (!pending) return;
-    const { state, how } = pending;
+    const { state, how, gesture } = pending;
     pending = null;
-    write(state, how);
+    write(state, how, gesture);
   };
-  store.subscribe((state, previous, how) => {
+  store.subscribe((state, previous, how, gesture) => {
     // From the address itself (read, below, has dropped what was pending): only onHash hears it.
     if (how === 'none') {
       write(state, how);
@@ -45,7 +56,7 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
     if (pending && how === 'push') flush();
     if (!pending) later(flush);
     // A gesture's first change pushes, its next ones replace (store.js): one entry in all.
-    pending = { state, how: pending?.how === 'push' ? 'push' : how };
+    pending = { state, how: pending?.how === 'push' ? 'push' : how, gesture };
   });
   // Leaving the page right after a change still leaves its address in the history.
   window.addEventListener('pagehide', flush);
