@@ -234,7 +234,7 @@ class Page {
     hub.lender?.addEventListener('pagehide', () => this.rehome(), { once: true });
     if (!(await this.adopt(hub))) return;
     this.render();
-    keepOffline(ctx.defaultEngine.vectors);
+    keepOffline(ctx.defaultEngine.vectors, this.store);
   }
 
   /** Loads this frame's own engine in place of the one it borrowed, and computes with it. */
@@ -463,14 +463,21 @@ export async function startPage({ views, embed = false, onHash = () => {} }) {
   return page;
 }
 
+/** How long the user leaves the page alone before the service worker installs. */
+const OFFLINE_QUIET_MS = 4000;
+
 /**
  * Registers the service worker (sw.js) after the first heatmap, so that the
  * page opens without the network from then on. The worker keeps every file
  * of the app and takes control of this visit as it starts; the word-vector
  * files that `vectors` (the default store) fetched before that are named to
- * it, and it keeps them too.
+ * it, and it keeps them too. Its install fetches and stores about 70 files:
+ * on a 2-core machine, done while someone types, it made each keystroke's
+ * frame 5-8 ms later (scripts/bench-page), so it waits for a pause
+ * (OFFLINE_QUIET_MS without a key, click, wheel or touch, and without a
+ * change of `store`'s state: a link followed, Back), then for an idle moment.
  */
-function keepOffline(vectors) {
+function keepOffline(vectors, store) {
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
   const workers = navigator.serviceWorker;
   if (!workers.controller) {
@@ -478,7 +485,24 @@ function keepOffline(vectors) {
       workers.controller?.postMessage({ type: 'keep', urls: [...vectors.arrived] });
     }, { once: true });
   }
-  const register = () => workers.register(new URL('../sw.js', import.meta.url)).catch(() => {});
-  if ('requestIdleCallback' in window) requestIdleCallback(register, { timeout: 3000 });
-  else setTimeout(register, 1000);
+  const input = new AbortController();
+  let unsubscribe = null;
+  const register = () => {
+    input.abort();
+    unsubscribe();
+    workers.register(new URL('../sw.js', import.meta.url)).catch(() => {});
+  };
+  let timer = 0;
+  const wait = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if ('requestIdleCallback' in window) requestIdleCallback(register, { timeout: 3000 });
+      else register();
+    }, OFFLINE_QUIET_MS);
+  };
+  for (const type of ['keydown', 'pointerdown', 'wheel', 'touchstart']) {
+    window.addEventListener(type, wait, { capture: true, passive: true, signal: input.signal });
+  }
+  unsubscribe = store.subscribe(wait);
+  wait();
 }
