@@ -105,3 +105,12 @@ test('a quiz about a head the model does not have says so, and leaves the questi
   assert.match(await page.textContent('#quiz .quiz-score'), /0 of 0 answered/);
   await finish();
 });
+
+test('a model quiz on a sentence the model cannot run says why, and leaves the question out', { skip: process.env.AE_REQUIRE_MODEL !== '1' && !existsSync(path.join(DIST, 'model', 'manifest.json')) && 'no built model' }, async () => {
+  const long = Array.from({ length: 600 }, (_, k) => ['the', 'king', 'ruled', 'wisely'][k % 4]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(long, '&quiz=m.5.11.1'));
+  await page.waitForSelector('#quiz .note >> text=left out', { timeout: 90000 });
+  assert.match(await page.textContent('#quiz'), /Question 1: the trained model could not run \(The sentence has [\d,]+ pieces[^)]*\), so it is left out\./);
+  assert.doesNotMatch(await page.textContent('#quiz'), /Getting the question ready/);
+  await finish();
+});

@@ -262,3 +262,20 @@ test('bad values in a link fall back to the defaults', async () => {
   assert.equal(hash.t, undefined);
   await finish();
 });
+
+test('an address edited by hand is named in the link note as it is now, not as the first link was', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&t=hot'));
+  await ready(page);
+  const note = () => page.evaluate(() => {
+    const element = document.getElementById('link-note');
+    return element.hidden ? '' : element.textContent;
+  });
+  assert.match(await note(), /t=hot \(expected a number from 0\.001 to 1000\)/);
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(KING, '&pal=plaid'));
+  await page.waitForFunction(() => document.getElementById('link-note').textContent.includes('pal=plaid'));
+  assert.doesNotMatch(await note(), /t=hot/, 'the first link’s problem is gone with it');
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(KING, '&focus=1'));
+  await page.waitForFunction(() => document.getElementById('link-note').hidden);
+  assert.equal(await note(), '');
+  await finish();
+});

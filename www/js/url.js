@@ -15,9 +15,10 @@ function later(task) {
  * pushed entry would hijack the host page's Back button, so every change
  * replaces. `onHash(hash)` hears every hash written (the embed's "open in
  * full" link follows it); `incoming(state)` adjusts a state read from the
- * address (a widget opens the view its link names).
+ * address (a widget opens the view its link names); `onProblems(problems)`
+ * hears what an address read later (Back, Forward, an edit) could not use.
  */
-export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (state) => state } = {}) {
+export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (state) => state, onProblems = () => {} } = {}) {
   // A gesture whose first write found the address already holding its state
   // (its steps came back to where they started before the write) pushed
   // nothing: its next step pushes, or the gesture would overwrite the entry
@@ -62,7 +63,10 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
   window.addEventListener('pagehide', flush);
   const read = () => {
     pending = null; // Back or Forward (or an edited address) wins over a change not written yet
-    const next = incoming(parseHash(location.hash));
+    // What this address asks for that the page cannot use (an address edited by hand), named anew.
+    const problems = [];
+    const next = incoming(parseHash(location.hash, problems));
+    onProblems(problems);
     if (!sameState(next, store.get())) store.set(next, 'none');
   };
   window.addEventListener('popstate', read);

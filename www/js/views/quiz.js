@@ -20,6 +20,7 @@ function question(quiz, index, { analysis, model }) {
   if (quiz.source === 'model') {
     if (!model) return { pending: 'the trained model is loading…' };
     if (model.absent) return { invalid: `layer ${quiz.layer}, head ${quiz.head} is not a head of the trained model` };
+    if (model.problem) return { invalid: `the trained model could not run (${model.problem.replace(/\.$/, '')})` };
     if (row >= model.rows) return { invalid: `token ${row} does not exist: the model sees ${model.rows} tokens here` };
     return { row, word: model.rowLabels[row], keys: model.colLabels, weights: model.weights.subarray(row * model.cols, (row + 1) * model.cols), where: model.caption, why: model.description };
   }
@@ -73,7 +74,10 @@ class QuizView {
    * (its view opened its default head instead); else null (still loading).
    */
   modelFigure(quiz, state) {
-    const figure = this.ctx.figures.get('model-head')?.figure();
+    const entry = this.ctx.figures.get('model-head');
+    const figure = entry?.figure();
+    const problem = entry?.problem?.();
+    if (problem) return { problem };
     if (!figure) return null;
     if (figure.layer === quiz.layer && figure.head === quiz.head) return figure;
     const { model } = state;

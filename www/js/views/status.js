@@ -31,10 +31,12 @@ export function mountStatus(ctx) {
    * Adds what a view found unusable once the sentence was known (a tab's row
    * past its end: `found`, { key, value, expected } or null each), beside
    * what the link's parser found; a key already named is not named twice.
+   * `anew`: an address read later (Back, an edit) replaces what was named.
    */
-  ctx.noteLink = (found) => {
-    const fresh = found.filter((p) => p && !problems.some((q) => q.key === p.key));
-    if (!fresh.length) return;
+  ctx.noteLink = (found, { anew = false } = {}) => {
+    const fresh = found.filter((p) => p && !(!anew && problems.some((q) => q.key === p.key)));
+    if (!fresh.length && !(anew && problems.length)) return;
+    if (anew) problems.length = 0;
     problems.push(...fresh);
     writeNote();
   };

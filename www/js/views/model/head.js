@@ -30,7 +30,7 @@ export class HeadView {
    * in focus; focusToken(index, how, cell): a click (cell: the clicked key
    * column, or null); clear(); onHover(hover): the heatmap's hover changed
    */
-  constructor(dom, ctx, { focus, focusToken, clear, onHover }) {
+  constructor(dom, ctx, { focus, focusToken, clear, onHover, problem = () => null }) {
     this.dom = dom;
     this.ctx = ctx;
     this.focus = focus;
@@ -61,6 +61,8 @@ export class HeadView {
       name: 'the trained model’s open head',
       visible: () => this.current() && !dom.heatBox.closest('[hidden]'),
       figure: () => this.figure(),
+      // Why there is no figure, when the model cannot run this sentence (a quiz says it, rather than "loading").
+      problem,
     });
   }
 

@@ -116,6 +116,7 @@ class ModelView {
       focusToken: (index, how, cell) => this.focusToken(index, how, cell),
       clear: () => this.clearFocus(),
       onHover: (hover) => this.projection.light(hover),
+      problem: () => (this.dom.error.hidden ? null : this.dom.error.textContent.split(/(?<=\.) /)[0]),
     });
     this.client = new ModelClient(this.handlers());
     const parts = { view: this, grid: this.dom.grid };
@@ -188,7 +189,9 @@ class ModelView {
         // A run of another sentence (or units) stays on screen only as long as nothing says it is this one's.
         const stale = this.run !== null && this.run.key !== this.requested;
         this.showError(`${sentenceCase(message.message)}${stale ? ' The previous results are hidden until the model can run this sentence.' : ''}`);
+        // Views that read the model's numbers (a quiz about a head) hear of the failure too.
         if (stale) this.hideStale();
+        else this.ctx.refresh();
       },
       ranking: (message) => this.search.receive(message),
       details: (message) => this.inside.receive(message),
