@@ -201,7 +201,7 @@ test('typing recomputes, and unknown words are marked and explained', async () =
   assert.equal(await unknown.textContent(), 'zorblax');
   // The chips are the new sentence's, each focusing its own row.
   assert.deepEqual(await page.locator('#tokens button.token').evaluateAll((chips) => chips.map((c) => [c.textContent, c.dataset.row, c.title])),
-    [['The', '0', "Focus 'the' (row 0)"], ['sat', '1', "Focus 'sat' (row 1)"]]);
+    [['The', '0', "Focus 'the' (word 1)"], ['sat', '1', "Focus 'sat' (word 2)"]]);
   const note = await page.textContent('#unknown-note');
   assert.match(note, /'zorblax'/);
   assert.match(note, /left out of the attention/);

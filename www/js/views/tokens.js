@@ -195,7 +195,7 @@ class TokenStrip {
     let failed = false;
     if (kind === 'known') {
       put(chip.dataset, 'row', String(t.row));
-      title = `Focus '${excerpt(t.text, QUOTED)}' (row ${t.row})`;
+      title = `Focus '${excerpt(t.text, QUOTED)}' (word ${t.row + 1})`;
     } else if (kind === 'unknown') {
       title = `'${excerpt(t.text, QUOTED)}' is not in the vocabulary, so it has no vector and is left out of the attention.`;
     } else if (kind === 'pending') {
