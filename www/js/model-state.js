@@ -36,6 +36,8 @@
 // end of the sentence is only known once the model has tokenized it, and the
 // view drops it then, saying so (views/model/view.js).
 
+import { flag, index, oneOf } from './params.js';
+
 export const DEFAULT_LAYER = 5;
 export const DEFAULT_HEAD = 11;
 /** all-MiniLM-L6-v2's size: a link's layer and head are checked against it (the view checks again against the model it loads). */
@@ -55,10 +57,6 @@ export function defaultModel() {
   };
 }
 
-/** A 0-based index of at most six digits below `limit`, else null. */
-const index = (limit = 1e6) => (text) => (/^\d{1,6}$/.test(text) && Number(text) < limit ? Number(text) : null);
-const oneOf = (values) => (text) => (values.includes(text) ? text : null);
-const flag = (text) => (text === '1' ? true : text === '0' ? false : null);
 const TOKEN = 'a token index';
 
 /**
@@ -68,8 +66,8 @@ const TOKEN = 'a token index';
 export function parseModel(params) {
   if (!params.read('model', flag, '0 or 1')) return null;
   const model = defaultModel();
-  model.layer = params.read('mlayer', index(MODEL_LAYERS), `a layer from 0 to ${MODEL_LAYERS - 1}`) ?? model.layer;
-  model.head = params.read('mhead', index(MODEL_HEADS), `a head from 0 to ${MODEL_HEADS - 1}`) ?? model.head;
+  model.layer = params.read('mlayer', index(MODEL_LAYERS - 1), `a layer from 0 to ${MODEL_LAYERS - 1}`) ?? model.layer;
+  model.head = params.read('mhead', index(MODEL_HEADS - 1), `a head from 0 to ${MODEL_HEADS - 1}`) ?? model.head;
   model.units = params.read('units', oneOf(UNITS), UNITS.join(' or ')) ?? model.units;
   model.special = params.read('special', flag, '0 or 1') ?? model.special;
   model.focus = params.read('mfocus', index(), TOKEN);

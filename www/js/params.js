@@ -38,6 +38,21 @@ export class LinkParams {
   }
 }
 
+// Parsers for `read`, shared by the three parsers of the share format: each
+// gives the value of a text, or null for one it refuses.
+
+/** A 0-based index of at most six digits, up to `max`. */
+export const index = (max = 999999) => (text) => (/^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null);
+
+/** One of `list`, as written. */
+export const oneOf = (list) => (text) => (list.includes(text) ? text : null);
+
+/** On or off: 1 or 0 (true or false too). */
+export function flag(text) {
+  if (text === '1' || text === 'true') return true;
+  return text === '0' || text === 'false' ? false : null;
+}
+
 /** A short sentence for the page about the settings a link got wrong, or ''. */
 export function describeProblems(problems) {
   if (!problems.length) return '';

@@ -47,7 +47,7 @@
 
 import { formatModel, parseModel, sameModel } from './model-state.js';
 import { defaultTeach, formatTeach, parseTeach, sameTeach } from './teach-state.js';
-import { LinkParams } from './params.js';
+import { flag, index, LinkParams, oneOf } from './params.js';
 import { cut, encode } from './text.js';
 
 export const DEFAULT_SENTENCE = 'The king and queen ruled the kingdom';
@@ -70,11 +70,6 @@ export function defaultState() {
   };
 }
 
-function flag(text) {
-  if (text === '1' || text === 'true') return true;
-  return text === '0' || text === 'false' ? false : null;
-}
-const oneOf = (list) => (text) => (list.includes(text) ? text : null);
 
 /** A temperature written as a plain decimal number in range, exactly; else null. */
 export function parseTemperature(text) {
@@ -83,10 +78,6 @@ export function parseTemperature(text) {
   return t >= TEMPERATURE_MIN && t <= TEMPERATURE_MAX ? t : null;
 }
 
-/** A 0-based index of at most six digits, else null. */
-export function parseIndex(text, max = 999999) {
-  return text !== null && /^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null;
-}
 
 /** `row,col,size` of a zoomed heatmap, else null. */
 function parseZoom(text) {
@@ -126,8 +117,8 @@ export function parseHash(hash, problems = null) {
   state.causal = params.read('causal', flag, '0 or 1') ?? state.causal;
   state.scale = params.read('scale', flag, '0 or 1') ?? state.scale;
   state.temperature = params.read('t', parseTemperature, 'a number from 0.001 to 1000') ?? state.temperature;
-  state.focus = params.read('focus', parseIndex, 'a token index');
-  if (state.focus !== null) state.cell = params.read('cell', parseIndex, 'a token index');
+  state.focus = params.read('focus', index(), 'a token index');
+  if (state.focus !== null) state.cell = params.read('cell', index(), 'a token index');
   const threshold = (text) => (/^0(\.\d{1,2})?$/.test(text) && Number(text) <= 0.9 ? Number(text) : null);
   state.threshold = params.read('th', threshold, 'a share from 0 to 0.9') ?? state.threshold;
   state.palette = params.read('pal', oneOf(PALETTES), PALETTES.join(', ')) ?? state.palette;

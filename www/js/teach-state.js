@@ -26,6 +26,7 @@
 //
 // Text from a link is only ever shown as text (form values, textContent).
 
+import { index } from './params.js';
 import { cut, encode, excerpt, grouped } from './text.js';
 
 export const LABS = ['steps', 'whatif', 'play', 'heads', 'cross', 'meaning'];
@@ -71,7 +72,6 @@ export function defaultTeach() {
   };
 }
 
-const index = (max = 999999) => (text) => (/^\d{1,6}$/.test(text) && Number(text) <= max ? Number(text) : null);
 
 /** The text of `key` (or null), its first `max` characters; a longer one is noted as cut. */
 function readText(params, key, max) {

@@ -50,6 +50,19 @@ export function chunkEnd(text, at) {
   return end;
 }
 
+/**
+ * `text` cut to at most `max` UTF-16 units after its last whole chunk (inside
+ * one only when the first chunk alone is longer), without trailing space.
+ */
+export function wholeChunks(text, max) {
+  const kept = cut(text, max);
+  let end = kept.length;
+  if (end < text.length && !WHITESPACE.test(text[end])) {
+    while (end > 0 && !WHITESPACE.test(kept[end - 1])) end--;
+  }
+  return end > 0 ? kept.slice(0, end).trimEnd() : kept;
+}
+
 /** The UTF-16 index where `text`'s first `max` whitespace-separated chunks end, or -1 when it has no more. */
 export function chunkCut(text, max) {
   const chunks = /\S+/g;

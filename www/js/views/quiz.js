@@ -75,9 +75,9 @@ class QuizView {
    */
   modelFigure(quiz, state) {
     const entry = this.ctx.figures.get('model-head');
-    const figure = entry?.figure();
     const problem = entry?.problem?.();
     if (problem) return { problem };
+    const figure = entry?.figure();
     if (!figure) return null;
     if (figure.layer === quiz.layer && figure.head === quiz.head) return figure;
     const { model } = state;

@@ -6,7 +6,7 @@
 
 import { el, put } from '../dom.js';
 import { MAX_SENTENCE_LENGTH } from '../state.js';
-import { chunkEnd, cut, grouped } from '../text.js';
+import { chunkEnd, cut, grouped, wholeChunks } from '../text.js';
 
 const EXAMPLES_URL = new URL('../../examples.txt', import.meta.url);
 
@@ -115,25 +115,16 @@ function keptFocus(drawn, focus, next) {
 
 /**
  * Cuts the text of `box` to at most MAX_SENTENCE_LENGTH UTF-16 units, after
- * its last whole word (mid-word only for a "word" as long as the limit); the
- * caret stays where it was if that is kept. Returns the text kept.
+ * its last whole word (text.js wholeChunks); the caret stays where it was
+ * if that is kept. Returns the text kept.
  */
 function cutBox(box) {
-  const text = box.value;
-  const kept = cut(text, MAX_SENTENCE_LENGTH);
-  let end = kept.length;
-  if (!SPACE.test(text[end])) {
-    while (end > 0 && !SPACE.test(kept[end - 1])) end--;
-  }
-  const sentence = end > 0 ? kept.slice(0, end).trimEnd() : kept;
+  const sentence = wholeChunks(box.value, MAX_SENTENCE_LENGTH);
   const caret = Math.min(box.selectionEnd, sentence.length);
   box.value = sentence;
   box.setSelectionRange(caret, caret);
   return sentence;
 }
-
-/** A character the tokenizer cuts at (text.js). */
-const SPACE = /^\p{White_Space}$/u;
 
 /** What the note says of a text cut to `sentence`: how much is kept, and why, as for the limit of tokens (update, below). */
 function cutMessage(sentence) {

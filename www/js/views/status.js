@@ -34,11 +34,10 @@ export function mountStatus(ctx) {
    * `anew`: an address read later (Back, an edit) replaces what was named.
    */
   ctx.noteLink = (found, { anew = false } = {}) => {
-    const fresh = found.filter((p) => p && !(!anew && problems.some((q) => q.key === p.key)));
-    if (!fresh.length && !(anew && problems.length)) return;
     if (anew) problems.length = 0;
+    const fresh = found.filter((p) => p && !problems.some((q) => q.key === p.key));
     problems.push(...fresh);
-    writeNote();
+    if (anew || fresh.length) writeNote();
   };
   writeNote();
   return {
