@@ -7,15 +7,16 @@
 //! pending (as a sharded store whose shard has not arrived does).
 //!
 //! Checked for every text: spans slice the text on character boundaries, in
-//! order, without overlap; together they cover every non-whitespace
-//! character exactly once and no whitespace; no token is empty; a token's
+//! order, without overlap; together they cover every character exactly
+//! once but separators (white space, zero-width spaces) and the invisible
+//! characters that begin a chunk; no token is empty; a token's
 //! text is its span normalized; `known` is what the vocabulary says, and a
 //! known token is never pending.
 #![no_main]
 
 use std::collections::HashSet;
 
-use attention_core::tokenize::{normalize, tokenize, Vocabulary};
+use attention_core::tokenize::{is_invisible, is_separator, normalize, tokenize, Vocabulary};
 use attention_fuzz::bounded;
 use libfuzzer_sys::fuzz_target;
 
@@ -99,7 +100,7 @@ fuzz_target!(|bytes: &[u8]| {
         let Some(piece) = text.get(span.clone()) else {
             panic!("span {span:?} does not slice the text on character boundaries");
         };
-        assert!(!piece.chars().any(char::is_whitespace), "token {token:?} holds whitespace");
+        assert!(!piece.chars().any(is_separator), "token {token:?} holds a separator");
         assert!(!token.text.is_empty(), "token {token:?} has no text");
         assert_eq!(token.text, normalize(piece));
         assert_eq!(token.known, words.contains_word(&token.text));
@@ -107,6 +108,13 @@ fuzz_target!(|bytes: &[u8]| {
         covered.push_str(piece);
         end = span.end;
     }
-    let non_space: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    assert_eq!(covered, non_space, "the tokens cover every non-whitespace character once");
+    let mut in_chunk = false;
+    let words_only: String = text
+        .chars()
+        .filter(|&c| {
+            in_chunk = !is_separator(c) && (in_chunk || !is_invisible(c));
+            in_chunk
+        })
+        .collect();
+    assert_eq!(covered, words_only, "the tokens cover every character of the chunks once");
 });

@@ -7,9 +7,11 @@ against something else.
 The rules, in the order they are tried on each piece of text:
 
 1. The text is cut at whitespace (Unicode White_Space, as Rust's
-   `char::is_whitespace`) into chunks.
-2. A piece the vocabulary holds after normalizing (per-character lowercase,
-   curly apostrophe ’ read as ') is one token.
+   `char::is_whitespace`, and the zero-width space U+200B) into chunks. An
+   invisible character (below) with nothing before it in its chunk cuts too.
+2. A piece the vocabulary holds after normalizing (lowercase, with the
+   final-sigma rule; invisible characters left out; curly apostrophe ’ read
+   as '; then Unicode NFC, so that "cafe" + U+0301 is "café") is one token.
 3. A piece that starts with non-word characters (a word character is a
    Unicode letter or number) but is not all of them loses a leading token:
    the longest prefix of that leading run, of at most 8 characters, that the
@@ -34,8 +36,11 @@ The rules, in the order they are tried on each piece of text:
 extenders after it (combining marks U+0300..U+036F, U+1AB0..U+1AFF,
 U+1DC0..U+1DFF, U+20D0..U+20FF, U+FE20..U+FE2F; variation selectors
 U+FE00..U+FE0F, U+E0100..U+E01EF; skin tones U+1F3FB..U+1F3FF; tags
-U+E0020..U+E007F; the zero-width joiner U+200D) and any character right
-after a joiner. A cluster is a word character if its first character is one;
+U+E0020..U+E007F; the zero-width joiner U+200D; the invisible characters
+U+00AD, U+061C, U+200C, U+200E, U+200F, U+202A..U+202E, U+2060..U+2064,
+U+2066..U+2069, U+FEFF), any character right after a joiner, and a regional
+indicator (U+1F1E6..U+1F1FF) right after another (a run of flags is one
+cluster). A cluster is a word character if its first character is one;
 "at most 8 characters" counts clusters.
 
 Apostrophes are non-word characters: they come off at the edges (rules 3 to
@@ -48,6 +53,7 @@ marked with a leading '?').
 
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass
 
 # Unicode White_Space: what Rust's char::is_whitespace accepts. Python's
@@ -84,7 +90,10 @@ def is_word_char(c):
 
 
 ZWJ = "\u200d"
-EXTENDERS = (
+ZWSP = "\u200b"
+INVISIBLE = ((0x00AD, 0x00AD), (0x061C, 0x061C), (0x200C, 0x200C), (0x200E, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x2069), (0xFEFF, 0xFEFF))
+REGIONAL_INDICATORS = (0x1F1E6, 0x1F1FF)
+EXTENDERS = INVISIBLE + (
     (0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F),
     (0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x1F3FB, 0x1F3FF), (0xE0020, 0xE007F), (0x200D, 0x200D),
 )
@@ -94,16 +103,30 @@ def is_extender(c):
     return any(lo <= ord(c) <= hi for lo, hi in EXTENDERS)
 
 
+def is_invisible(c):
+    return any(lo <= ord(c) <= hi for lo, hi in INVISIBLE)
+
+
+def is_regional_indicator(c):
+    return REGIONAL_INDICATORS[0] <= ord(c) <= REGIONAL_INDICATORS[1]
+
+
+def joins(prev, c):
+    """Whether no cut may fall between prev and c."""
+    return prev == ZWJ or is_extender(c) or (is_regional_indicator(prev) and is_regional_indicator(c))
+
+
 def clusters(piece):
     """The (start, end) char offsets of the clusters of piece, in order."""
-    starts = [i for i, c in enumerate(piece) if i == 0 or not (is_extender(c) or piece[i - 1] == ZWJ)]
+    starts = [i for i, c in enumerate(piece) if i == 0 or not joins(piece[i - 1], c)]
     return list(zip(starts, starts[1:] + [len(piece)]))
 
 
 def normalize(piece):
-    """Per-character lowercase (like Rust's char::to_lowercase: no final-sigma
-    rule), then ’ → '."""
-    return "".join(c.lower() for c in piece).replace("\u2019", "'")
+    """Lowercase (the whole piece, so a word-final Σ is ς), invisible
+    characters left out, ’ → ', then NFC (every GloVe 6B word is NFC)."""
+    lower = "".join(c for c in piece.lower() if not is_invisible(c))
+    return unicodedata.normalize("NFC", lower.replace("\u2019", "'"))
 
 
 # Marks that are not Unicode Alphabetic: combining diacritics (but U+0345),
@@ -122,9 +145,9 @@ def check_characters(text):
     letters (So, e.g. Ⓐ), and letters added after Unicode 14 (Python's
     unicodedata is 14.0). Never the other way. Python's isspace() also
     accepts U+001C..U+001F, which Rust's is_whitespace() does not (this
-    module uses Rust's set). Per-character lowercase agrees on every code
-    point assigned in Unicode 14 (İ → i̇ in both; Σ → σ in both, since neither
-    applies the final-sigma rule per character).
+    module uses Rust's set). Lowercase agrees on every code point assigned in
+    Unicode 14 (İ → i̇ in both; a final Σ → ς in both: str.lower and Rust's
+    str::to_lowercase apply the final-sigma rule).
     """
     import unicodedata
 
@@ -153,7 +176,7 @@ class Tokenizer:
         out = []  # (start char, end char)
         start = None
         for i, c in enumerate(text):
-            if c in WHITESPACE:
+            if c in WHITESPACE or c == ZWSP or (start is None and is_invisible(c)):
                 if start is not None:
                     self._piece(text, start, i, out)
                     start = None

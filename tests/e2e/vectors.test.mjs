@@ -64,6 +64,23 @@ test('rare words, accents and words about attention itself are known', async () 
   await finish();
 });
 
+test('accents written apart from their letters (as macOS and PDFs write them) are the same words', async () => {
+  // "Café" and "naïve" with U+0301 and U+0308 after their letters: GloVe spells them composed.
+  const sentence = 'The Cafe\u0301 was nai\u0308ve';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(sentence));
+  await ready(page);
+  if (!(await isFallback(page))) {
+    assert.equal(await page.locator('#tokens .token.unknown').count(), 0, await page.textContent('#unknown-note'));
+    assert.deepEqual((await readTable(page)).header, ['the', 'café', 'was', 'naïve']);
+    // The chip shows what was typed; the find box takes either spelling.
+    assert.equal(await page.textContent('#tokens button.token[data-row="1"]'), 'Cafe\u0301');
+    await page.fill('#token-find', 'cafe\u0301');
+    await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') === '1');
+    assert.equal(await page.textContent('#token-find-status'), '1 of 1');
+  }
+  await finish();
+});
+
 test('a word typed letter by letter costs at most one request for its shard', async () => {
   const { page, context, finish } = await openPage(site.browser, site.url + hashFor('The king and queen'));
   await ready(page);

@@ -2,7 +2,7 @@
 // table and the URL hash together.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClose, hashFor, hashOf, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
+import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
 
 const site = useSite();
 
@@ -277,5 +277,101 @@ test('an address edited by hand is named in the link note as it is now, not as t
   await page.evaluate((hash) => { location.hash = hash; }, hashFor(KING, '&focus=1'));
   await page.waitForFunction(() => document.getElementById('link-note').hidden);
   assert.equal(await note(), '');
+  await finish();
+});
+
+/** FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE around `text`: what keeps a right-to-left word in its place in a line. */
+const isolated = (text) => `\u2068${text}\u2069`;
+
+/** Moves the pointer onto heatmap cell (row, col) and waits for the tooltip to name `query` → `key`; `scroll` (optional) scrolls the page first, after the cell is in the middle of the viewport. */
+async function hoverCell(page, row, col, first, scroll = 0) {
+  await page.mouse.move(0, 0);
+  await cellPoint(page, row, col);
+  await page.evaluate((by) => window.scrollBy(0, by), scroll);
+  const box = await page.locator('#heatmap-overlay').boundingBox();
+  const [x, y] = (await page.getAttribute('#heatmap-overlay', 'data-matrix')).split(',').map(Number);
+  const cell = Number(await page.getAttribute('#heatmap-overlay', 'data-cell'));
+  await page.mouse.move(box.x + x + (col + 0.5) * cell, box.y + y + (row + 0.5) * cell);
+  await page.waitForFunction((text) => !document.getElementById('tooltip').hidden && document.getElementById('tooltip').firstChild?.textContent === text, first);
+}
+
+test('a bidi override in an unknown word is quoted as an escape, and cannot turn the note around', async () => {
+  // The override belongs to the word (left out of its spelling); the control character is a token.
+  const { page, finish } = await openPage(site.browser, site.url + '#s=king%20%01%20zzqx%E2%80%AEabc%20queen');
+  await ready(page);
+  const note = await page.textContent('#unknown-note');
+  assert.ok(note.includes("vocabulary: '\\u{1}', 'zzqxabc'. They have no vector"), note);
+  assert.ok(!/[\u202A-\u202E\u2066-\u2069]/.test(note.replaceAll(/\u2068[^\u2068\u2069]*\u2069/g, '')), `no raw direction control: ${JSON.stringify(note)}`);
+  // A right-to-left unknown word is isolated, so the sentence after it keeps its order.
+  await page.fill('#sentence', 'king \u05D6\u05D5\u05E8\u05D1\u05DC\u05E7\u05E1 queen');
+  await page.waitForFunction(() => /\u05D6.*no vector/.test(document.getElementById('unknown-note').textContent));
+  assert.match(await page.textContent('#unknown-note'), new RegExp(`vocabulary: '${isolated('\u05D6\u05D5\u05E8\u05D1\u05DC\u05E7\u05E1')}'\\. It has`));
+  await finish();
+});
+
+test('the tooltip and the announcement of two right-to-left words name the query first, each word isolated', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + '#s=king%20%D9%81%D9%8A%20queen%20%D7%A9%D7%9C&focus=1');
+  await ready(page);
+  assert.deepEqual((await readTable(page)).header, ['king', 'في', 'queen', 'של']);
+  const line = `'${isolated('في')}' → '${isolated('של')}'`;
+  await hoverCell(page, 1, 3, line);
+  assert.match(await page.textContent('#tooltip'), /^'\u2068في\u2069' → '\u2068של\u2069'weight 0\.\d{4}/);
+  assert.match(await page.textContent('#announce'), /^Focus on \u2068في\u2069 \(word 2\)\. Strongest keys: /);
+  await finish();
+});
+
+test('no chip is blank: invisible characters and a lone accent show their code points', async () => {
+  // A soft hyphen and an override inside words belong to them (the tokenizer
+  // reads "kingdom", "queen"); a direction mark alone separates like a space.
+  const { page, finish } = await openPage(site.browser, site.url + '#s=king%C2%ADdom%20%CC%81%20a%01b%20%E2%80%8E%20the%20qu%E2%80%AEeen%20%EF%BB%BF');
+  await ready(page);
+  const chips = await page.locator('#tokens .token').allTextContents();
+  assert.deepEqual(chips, ['kingdom', 'U+0301', 'a', 'U+0001', 'b', 'the', 'queen']);
+  assert.deepEqual((await readTable(page)).header, ['kingdom', 'a', 'b', 'the', 'queen']);
+  for (const chip of chips) {
+    assert.ok(/\S/u.test(chip.replace(/[\p{Cf}\p{Cc}]/gu, '').replace(/^\p{M}+/u, '')), `chip ${JSON.stringify(chip)} shows something`);
+    assert.ok(!/[\p{Cf}\p{Cc}]/u.test(chip), `chip ${JSON.stringify(chip)} holds no invisible character`);
+  }
+  // An emoji keeps its joiners and variation selectors.
+  await page.fill('#sentence', 'I \u2764\uFE0F \u{1F469}\u200D\u{1F4BB}');
+  await page.waitForFunction(() => document.querySelectorAll('#tokens .token').length === 3);
+  assert.deepEqual(await page.locator('#tokens .token').allTextContents(), ['I', '\u2764\uFE0F', '\u{1F469}\u200D\u{1F4BB}']);
+  await finish();
+});
+
+test('the find box ignores case and accents, and reads ’ as \'', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor("We can't meet at the café"));
+  await ready(page);
+  assert.deepEqual((await readTable(page)).header, ['we', 'ca', "n't", 'meet', 'at', 'the', 'café']);
+  const find = async (query, row, status) => {
+    await page.fill('#token-find', query);
+    await page.waitForFunction((want) => new URLSearchParams(location.hash.slice(1)).get('focus') === want, String(row));
+    assert.equal((await readTable(page)).rows.find((r) => r.focused)?.query, (await readTable(page)).header[row]);
+    assert.equal(await page.textContent('#token-find-status'), status);
+  };
+  await find('cafe', 6, '1 of 1');
+  await find('n’t', 2, '1 of 1');
+  await find('CAFÉ', 6, '1 of 1');
+  await page.fill('#token-find', 'zebra');
+  await page.waitForFunction(() => document.getElementById('token-find-status').textContent === "No token contains 'zebra'.");
+  await finish();
+});
+
+test('the heatmap tooltip stays inside the viewport beside the last column and the last row', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The king and queen'));
+  await ready(page);
+  const inside = async (what) => {
+    const box = await page.locator('#tooltip').boundingBox();
+    const { width, height } = await page.evaluate(() => ({ width: document.documentElement.clientWidth, height: document.documentElement.clientHeight }));
+    assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.width <= width && box.y + box.height <= height, `${what}: ${JSON.stringify(box)} is not inside ${width} × ${height}`);
+  };
+  await hoverCell(page, 0, 3, "'the' → 'queen'");
+  await inside('the last column');
+  await hoverCell(page, 3, 0, "'queen' → 'the'");
+  await inside('the last row');
+  // The last row scrolled down to the bottom edge of the viewport: the tooltip moves up to stay in view.
+  const bottom = await page.evaluate(() => Math.round(window.innerHeight / 2 - 12));
+  await hoverCell(page, 3, 3, "'queen' → 'queen'", -bottom);
+  await inside('the last cell, at the bottom of the viewport');
   await finish();
 });

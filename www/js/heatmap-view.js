@@ -180,17 +180,41 @@ export function hitAt(geometry, canvas, event, window = null) {
   return { kind, row: row < 0 ? row : row + (window?.row0 ?? 0), col: col < 0 ? col : col + (window?.col0 ?? 0) };
 }
 
-/** Shows `lines` (the second one stressed) in `tooltip` beside cell (row, col) of `layout` (rows and columns of the layout, not of the matrix). */
+/** Space kept between the tooltip and the edges of the viewport, and between it and its cell, in CSS pixels. */
+const TOOLTIP_MARGIN = 4;
+const TOOLTIP_GAP = 10;
+
+/**
+ * Shows `lines` (the second one stressed) in `tooltip` beside cell (row, col)
+ * of `layout` (rows and columns of the layout, not of the matrix): on the
+ * side of the cell away from the matrix's nearer edge when it fits there,
+ * else on the other side, else as far in as the viewport (an embed's frame
+ * is its viewport) lets it; its middle level with the cell, moved up or
+ * down to stay inside. A side chosen by the matrix's halves alone left it
+ * cut off beside a small matrix on a narrow screen.
+ */
 export function placeTooltip(tooltip, layout, row, col, lines) {
   tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
   tooltip.hidden = false;
   const cell = layout.cell;
   const [mx, my, mw] = layout.matrix;
-  // Right of the cell in the left half of the matrix, left of it in the right half.
-  const leftSide = (col + 0.5) * cell > mw / 2;
-  tooltip.classList.toggle('left', leftSide);
-  tooltip.style.left = `${leftSide ? mx + col * cell - 10 : mx + (col + 1) * cell + 10}px`;
-  tooltip.style.top = `${my + row * cell + cell / 2}px`;
+  // Where the viewport is, in the coordinates of the tooltip's `left` and `top` (its positioned parent's padding box).
+  const parent = tooltip.offsetParent ?? document.documentElement;
+  const box = parent.getBoundingClientRect();
+  const x0 = -box.left - parent.clientLeft;
+  const y0 = -box.top - parent.clientTop;
+  const page = document.documentElement;
+  const [width, height] = [tooltip.offsetWidth, tooltip.offsetHeight];
+  const [minX, maxX] = [x0 + TOOLTIP_MARGIN, x0 + page.clientWidth - TOOLTIP_MARGIN - width];
+  const [minY, maxY] = [y0 + TOOLTIP_MARGIN, y0 + page.clientHeight - TOOLTIP_MARGIN - height];
+  const right = mx + (col + 1) * cell + TOOLTIP_GAP;
+  const left = mx + col * cell - TOOLTIP_GAP - width;
+  // Right of the cell in the left half of the matrix, left of it in the right half, when it fits.
+  const sides = (col + 0.5) * cell > mw / 2 ? [left, right] : [right, left];
+  const x = sides.find((at) => at >= minX && at <= maxX) ?? Math.max(minX, Math.min(maxX, sides[0]));
+  const y = Math.max(minY, Math.min(maxY, my + (row + 0.5) * cell - height / 2));
+  tooltip.style.left = `${x}px`;
+  tooltip.style.top = `${y}px`;
 }
 
 /**

@@ -9,6 +9,8 @@
 // (`paintMatrix`, see analysis.js matrixCanvas) and drawn scaled with
 // smoothing off, so 1,024 tokens cost one drawImage.
 
+import { isolate } from './text.js';
+
 /** Colours and fonts of the current theme, read from the CSS variables. */
 export function readTheme(element) {
   const css = getComputedStyle(element);
@@ -213,8 +215,9 @@ export function paintOverlay(ctx, view, focus, hover) {
     ctx.textBaseline = 'bottom';
     ctx.textAlign = 'left';
     const names = [];
-    if (focus !== null && focus >= 0) names.push(`query ${focus}: ${labels[focus]}`);
-    if (hover && hover.col >= 0) names.push(`key ${hover.col}: ${(view.colLabels ?? labels)[hover.col]}`);
+    // Labels isolated: a right-to-left query and key would otherwise swap places.
+    if (focus !== null && focus >= 0) names.push(`query ${focus}: ${isolate(labels[focus])}`);
+    if (hover && hover.col >= 0) names.push(`key ${hover.col}: ${isolate((view.colLabels ?? labels)[hover.col])}`);
     if (names.length) ctx.fillText(names.join('  ·  '), mx, Math.max(14, my - 2));
   }
 }
@@ -274,7 +277,8 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.font = font(theme, { weight: 'bold' });
     ctx.fillStyle = theme.accent;
     ctx.textAlign = 'right';
-    ctx.fillText(`${labels[focus]} (${focus})`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
+    // Labels isolated: a right-to-left word would otherwise take the number after it into its run.
+    ctx.fillText(`${isolate(labels[focus])} (${focus})`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
     const strongest = strongestKeys(focusRow, 6);
     ctx.font = font(theme);
     ctx.fillStyle = theme.fg;
@@ -284,7 +288,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     for (const j of strongest.sort((a, b) => a - b)) {
       const y = Math.max(arrows.top + (j + 0.5) * arrows.rowHeight, lastY + theme.fontSize + 2);
       lastY = y;
-      ctx.fillText(`${keyLabels[j]} ${focusRow[j].toFixed(3)}`, arrows.keyX + 6, y);
+      ctx.fillText(`${isolate(keyLabels[j])} ${focusRow[j].toFixed(3)}`, arrows.keyX + 6, y);
     }
     return;
   }
@@ -302,7 +306,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   for (let j = 0; j < keyLabels.length; j++) {
     const y = arrows.top + (j + 0.5) * arrows.rowHeight;
     const suffix = focusRow ? ` ${focusRow[j].toFixed(2)}` : '';
-    ctx.fillText(keyLabels[j] + suffix, arrows.keyX + 6, y);
+    ctx.fillText(suffix ? isolate(keyLabels[j]) + suffix : keyLabels[j], arrows.keyX + 6, y);
   }
 }
 

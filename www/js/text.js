@@ -83,3 +83,99 @@ export function chunkCut(text, max) {
 export function roughCut(text, maxTokens) {
   return chunkCut(text, 2 * maxTokens);
 }
+
+/**
+ * Characters the core's messages write as escapes (crates/attention-core
+ * error.rs `hidden`): controls, and format characters that take no space
+ * (soft hyphen, zero-width spaces and joiners, direction marks, embeddings,
+ * overrides and isolates, invisible operators, the byte-order mark).
+ */
+const HIDDEN = /^[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]$/u;
+
+/** A character drawn as itself beside a joiner: not ASCII, not hidden. */
+const shownBeside = (c) => c !== undefined && c > '\u007F' && !HIDDEN.test(c);
+
+/**
+ * `text` with its control and invisible characters written as escapes
+ * (`\u{202e}`), as the core's messages quote a word: a raw override would
+ * turn the rest of the message around, and a zero-width space would be
+ * quoted as ''. A joiner between two non-ASCII characters stays, as part of
+ * an emoji (👩‍💻) or of a word of a script that uses it.
+ */
+export function escapeHidden(text) {
+  const chars = [...wellFormed(text)];
+  return chars.map((c, i) => {
+    if (!HIDDEN.test(c)) return c;
+    const joins = (c === '\u200C' || c === '\u200D') && shownBeside(chars[i - 1]) && shownBeside(chars[i + 1]);
+    return joins ? c : `\\u{${c.codePointAt(0).toString(16)}}`;
+  }).join('');
+}
+
+/**
+ * Characters that can reorder the text around them in a left-to-right line:
+ * right-to-left letters (Hebrew, Arabic and the other scripts of
+ * U+0590–U+08FF, their presentation forms, and those past U+10800), and
+ * direction marks and controls.
+ */
+const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+/** A digit before any letter: after a right-to-left word it would join that word's run ("في 3"). */
+const LEADING_DIGIT = /^\P{L}*\p{N}/u;
+
+/**
+ * `text` as one unit of direction inside a sentence: wrapped in U+2068 FIRST
+ * STRONG ISOLATE … U+2069 POP DIRECTIONAL ISOLATE when it holds anything that
+ * could reorder it with its neighbours ("'في' → 'של'" would otherwise read
+ * right to left, key first). Plain left-to-right text is returned as it is,
+ * so the words a screen reader hears and a test reads stay unchanged. Isolate
+ * controls inside `text` are balanced first, so that nothing in it can close
+ * the isolate early or leave it open.
+ */
+export function isolate(text) {
+  const s = wellFormed(text);
+  if (!RIGHT_TO_LEFT.test(s) && !LEADING_DIGIT.test(s)) return s;
+  let open = 0;
+  let inner = '';
+  for (const c of s) {
+    if (c === '\u2069') {
+      if (open === 0) continue; // a pop that closes nothing inside `text`: dropped
+      open--;
+    } else if (c >= '\u2066' && c <= '\u2068') {
+      open++;
+    }
+    inner += c;
+  }
+  return `\u2068${inner}${'\u2069'.repeat(open)}\u2069`;
+}
+
+/**
+ * A word as the page's messages quote it: its first `max` UTF-16 units (see
+ * `excerpt`), invisible characters escaped (`escapeHidden`), isolated
+ * (`isolate`) and in single quotes.
+ */
+export function quoted(word, max) {
+  return `'${isolate(escapeHidden(excerpt(word, max)))}'`;
+}
+
+/** The form of `text` the token find box compares: accents dropped (NFD, then no marks), lowercase, ’ read as '. */
+export function findKey(text) {
+  return wellFormed(text).normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\u2019/g, "'");
+}
+
+/** Finds where the characters a reader sees begin and end (null where Intl.Segmenter is missing). */
+const GRAPHEMES = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+
+/**
+ * At most `max` UTF-16 units of a user's `text`, as a title or a snippet
+ * shows it: `cut` (never half a code point), then back to the start
+ * of the character a reader sees when the cut falls inside one, so that an
+ * emoji keeps its skin tone and joined parts, and a letter its accents, or
+ * each is left out whole (cut as `cut` does when that one character is
+ * longer than `max`).
+ */
+export function clip(text, max) {
+  const whole = wellFormed(text);
+  const kept = cut(whole, max);
+  if (kept.length === whole.length || !GRAPHEMES) return kept;
+  const start = GRAPHEMES.segment(whole).containing(kept.length).index;
+  return start > 0 ? whole.slice(0, start) : kept;
+}

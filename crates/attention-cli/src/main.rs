@@ -63,7 +63,8 @@ struct RunArgs {
     /// Divide the scores by T before the softmax: T < 1 sharpens, T > 1 flattens (0.001 to 1000).
     #[arg(long, value_name = "T", default_value_t = 1.0, allow_negative_numbers = true)]
     temperature: f32,
-    /// Print one JSON object: tokens, weights (row i = query token i), scores, scaled scores, unknown words.
+    /// Print one JSON object: tokens, their spans (byte ranges of the sentence in UTF-8), weights (row i =
+    /// query token i), scores, scaled scores, unknown words.
     #[arg(long)]
     json: bool,
     /// Word vectors to use: a shard folder (scripts/build-data), a subset file (.aewv), or a

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use attention_core::Analysis;
 use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
 
 use crate::Failure;
 
@@ -15,7 +16,8 @@ pub const BAR_WIDTH: f32 = 40.0;
 /// key token: the token, the weight with 4 decimals, and a bar ∝ the weight.
 pub fn write_text(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
     let tokens: Vec<&str> = analysis.used_tokens().map(|t| t.text.as_str()).collect();
-    let width = tokens.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+    // Padded to the widest in terminal columns: 一 takes two, the accent of i̇ none.
+    let width = tokens.iter().map(|t| t.width()).max().unwrap_or(0);
     let attention = &analysis.attention;
     for (i, query) in tokens.iter().enumerate() {
         if i > 0 {
@@ -27,13 +29,14 @@ pub fn write_text(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
             continue;
         }
         for (j, key) in tokens.iter().enumerate() {
+            let pad = " ".repeat(width - key.width());
             if attention.is_masked(i, j) {
-                writeln!(out, "  {key:<width$}      —  (masked)")?;
+                writeln!(out, "  {key}{pad}      —  (masked)")?;
                 continue;
             }
             let weight = attention.weight(i, j);
             let bar = "█".repeat((weight * BAR_WIDTH).round() as usize);
-            writeln!(out, "  {key:<width$} {weight:.4} {bar}")?;
+            writeln!(out, "  {key}{pad} {weight:.4} {bar}")?;
         }
     }
     Ok(())

@@ -387,8 +387,8 @@ fn control_and_invisible_characters_are_named_as_escapes() {
     let said = stderr(&out);
     assert!(said.contains(r"left out: '\u{1b}', 'pwned', '\u{7}'"), "{said:?}");
     assert!(!said.contains(['\u{1b}', '\u{7}']), "no raw escape reaches the terminal: {said:?}");
-    let said = stderr(&attention(&["king\u{1} queen \u{200b}"]));
-    assert!(said.contains(r"left out: '\u{1}', '\u{200b}'"), "{said:?}");
+    let said = stderr(&attention(&["king\u{1} queen \u{200d}"]));
+    assert!(said.contains(r"left out: '\u{1}', '\u{200d}'"), "{said:?}");
     let all_unknown = attention(&["\u{1b}[31m"]);
     assert!(!stderr(&all_unknown).contains('\u{1b}'), "{:?}", stderr(&all_unknown));
 }
@@ -514,5 +514,26 @@ fn build_data_and_vector_messages_name_the_flag_or_the_folder() {
             "is the manifest of a shard set, not a file of vectors: name the folder that holds it, '{}'",
             set.display()
         ),
+    );
+}
+
+#[test]
+fn weights_line_up_under_wide_and_accented_words() {
+    let temp = tempfile::tempdir().unwrap();
+    let vectors = temp.path().join("wide.txt");
+    // 一 takes two terminal columns, i̇ (i + U+0307, "İ" lowercased) one: the spaces after
+    // each word make up the difference to "king", the widest.
+    std::fs::write(&vectors, "一 1 0\nking 0 1\ni\u{307}s 1 1\n").unwrap();
+    let out = attention(&["--embeddings", vectors.to_str().unwrap(), "一 king İs"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = stdout(&out);
+    let rows: Vec<&str> = printed.lines().skip(1).take(3).collect();
+    let at = |row: &str, word: &str| {
+        row.strip_prefix("  ").and_then(|r| r.strip_prefix(word)).map(|r| r.len() - r.trim_start().len())
+    };
+    assert_eq!(
+        [at(rows[0], "一"), at(rows[1], "king"), at(rows[2], "i\u{307}s")],
+        [Some(3), Some(1), Some(3)],
+        "{printed}"
     );
 }

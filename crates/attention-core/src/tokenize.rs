@@ -6,8 +6,9 @@
 //! and numbers ("well-known", "u.s.", "1,000", "3.14"). This tokenizer asks the
 //! vocabulary before it splits:
 //!
-//! 1. The text is cut at whitespace into chunks.
-//! 2. A chunk the vocabulary holds (lowercased, with ’ read as ') is one token.
+//! 1. The text is cut at white space (and zero-width spaces) into chunks.
+//! 2. A chunk the vocabulary holds (lowercased, with ’ read as ' and accents
+//!    composed, see [`normalize`]) is one token.
 //!    (A chunk longer than any vocabulary word, 1,024 bytes lowercased, is not
 //!    looked up whole.)
 //! 3. Otherwise leading and trailing punctuation comes off, a piece at a time
@@ -22,15 +23,18 @@
 //!    never dropped or replaced.
 //!
 //! "Character" above means a character with whatever belongs to it: the
-//! combining marks, variation selectors, skin tones and joined characters
-//! after it (see `is_extender`). No cut separates ❤ from the U+FE0F that
-//! makes it the emoji ❤️, or a family emoji into people.
+//! combining marks, variation selectors, skin tones, joined characters and
+//! invisible characters after it (see `joins`). No cut separates ❤ from the
+//! U+FE0F that makes it the emoji ❤️, a family emoji into people, a flag into
+//! its two letters, or "king" + soft hyphen + "dom" into two words.
 //!
 //! Every token keeps the byte span of the original text it came from, so
 //! `&text[token.span.clone()]` is always valid and shows what the user typed.
 
 use std::collections::{BTreeSet, HashSet};
 use std::ops::Range;
+
+use unicode_normalization::char::compose;
 
 use crate::embeddings::MAX_WORD_BYTES;
 
@@ -86,7 +90,9 @@ pub fn tokenize<V: Vocabulary + ?Sized>(text: &str, vocabulary: &V) -> Vec<Token
     let mut tokens = Vec::new();
     let mut start = None;
     for (i, c) in text.char_indices() {
-        if c.is_whitespace() {
+        // An invisible character with nothing before it in its chunk (a byte
+        // order mark, a direction mark after a space) separates like a space.
+        if is_separator(c) || (start.is_none() && is_invisible(c)) {
             if let Some(s) = start.take() {
                 split_chunk(text, s..i, vocabulary, &mut tokens);
             }
@@ -100,9 +106,32 @@ pub fn tokenize<V: Vocabulary + ?Sized>(text: &str, vocabulary: &V) -> Vec<Token
     tokens
 }
 
-/// The vocabulary spelling of a piece of text: lowercase, curly apostrophe as '.
+/// The vocabulary spelling of a piece of text: lowercase, curly apostrophe as ',
+/// without invisible characters (see [`is_invisible`]), accents composed with their letters as every word of GloVe 6B is (NFC):
+/// "cafe" + U+0301, as macOS and many PDFs write "café", is the vocabulary's
+/// "café". Only neighbours are composed, which is NFC for decomposed (NFD)
+/// text; this needs Unicode's composition table alone (12 KB of wasm, where a
+/// full NFC would be 125 KB).
 pub fn normalize(piece: &str) -> String {
-    piece.chars().flat_map(char::to_lowercase).map(|c| if c == '’' { '\'' } else { c }).collect()
+    if piece.is_ascii() {
+        return piece.chars().map(|c| c.to_ascii_lowercase()).collect();
+    }
+    // The whole piece at once: a word-final Σ is ς ("ΛΌΓΟΣ" is "λόγος").
+    let lower = piece.to_lowercase();
+    let lower = lower.chars().filter(|c| !is_invisible(*c)).map(|c| if c == '’' { '\'' } else { c });
+    let mut out = String::with_capacity(piece.len());
+    let mut last: Option<char> = None;
+    for c in lower {
+        match last.and_then(|l| compose(l, c)) {
+            Some(both) => last = Some(both),
+            None => {
+                out.extend(last);
+                last = Some(c);
+            }
+        }
+    }
+    out.extend(last);
+    out
 }
 
 fn push(text: &str, span: Range<usize>, vocabulary: &(impl Vocabulary + ?Sized), out: &mut Vec<Token>) {
@@ -130,6 +159,37 @@ fn is_extender(c: char) -> bool {
         | '\u{1F3FB}'..='\u{1F3FF}' // skin tones
         | '\u{E0020}'..='\u{E007F}' // tags
         | ZWJ)
+        || is_invisible(c)
+}
+
+/// Invisible characters that say how to show or break a text, not what it
+/// says: the soft hyphen, the zero-width non-joiner, the word joiner and
+/// invisible operators, direction marks, embeddings, overrides and
+/// isolates, the byte order mark. No GloVe word holds one: they belong to
+/// the character before them (so "king" + U+00AD + "dom" is not cut), and
+/// are left out of a token's spelling ("kingdom").
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{AD}' | '\u{61C}' | '\u{200C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// What cuts a text into chunks: white space, and the zero-width space
+/// (an invisible word break).
+pub fn is_separator(c: char) -> bool {
+    c.is_whitespace() || c == '\u{200B}'
+}
+
+/// A regional indicator: two make a flag (🇫 + 🇷 is 🇫🇷).
+fn is_regional_indicator(c: char) -> bool {
+    matches!(c, '\u{1F1E6}'..='\u{1F1FF}')
+}
+
+/// Whether no cut may fall between `prev` and `c`: `c` is an extender,
+/// follows a joiner, or is a regional indicator after another (a run of
+/// flags stays one cluster, which reads the same from either end).
+fn joins(prev: char, c: char) -> bool {
+    prev == ZWJ || is_extender(c) || (is_regional_indicator(prev) && is_regional_indicator(c))
 }
 
 /// Byte length of the first cluster of `s`: its first character and every
@@ -142,7 +202,7 @@ fn first_cluster(s: &str) -> usize {
     let Some((_, mut prev)) = chars.next() else { return 0 };
     let mut end = prev.len_utf8();
     for (i, c) in chars {
-        if prev != ZWJ && !is_extender(c) {
+        if !joins(prev, c) {
             break;
         }
         prev = c;
@@ -156,7 +216,7 @@ fn last_cluster(s: &str) -> usize {
     let mut chars = s.char_indices().rev().peekable();
     while let Some((i, c)) = chars.next() {
         match chars.peek() {
-            Some((_, prev)) if *prev == ZWJ || is_extender(c) => {}
+            Some((_, prev)) if joins(*prev, c) => {}
             _ => return s.len() - i,
         }
     }
@@ -455,6 +515,63 @@ mod tests {
         assert!(t[1].known);
     }
 
+    #[test]
+    fn decomposed_text_reads_as_the_composed_word() {
+        // "CAFE" + U+0301 (as macOS and PDFs write it): the vocabulary's "café",
+        // with the span of what was typed.
+        let text = "the CAFE\u{301}, cafe\u{301}s";
+        let t = tokenize(text, VOCAB);
+        let words: Vec<_> = t.iter().map(|t| (t.text.as_str(), t.known, &text[t.span.clone()])).collect();
+        assert_eq!(
+            words,
+            [
+                ("the", true, "the"),
+                ("café", true, "CAFE\u{301}"),
+                (",", true, ","),
+                ("cafés", false, "cafe\u{301}s")
+            ]
+        );
+        assert_eq!(normalize("İ"), "i\u{307}");
+    }
+
+    #[test]
+    fn a_final_capital_sigma_is_lowercased_as_a_final_sigma() {
+        let vocab: &[&str] = &["λόγος", "της", "σας"];
+        let t = tokenize("ΛΌΓΟΣ ΤΗΣ Σας, λόγος.", vocab);
+        let words: Vec<_> = t.iter().map(|t| (t.text.as_str(), t.known)).collect();
+        assert_eq!(
+            words,
+            [("λόγος", true), ("της", true), ("σας", true), (",", false), ("λόγος", true), (".", false)]
+        );
+    }
+
+    /// Invisible characters (soft hyphen, direction marks, byte order mark)
+    /// neither cut a word nor make a token: copied text is full of them.
+    #[test]
+    fn invisible_characters_neither_cut_words_nor_make_tokens() {
+        let text = "\u{FEFF}The king\u{AD}dom \u{200E} of\u{200F} the\u{200B}cat\u{2066}s\u{2069}";
+        let t = tokenize(text, &["the", "kingdom", "of", "cat"][..]);
+        let words: Vec<_> = t.iter().map(|t| (t.text.as_str(), &text[t.span.clone()])).collect();
+        assert_eq!(
+            words,
+            [
+                ("the", "The"),
+                ("kingdom", "king\u{AD}dom"),
+                ("of", "of\u{200F}"),
+                ("the", "the"),
+                ("cats", "cat\u{2066}s\u{2069}")
+            ]
+        );
+        assert!(t[1].known);
+    }
+
+    #[test]
+    fn a_flag_is_one_token() {
+        assert_eq!(toks("I love 🇫🇷!"), ["i", "love", "🇫🇷", "!"]);
+        // A run of flags stays together, read from either end.
+        assert_eq!(toks("(🇫🇷🇬🇧)"), ["(", "🇫🇷🇬🇧", ")"]);
+    }
+
     /// A link may hold 20,000 characters (the page's limit) without a space:
     /// cutting them a piece at a time must neither nest a call per piece (a
     /// 1 MiB wasm stack overflowed at about 8,000) nor lowercase the whole
@@ -491,19 +608,23 @@ mod tests {
         assert_eq!(texts("👋\u{1F3FD}the"), ["👋\u{1F3FD}", "the"]);
         assert_eq!(texts("the👩\u{200D}👩\u{200D}👧!"), ["the", "👩\u{200D}👩\u{200D}👧", "!"]);
         assert_eq!(texts("1\u{FE0F}\u{20E3}"), ["1\u{FE0F}\u{20E3}"]);
-        assert_eq!(texts("cafe\u{301}-cat"), ["cafe\u{301}", "-", "cat"]);
+        assert_eq!(texts("cafe\u{301}-cat"), ["café", "-", "cat"]);
         assert_eq!(texts("cat-\u{301}mat"), ["cat", "-\u{301}", "mat"]);
         assert_eq!(texts("\u{FE0F}"), ["\u{FE0F}"]);
         assert_eq!(texts("\u{FE0F}cat"), ["\u{FE0F}", "cat"]);
         assert_eq!(texts("cat\u{200D}"), ["cat\u{200D}"]);
-        for text in
-            ["the cat❤\u{FE0F}.", "(❤\u{FE0F}\u{FE0F}\u{FE0F}))", "\u{200D}\u{200D}!", "!!\u{301}?\u{FE0F}"]
-        {
+        for text in [
+            "the cat❤\u{FE0F}.",
+            "(❤\u{FE0F}\u{FE0F}\u{FE0F}))",
+            "\u{200D}\u{200D}!",
+            "!!\u{301}?\u{FE0F}",
+            "(🇫🇷🇺🇸🇫)",
+            "!\u{AD}?\u{200E}.",
+        ] {
             for token in tokenize(text, VOCAB) {
                 let shown = &text[token.span.clone()];
-                let starts_a_cluster = token.span.start == 0
-                    || !is_extender(shown.chars().next().unwrap())
-                        && !text[..token.span.start].ends_with(ZWJ);
+                let before = text[..token.span.start].chars().next_back();
+                let starts_a_cluster = before.is_none_or(|b| !joins(b, shown.chars().next().unwrap()));
                 assert!(starts_a_cluster, "{text:?}: {shown:?} was cut from the character before it");
             }
         }

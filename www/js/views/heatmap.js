@@ -10,7 +10,7 @@ import { settingsCaption } from '../figure.js';
 import { el, put } from '../dom.js';
 import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay, strongestKeys } from '../paint.js';
-import { grouped } from '../text.js';
+import { grouped, isolate } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
@@ -102,12 +102,17 @@ class MainHeatmap {
     return { row: this.zoom.row0 + (event.clientY - rect.top - my) / cell, col: this.zoom.col0 + (event.clientX - rect.left - mx) / cell };
   }
 
+  /**
+   * The tooltip of cell (row, col): query → key, then its weight and scores.
+   * Each label is isolated (`isolate`): two right-to-left words would
+   * otherwise read right to left, the key first.
+   */
   tooltipLines(row, col) {
     const { analysis } = this;
     if (!analysis || analysis.pending) return null;
     const { n, labels, weights, masked } = analysis;
     const k = row * n + col;
-    const lines = [`'${labels[row]}' → '${labels[col]}'`];
+    const lines = [`'${isolate(labels[row])}' → '${isolate(labels[col])}'`];
     const { dot, scaled } = analysis.cell(row, col);
     if (masked[k]) {
       lines.push(`masked: ${this.maskedBecause(row, col)}`, `score q·k ${dot.toFixed(3)}`);
@@ -117,9 +122,9 @@ class MainHeatmap {
     return lines;
   }
 
-  /** Why cell (row, col) is masked, in words. */
+  /** Why cell (row, col) is masked, in words (the key isolated, as in the tooltip). */
   maskedBecause(row, col) {
-    return this.store.get().causal && col > row ? `'${this.analysis.labels[col]}' comes later (causal)` : 'a token may not attend to itself';
+    return this.store.get().causal && col > row ? `'${isolate(this.analysis.labels[col])}' comes later (causal)` : 'a token may not attend to itself';
   }
 
   /** Lays out and paints the base layer when the analysis, the width, the theme or the zoom changed. */
@@ -172,7 +177,8 @@ class MainHeatmap {
     // A quiz hides the weights until they are guessed: a screen reader must not hear them either.
     if (!analysis || i === null || i >= analysis.n || state.quiz) return '';
     const { n, labels, weights, masked } = analysis;
-    const word = (j) => `${labels[j]} (word ${j + 1})`;
+    // Isolated, so that a right-to-left word does not take its place number, or the next word, into its run.
+    const word = (j) => `${isolate(labels[j])} (word ${j + 1})`;
     const { cursor } = this;
     if (cursor?.row === i && cursor.col < n) {
       const k = i * n + cursor.col;

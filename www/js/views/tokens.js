@@ -6,7 +6,7 @@
 // find box that focuses a word.
 
 import { attr, el, keepingFocus, put, putText, setChildren } from '../dom.js';
-import { excerpt, grouped } from '../text.js';
+import { findKey, grouped, quoted } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
 const COLLAPSED = 80;
@@ -102,16 +102,21 @@ class TokenStrip {
     this.strip.querySelector(`button.token[data-row="${next}"]`)?.focus();
   }
 
-  /** Focuses the next known token whose text contains the query (direction 0: the first from the current focus). */
+  /**
+   * Focuses the next known token whose text contains the query (direction 0:
+   * the first from the current focus). Both are compared as a reader expects
+   * (`findKey`): "cafe" finds "café", "n’t" finds "n't", case aside.
+   */
   findNext(direction) {
-    const query = this.find.value.trim().toLowerCase();
+    const query = findKey(this.find.value.trim());
     if (!this.analysis?.tokens || !query) {
       put(this.findStatus, 'textContent', '');
       return;
     }
-    const rows = this.analysis.tokens.filter((t) => t.row != null && t.text.includes(query)).map((t) => t.row);
+    const keys = this.findKeys();
+    const rows = this.analysis.tokens.filter((t, i) => t.row != null && keys[i].includes(query)).map((t) => t.row);
     if (rows.length === 0) {
-      put(this.findStatus, 'textContent', `No token contains '${this.find.value.trim()}'.`);
+      put(this.findStatus, 'textContent', `No token contains ${quoted(this.find.value.trim(), QUOTED)}.`);
       return;
     }
     const focus = this.store.get().focus ?? -1;
@@ -120,6 +125,12 @@ class TokenStrip {
     put(this.findStatus, 'textContent', `${rows.indexOf(row) + 1} of ${rows.length}`);
     // One history entry for a run of typing (and Enter) in the box, as for the sentence.
     if (row !== this.store.get().focus) this.store.update({ focus: row, cell: null }, 'push', 'find');
+  }
+
+  /** The find key of each token of the analysis, made once per analysis (a keystroke in the box at 1,024 tokens makes none). */
+  findKeys() {
+    if (this.keyed?.analysis !== this.analysis) this.keyed = { analysis: this.analysis, keys: this.analysis.tokens.map((t) => findKey(t.text)) };
+    return this.keyed.keys;
   }
 
   /**
@@ -195,14 +206,14 @@ class TokenStrip {
     let failed = false;
     if (kind === 'known') {
       put(chip.dataset, 'row', String(t.row));
-      title = `Focus '${excerpt(t.text, QUOTED)}' (word ${t.row + 1})`;
+      title = `Focus ${quoted(t.text, QUOTED)} (word ${t.row + 1})`;
     } else if (kind === 'unknown') {
-      title = `'${excerpt(t.text, QUOTED)}' is not in the vocabulary, so it has no vector and is left out of the attention.`;
+      title = `${quoted(t.text, QUOTED)} is not in the vocabulary, so it has no vector and is left out of the attention.`;
     } else if (kind === 'pending') {
       const status = this.ctx.engine?.vectors.statusOf(t.text);
       failed = Boolean(status && status !== 'loading');
-      const word = excerpt(t.text, QUOTED);
-      title = failed ? `'${word}': its vector could not be loaded (${status})` : `'${word}': loading its vector…`;
+      const word = quoted(t.text, QUOTED);
+      title = failed ? `${word}: its vector could not be loaded (${status})` : `${word}: loading its vector…`;
     }
     put(chip, 'className', `token ${kind}${failed ? ' failed' : ''}${focused ? ' focused' : ''}`);
     put(chip, 'title', title);
@@ -211,10 +222,55 @@ class TokenStrip {
   }
 }
 
-/** What a chip shows: the text as typed, or its code point when it has no visible glyph (a lone variation selector). */
+/**
+ * Characters a chip never draws as they are: controls, format characters
+ * (soft hyphen, direction marks and overrides, zero-width spaces), white
+ * space and the other default-ignorable ones (Hangul fillers), and the blank
+ * braille pattern. Each would make a blank chip, or turn its text around.
+ */
+const UNDRAWN = /^[\p{Cc}\p{Cf}\p{White_Space}\p{Default_Ignorable_Code_Point}\u2800]$/u;
+/** A format character (soft hyphen, direction marks and controls, joiners). */
+const FORMAT = /^\p{Cf}$/u;
+/** A combining mark (accents, variation selectors): drawn on the character before it. */
+const MARK = /^\p{M}$/u;
+/** Tag characters: after a flag they spell a region (🏴 + tags + U+E007F is the flag of Scotland). */
+const TAG = /^[\u{E0020}-\u{E007F}]$/u;
+
+/** The code point of `c` as a chip shows it: "U+202E". */
+const codePoint = (c) => `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * What a chip shows: the text as typed, with each character that would draw
+ * nothing or reorder the chip written as its code point ("U+00AD"): a format
+ * or control character, and a combining mark with nothing drawn before it
+ * in the token (a lone accent, a lone variation selector). A joiner between
+ * two drawn non-ASCII characters, a mark after a drawn character and the
+ * tags of a flag stay: they are part of an emoji (👩‍💻, ❤️) or of a word.
+ * Other format characters after a drawn one (a soft hyphen, a direction
+ * mark: the tokenizer reads "king" + U+00AD + "dom" as "kingdom") are left
+ * out, as the sentence box draws nothing for them either.
+ */
 function visible(original) {
-  if (/\S/u.test(original.replace(/[\uFE00-\uFE0F\u200B-\u200D\u2060]/g, ''))) return original;
-  return `U+${(original.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  if (/^[\x21-\x7E]*$/.test(original)) return original; // printable ASCII: every character drawn
+  const chars = [...original];
+  const shown = []; // drawn characters and code points, in order
+  let base = false; // whether the last piece shown is a drawn character, which a mark may sit on
+  chars.forEach((c, i) => {
+    const next = chars[i + 1];
+    const joins = (c === '\u200C' || c === '\u200D') && base && chars[i - 1] > '\u007F' && next > '\u007F' && !UNDRAWN.test(next);
+    const drawn = MARK.test(c) ? base : !UNDRAWN.test(c) || joins || (TAG.test(c) && base);
+    if (drawn) {
+      shown.push(base ? shown.pop() + c : c);
+      base = true;
+    } else if (base && FORMAT.test(c)) {
+      // Inside a word: nothing drawn, nothing shown.
+    } else {
+      shown.push(codePoint(c));
+      base = false;
+    }
+  });
+  // Code points stand apart from each other and from the letters around them.
+  return shown.join(' ');
 }
 
 /**
@@ -224,7 +280,7 @@ function visible(original) {
 function noteOf(analysis, vectors) {
   const tokens = analysis.tokens ?? [];
   const unique = (list) => [...new Set(list)];
-  const quote = (words) => words.slice(0, 8).map((w) => `'${excerpt(w, QUOTED)}'`).join(', ') + (words.length > 8 ? ', …' : '');
+  const quote = (words) => words.slice(0, 8).map((w) => quoted(w, QUOTED)).join(', ') + (words.length > 8 ? ', …' : '');
   const unknown = unique(tokens.filter((t) => !t.known && !t.pending).map((t) => t.text));
   const pending = unique(tokens.filter((t) => t.pending).map((t) => t.text));
   const failed = vectors ? pending.filter((w) => (vectors.statusOf(w) ?? 'loading') !== 'loading') : [];
