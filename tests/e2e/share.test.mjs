@@ -89,6 +89,23 @@ test('a long text makes a long link, and the panel says why', async () => {
   await finish();
 });
 
+test('the embed snippet’s link text never ends in half an emoji, nor in part of one', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(`${'a'.repeat(79)}😀 king and queen`));
+  await ready(page);
+  await page.click('#share-open');
+  await page.waitForSelector('#share-panel:not([hidden])');
+  const element = await page.inputValue('#share-element');
+  assert.equal(element.match(/">([^<]*) — in Attention Explorer<\/a><\/attention-viz>/)?.[1], 'a'.repeat(79), 'the emoji left out whole');
+  // A skin tone and a family joined by U+200D are one character each: kept whole or left out.
+  const fallbacks = await page.evaluate(async (sentences) => {
+    const { snippets } = await import('./js/views/share.js');
+    const { parseHash } = await import('./js/state.js');
+    return sentences.map((s) => snippets({ ...parseHash(''), sentence: s }, 'main', location.href).element.match(/">([^<]*) — in/)[1]);
+  }, [`${'a'.repeat(78)}👍🏽 king`, `${'a'.repeat(76)}👩‍👩‍👧 king`, `${'a'.repeat(76)}👍🏽 king`]);
+  assert.deepEqual(fallbacks, ['a'.repeat(78), 'a'.repeat(76), `${'a'.repeat(76)}👍🏽`]);
+  await finish();
+});
+
 /** Downloads what `button` makes for the figure `figure`; returns its bytes. */
 async function downloaded(page, figure, button) {
   await page.selectOption('#export-figure', figure);
@@ -223,6 +240,22 @@ test('a download is what is drawn: its text and settings while new words load, a
   await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
   const own = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
   assert.match(own.caption, /^your own vectors \(tiny\.vec, 3d\) · scores ÷ √3/);
+  await finish();
+});
+
+test('a picture’s title is cut between characters, never in an emoji', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(`${'a'.repeat(119)}😀 king`));
+  await ready(page);
+  const svg = await downloaded(page, 'main', '#export-svg');
+  const title = await page.evaluate((text) => new DOMParser().parseFromString(text, 'image/svg+xml').querySelector('text[font-weight="bold"]').textContent, svg.bytes.toString('utf8'));
+  assert.equal(title, 'a'.repeat(119), 'the emoji left out whole, not drawn as U+FFFD');
+  await finish();
+});
+
+test('a file name ends in a letter, not in an emoji’s invisible part', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('👩‍👩‍👧 king and 🇫🇷 queen ❤️'));
+  await ready(page);
+  assert.equal((await downloaded(page, 'main', '#export-csv')).name, 'attention-king-and-queen.csv', 'no U+FE0F, no "-" at the end');
   await finish();
 });
 

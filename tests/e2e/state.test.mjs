@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkCut, chunkEnd, grouped } from '../../www/js/text.js';
 import { DEFAULT_SENTENCE, defaultState, formatHash, parseHash, settingsOf, textsOf } from '../../www/js/state.js';
+import { hashFor, launch, openPage, ready, serveDist } from './helpers.mjs';
 
 test('an empty hash is the default state', () => {
   assert.deepEqual(parseHash(''), defaultState());
@@ -64,6 +65,35 @@ test('the palette, the theme, the zoom and the embedded view round-trip', () => 
 
 test('a very long sentence from a link is cut, not refused', () => {
   assert.equal(parseHash('#s=' + 'a'.repeat(50000)).sentence.length, 20000);
+});
+
+test('opened, a link’s sentence over the limit fills the box up to its last whole word, and the link note says where it was cut', async () => {
+  const server = await serveDist();
+  const browser = await launch();
+  try {
+    const { page, finish } = await openPage(browser, server.url + hashFor(`the ${'z'.repeat(19990)} kingdom queen`));
+    await ready(page);
+    const box = await page.inputValue('#sentence');
+    assert.ok(box === `the ${'z'.repeat(19990)}`, `the box ends in ${JSON.stringify(box.slice(-12))} (${box.length} characters)`);
+    const chips = await page.$$eval('#tokens .token', (list) => list.map((t) => t.textContent));
+    assert.ok(!chips.includes('kingd'), 'no word cut in two');
+    assert.ok(await page.isVisible('#link-note'));
+    assert.match(await page.textContent('#link-note'), /s=the z+… \(expected at most 20,000 characters: the sentence was cut after its first 2 words \(19,994 characters\), before “kingdom queen”\)/);
+    // The site's own parser (the tests above read www/js): the cut text's link notes nothing, a text that fits is kept as written.
+    const again = await page.evaluate(async (texts) => {
+      const { formatHash, parseHash } = await import('./js/state.js');
+      return texts.map((text) => {
+        const problems = [];
+        const state = parseHash(`#s=${encodeURIComponent(text)}`, problems);
+        return [state.sentence === text, parseHash(formatHash(state), problems).sentence === text, problems];
+      });
+    }, [`the ${'z'.repeat(19990)}`, `${'a '.repeat(9999)}b `]);
+    assert.deepEqual(again, [[true, true, []], [true, true, []]]);
+    await finish();
+  } finally {
+    await browser.close();
+    await server.close();
+  }
 });
 
 test('settings for the wasm boundary use its field names', () => {

@@ -10,6 +10,7 @@
 //           scaleMax, palette }
 
 import { formatTemperature } from './state.js';
+import { clip } from './text.js';
 
 /** The caption of an analysis's settings, in words; `source`: the user's own vectors that made it (engine.js), if so. */
 export function settingsCaption(state, dim = 50, source = null) {
@@ -83,7 +84,7 @@ export function svgOf(figure, { table, theme, cellsUrl }) {
     `<title>${xml(figure.title)}</title>`,
     `<desc>${xml(figure.caption)}</desc>`,
     `<rect width="${width}" height="${height}" fill="${xml(theme.bg)}"/>`,
-    `<text x="16" y="24" font-size="15" font-weight="bold" fill="${xml(theme.fg)}">${xml(figure.title.slice(0, 120))}</text>`,
+    `<text x="16" y="24" font-size="15" font-weight="bold" fill="${xml(theme.fg)}">${xml(clip(figure.title, 120))}</text>`,
     `<text x="16" y="44" class="caption" fill="${xml(theme.muted)}">${xml(figure.caption)}</text>`,
     `<g fill="${xml(theme.fg)}">`,
   ];

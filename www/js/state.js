@@ -3,7 +3,8 @@
 //
 //   #s=<sentence>&self=1&causal=0&scale=1&t=1&focus=2
 //
-// - s: the sentence (percent-encoded UTF-8).
+// - s: the sentence (percent-encoded UTF-8), at most MAX_SENTENCE_LENGTH UTF-16
+//   units: a longer one is cut after its last whole word, and the cut noted.
 // - self: 1 = a token may attend to itself (default 1).
 // - causal: 1 = a token sees only itself and earlier tokens (default 0).
 // - scale: 1 = scores are divided by √d_k (default 1).
@@ -48,7 +49,7 @@
 import { formatModel, parseModel, sameModel } from './model-state.js';
 import { defaultTeach, formatTeach, parseTeach, sameTeach } from './teach-state.js';
 import { flag, index, LinkParams, oneOf } from './params.js';
-import { cut, encode } from './text.js';
+import { cut, encode, excerpt, grouped, wholeChunks } from './text.js';
 
 export const DEFAULT_SENTENCE = 'The king and queen ruled the kingdom';
 export const TEMPERATURE_MIN = 0.001;
@@ -104,6 +105,24 @@ export function formatQuiz(quiz) {
 }
 
 /**
+ * The sentence of a link (`s`), or null. One longer than MAX_SENTENCE_LENGTH
+ * is cut after its last whole word, as the sentence box cuts a long paste
+ * (a cut inside a word would make a new, unknown word), and the cut is noted
+ * as a problem of the link, saying what was kept and what was left out.
+ */
+function readSentence(params) {
+  const text = params.get('s');
+  if (text === null || text.length <= MAX_SENTENCE_LENGTH) return text;
+  const kept = wholeChunks(text, MAX_SENTENCE_LENGTH);
+  const words = kept.match(/\S+/g)?.length ?? 0;
+  const where = words > 1 ? `after its first ${grouped(words)} words (${grouped(kept.length)} characters)` : `to its first ${grouped(kept.length)} characters`;
+  const rest = excerpt(text.slice(kept.length).trimStart(), 40);
+  const before = rest ? `, before “${rest}”` : '';
+  params.problems.push({ key: 's', value: excerpt(text, 40), expected: `at most ${grouped(MAX_SENTENCE_LENGTH)} characters: the sentence was cut ${where}${before}` });
+  return kept;
+}
+
+/**
  * Reads a state from `location.hash` (with or without the leading '#').
  * Bad values fall back to their defaults; `problems`, when given, receives
  * one entry for each ({ key, value, expected }).
@@ -111,8 +130,7 @@ export function formatQuiz(quiz) {
 export function parseHash(hash, problems = null) {
   const state = defaultState();
   const params = new LinkParams(hash);
-  const sentence = params.get('s');
-  if (sentence !== null) state.sentence = cut(sentence, MAX_SENTENCE_LENGTH);
+  state.sentence = readSentence(params) ?? state.sentence;
   state.self = params.read('self', flag, '0 or 1') ?? state.self;
   state.causal = params.read('causal', flag, '0 or 1') ?? state.causal;
   state.scale = params.read('scale', flag, '0 or 1') ?? state.scale;

@@ -12,7 +12,7 @@ import { csvOf, jsonOf, svgOf } from '../figure.js';
 import { hatchOf, heatmapLayout } from '../heatmap-view.js';
 import { font, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
-import { grouped } from '../text.js';
+import { clip, grouped } from '../text.js';
 
 const VIEW_NAMES = {
   main: 'the heatmap and the arrows', heatmap: 'the heatmap', arrows: 'the arrows', steps: 'the steps of the focused word',
@@ -26,10 +26,18 @@ const ATTRIBUTES = { t: 'temperature', pal: 'palette', th: 'threshold', mlayer: 
 /** Links longer than this may be cut by the apps they are pasted into. */
 const LONG_LINK = 2000;
 
-/** A file name's words from `text`: letters and digits of any script ('café', '東京'), the rest as '-'. */
+/**
+ * A file name's words from `text`: runs of letters and digits of any script
+ * ('café', '東京') joined by '-', at most 40 characters, no '-' at either end.
+ * A combining mark stays only inside a word, after the letter or digit it
+ * belongs to: one after an emoji or a space (U+FE0F after '❤') would end the
+ * name in an invisible character. Variation selectors go too: they only
+ * choose how a character is drawn.
+ */
 function slug(text) {
-  const words = text.normalize('NFC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '-').replace(/^-|-$/g, '');
-  return [...words].slice(0, 40).join('').replace(/-$/, '') || 'sentence';
+  const plain = text.normalize('NFC').toLowerCase().replace(/\p{Variation_Selector}/gu, '');
+  const words = plain.match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? [];
+  return clip(words.join('-'), 40).replace(/-+$/, '') || 'sentence';
 }
 
 /** Escapes text for an HTML attribute value or text in a snippet the user copies. */
@@ -70,7 +78,7 @@ export function snippets(state, view, base) {
     if (flag) attrs.push(flag);
     else if (!['s', 'self', 'causal', 'scale', 'model'].includes(key)) attrs.push(`${ATTRIBUTES[key] ?? key}="${attribute(value)}"`);
   }
-  const fallback = `<a href="${attribute(new URL('index.html', base).href + formatHash(state))}">${attribute(state.sentence.slice(0, 80))} — in Attention Explorer</a>`;
+  const fallback = `<a href="${attribute(new URL('index.html', base).href + formatHash(state))}">${attribute(clip(state.sentence, 80))} — in Attention Explorer</a>`;
   const element = [
     `<script src="${new URL('attention-viz.js', base).href}" defer></script>`,
     `<attention-viz ${attrs.join(' ')}>${fallback}</attention-viz>`,
@@ -223,10 +231,10 @@ export function pictureOf(figure, ctx) {
   draw.fillStyle = theme.fg;
   draw.textBaseline = 'top';
   draw.font = font(theme, { size: 15, weight: 'bold' });
-  draw.fillText(figure.title.slice(0, 110), pad, pad);
+  draw.fillText(clip(figure.title, 110), pad, pad);
   draw.fillStyle = theme.muted;
   draw.font = font(theme, { size: 11 });
-  draw.fillText(figure.caption.slice(0, 160), pad, pad + 22);
+  draw.fillText(clip(figure.caption, 160), pad, pad + 22);
   draw.translate(pad, pad + head);
   paintHeatmap(draw, {
     ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
