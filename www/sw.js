@@ -91,11 +91,19 @@ async function networkFirst(request) {
   const cache = await caches.open(APP);
   try {
     const response = await fetch(request);
-    if (response.ok && response.type === 'basic') cache.put(request, response.clone()).catch(() => {});
+    // Kept under its address without the query (read back with ignoreSearch):
+    // links and probes with ever-new queries would otherwise each add a copy.
+    if (response.ok && response.type === 'basic') cache.put(withoutQuery(request.url), response.clone()).catch(() => {});
     return response;
   } catch (error) {
     const kept = await cache.match(request, { ignoreSearch: true });
     if (kept) return kept;
     throw error;
   }
+}
+
+function withoutQuery(href) {
+  const url = new URL(href);
+  url.search = '';
+  return url.href;
 }

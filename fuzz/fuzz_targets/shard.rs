@@ -99,8 +99,10 @@ fuzz_target!(|bytes: &[u8]| {
     let mut store = Embeddings::sharded(set);
     for shard in &parts {
         let before = store.clone();
-        match bounded("add_shard", bytes.len(), 16, || store.add_shard(shard)) {
-            Ok(k) => assert!(store.has_shard(k) && store.len() >= before.len()),
+        // The shard the caller asked for: its first byte (a refused index leaves the store as it was).
+        let expected = u32::from(shard.first().copied().unwrap_or(0)) % set.count.max(1);
+        match bounded("add_shard", bytes.len(), 16, || store.add_shard(shard, expected)) {
+            Ok(()) => assert!(store.has_shard(expected) && store.len() >= before.len()),
             Err(_) => assert_eq!(store, before, "a refused shard leaves the store as it was"),
         }
     }
@@ -115,7 +117,7 @@ fuzz_target!(|bytes: &[u8]| {
             break;
         }
         for k in missing {
-            if let Err(e) = store.add_shard(&fixed.shards[k as usize]) {
+            if let Err(e) = store.add_shard(&fixed.shards[k as usize], k) {
                 panic!("a real shard was refused: {e}");
             }
         }

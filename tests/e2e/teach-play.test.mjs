@@ -128,3 +128,16 @@ test('the d_k field names a value it cannot use and the page keeps computing wit
   assert.deepEqual(rowNamed(await tableOf(page, '#play-compare'), 's = q·k ÷ √4'), ['50', '40']);
   await finish();
 });
+
+test('a link with matrices whose products are too large to draw gets a message, and the page stays responsive', async () => {
+  // 1,000 one-number rows and a 1 × 1,000 W_q: a 1,000 × 1,000 product, drawn cell by cell, held the page for a minute.
+  const rows = Array(1000).fill('1');
+  const { page, finish } = await openPage(site.browser, site.url + `#s=The%20king&lab=play&pq=${rows.join('%3B')}&pwq=${rows.join('%20')}`);
+  await ready(page);
+  await page.waitForSelector('#play-error:not([hidden])');
+  assert.equal(await page.textContent('#play-error'), 'Q: 1000 rows; the playground takes at most 128, a row a token.');
+  await page.fill('#play-q', '1; 2; 3; 4; 5');
+  await page.waitForFunction(() => /Q · W_q would be 5 × 1000: the playground shows at most 4096 numbers a matrix/.test(document.getElementById('play-error').textContent));
+  assert.equal(await page.locator('#play-weights td').count(), 0);
+  await finish();
+});

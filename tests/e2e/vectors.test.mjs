@@ -240,6 +240,26 @@ test('a damaged shard is refused and named, not used', async () => {
   await finish();
 });
 
+test('a shard served under another shard\'s name is refused as damaged, and not asked for again and again', async () => {
+  let asked = 0;
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
+    routes: [routeWordShard('ruled', async (route) => {
+      asked += 1;
+      // The file of the next shard, as a mirror serving the wrong file would send it.
+      const manifest = new URL('../manifest.json', route.request().url()).href;
+      const count = (await (await route.fetch({ url: manifest })).json()).shards;
+      const other = route.request().url().replace(/([0-9a-f]{4})\.aews$/, (_, k) => `${((parseInt(k, 16) + 1) % count).toString(16).padStart(4, '0')}.aews`);
+      await route.fulfill({ response: await route.fetch({ url: other }) });
+    })],
+  });
+  await ready(page);
+  assert.ok(!(await readTable(page)).header.includes('ruled'));
+  assert.match(await page.textContent('#unknown-note'), /'ruled' could not be loaded \([0-9a-f/]+\.aews is damaged: invalid word-vector file: it holds shard [0-9a-f]{4}, not [0-9a-f]{4}\)/);
+  await page.waitForTimeout(500);
+  assert.equal(asked, 1, 'the shard of ruled was asked for once');
+  await finish();
+});
+
 test('on the fallback the page says which words that costs', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('The zorblax sat'), {
     routes: [['**/glove-6b-50d/manifest.json', async (route) => {
@@ -319,6 +339,15 @@ test('after one visit the page opens with no network, and says which words need 
     assert.ok(Date.now() - started < 20000, 'the shards of the first visit are kept within 20 s');
     await page.waitForTimeout(200);
   }
+  // Addresses with ever-new queries (links, probes) are kept once each, not once a query.
+  const appFiles = () => page.evaluate(async () => {
+    const names = (await caches.keys()).filter((name) => name.startsWith('attention-explorer-app'));
+    return (await Promise.all(names.map(async (name) => (await (await caches.open(name)).keys()).length))).reduce((a, b) => a + b, 0);
+  });
+  const before = await appFiles();
+  await page.evaluate(() => Promise.all(['js/start.js?a=1', 'js/start.js?b=2', 'index.html?c=3'].map((path) => fetch(path))));
+  await page.waitForTimeout(500); // the worker stores a copy after it has answered
+  assert.equal(await appFiles(), before);
   await context.setOffline(true);
   await page.reload();
   await ready(page);

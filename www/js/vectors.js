@@ -125,7 +125,7 @@ export class VectorStore {
       const bytes = new Uint8Array(await response.arrayBuffer());
       this.bytes += bytes.length;
       try {
-        this.explorer.addShard(bytes);
+        this.explorer.addShard(bytes, k);
         this.version += 1;
         this.arrived.add(url.href);
       } catch (error) {

@@ -77,7 +77,7 @@ pub fn sharded(dir: &Path, texts: &[&str]) -> Result<Vectors, Failure> {
                     path.display()
                 ))
             })?;
-            store.add_shard(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+            store.add_shard(&bytes, k).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
         }
     }
 }

@@ -507,6 +507,16 @@ fn build_data_and_vector_messages_name_the_flag_or_the_folder() {
     assert_clean_failure(&mixed, "the shard belongs to another build of the vectors than their manifest");
     assert!(!stderr(&mixed).contains("page"), "{}", stderr(&mixed));
 
+    // Every file a copy of shard 0 of the same build: refused, where it was read again forever.
+    std::fs::create_dir(temp.path().join("same")).unwrap();
+    let (same, built) = tiny_set(&temp.path().join("same"), &["--count", "4"]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    for k in 1..4 {
+        std::fs::copy(folder(&same).join("0000.aews"), folder(&same).join(format!("{k:04x}.aews"))).unwrap();
+    }
+    let copies = attention(&["--embeddings", same.to_str().unwrap(), "the cat sat mat"]);
+    assert_clean_failure(&copies, "invalid word-vector file: it holds shard 0000, not 000");
+
     let manifest = set.join("manifest.json");
     assert_clean_failure(
         &attention(&["--embeddings", manifest.to_str().unwrap(), "the cat"]),

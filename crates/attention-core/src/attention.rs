@@ -81,6 +81,9 @@ pub struct Matrix {
 }
 
 impl Matrix {
+    /// The most numbers a matrix typed by hand ([`Matrix::parse`]) holds.
+    pub const MAX_TYPED: usize = 4096;
+
     /// Wraps `data` as a `(rows, cols)` matrix; the length must be `rows · cols`.
     pub fn new(rows: usize, cols: usize, data: Vec<f32>) -> Result<Self> {
         if rows.checked_mul(cols) != Some(data.len()) {
@@ -117,7 +120,7 @@ impl Matrix {
     /// numbers by spaces or commas, optional brackets: `2 3; 1 2`,
     /// `[[2, 3], [1, 2]]` and `[2, 3]` all work.
     pub fn parse(text: &str) -> Result<Self> {
-        const MAX_CELLS: usize = 4096;
+        const MAX_CELLS: usize = Matrix::MAX_TYPED;
         let cleaned: String = text
             .chars()
             .map(|c| if c == '[' || c == ']' || c == '(' || c == ')' { ' ' } else { c })

@@ -189,18 +189,23 @@ impl Embeddings {
         }
     }
 
-    /// Reads a shard of this sharded store's set and adds its words; returns
-    /// its index. Adding a shard twice changes nothing. Errors: the store is
-    /// not sharded, or the shard is malformed or of another set (the store is
-    /// then unchanged).
-    pub fn add_shard(&mut self, bytes: &[u8]) -> Result<u32> {
+    /// Reads shard `expected` of this sharded store's set and adds its words.
+    /// Adding a shard twice changes nothing. Errors (the store is then
+    /// unchanged): the store is not sharded; the shard is malformed or of
+    /// another set; or it is another shard of the set, as a mirror serving
+    /// one file under another's name would send it (taken, it would leave
+    /// `expected` missing, and a caller asking for it again would ask forever).
+    pub fn add_shard(&mut self, bytes: &[u8], expected: u32) -> Result<()> {
         let Some(coverage) = &self.shards else {
             return Err(invalid("this store was read from one file; it takes no shards".into()));
         };
         let shard = Shard::parse(bytes, &coverage.set)?;
         let index = shard.index;
+        if index != expected {
+            return Err(invalid(format!("it holds shard {index:04x}, not {expected:04x}")));
+        }
         if coverage.loaded[index as usize] {
-            return Ok(index);
+            return Ok(());
         }
         if let Some(word) = shard.words.iter().find(|w| self.index.contains_key(w.as_str())) {
             return Err(invalid(format!("the word '{word}' appears twice")));
@@ -217,7 +222,7 @@ impl Embeddings {
         if let Some(coverage) = &mut self.shards {
             coverage.loaded[index as usize] = true;
         }
-        Ok(index)
+        Ok(())
     }
 
     /// The shard set of a sharded store, `None` for a complete one.
@@ -749,7 +754,7 @@ mod tests {
             }
             rounds += 1;
             for k in missing {
-                store.add_shard(&shards[k as usize].to_bytes(&set).unwrap()).unwrap();
+                store.add_shard(&shards[k as usize].to_bytes(&set).unwrap(), k).unwrap();
             }
         }
     }
@@ -788,17 +793,17 @@ mod tests {
         assert_eq!(err.to_string(), "the vectors of 'cat' have not arrived");
         let k = store.shard_of("cat");
         assert_eq!(store.missing_shards(["cat"]), [k]);
-        assert_eq!(store.add_shard(&shards[k as usize].to_bytes(&set).unwrap()).unwrap(), k);
+        store.add_shard(&shards[k as usize].to_bytes(&set).unwrap(), k).unwrap();
         assert!(store.has_shard(k));
         assert_eq!(store.vector("cat"), full.vector("cat"));
         // Adding the same shard again changes nothing.
-        store.add_shard(&shards[k as usize].to_bytes(&set).unwrap()).unwrap();
+        store.add_shard(&shards[k as usize].to_bytes(&set).unwrap(), k).unwrap();
         assert_eq!(store.len(), shards[k as usize].words.len());
         // A word of a loaded shard that the set lacks is unknown.
         let absent = (0..).map(|i| format!("zz{i}")).find(|w| store.shard_of(w) == k).unwrap();
         assert_eq!(store.lookup(&absent), Lookup::Unknown);
         // A complete store takes no shards and is never pending.
-        assert!(full.clone().add_shard(&shards[0].to_bytes(&set).unwrap()).is_err());
+        assert!(full.clone().add_shard(&shards[0].to_bytes(&set).unwrap(), 0).is_err());
         assert!(full.missing_shards(["zzz"]).is_empty());
         assert_eq!(full.lookup("zzz"), Lookup::Unknown);
     }
@@ -810,8 +815,12 @@ mod tests {
         let mut store = Embeddings::sharded(set);
         let mut bytes = shards[0].to_bytes(&set).unwrap();
         bytes.truncate(bytes.len() - 1);
-        assert!(store.add_shard(&bytes).is_err());
+        assert!(store.add_shard(&bytes, 0).is_err());
         assert!(store.is_empty() && !store.has_shard(0));
+        // Shard 1 served as shard 0 (a mirror's wrong name) is refused too.
+        let error = store.add_shard(&shards[1].to_bytes(&set).unwrap(), 0).unwrap_err();
+        assert_eq!(error.to_string(), "invalid word-vector file: it holds shard 0001, not 0000");
+        assert!(store.is_empty() && !store.has_shard(0) && !store.has_shard(1));
     }
 
     #[test]

@@ -51,7 +51,7 @@ fn whole(texts: &[&str]) -> Option<Embeddings> {
         }
         for k in missing {
             let path = dir.join(files.replace("{k}", &format!("{k:04x}")));
-            store.add_shard(&std::fs::read(&path).unwrap()).unwrap();
+            store.add_shard(&std::fs::read(&path).unwrap(), k).unwrap();
         }
     }
 }

@@ -196,12 +196,12 @@ impl Explorer {
         })
     }
 
-    /// Adds a shard's words (the bytes of one `shards/xxxx.aews` file);
-    /// returns its index. Throws, leaving the store as it was, for a
-    /// truncated, corrupt or foreign shard.
+    /// Adds the words of shard `expected` (the bytes of its `xxxx.aews`
+    /// file). Throws, leaving the store as it was, for a truncated, corrupt
+    /// or foreign shard, or another shard of the set served under its name.
     #[wasm_bindgen(js_name = addShard)]
-    pub fn add_shard(&mut self, bytes: &[u8]) -> Result<u32, JsError> {
-        Ok(self.embeddings.add_shard(bytes)?)
+    pub fn add_shard(&mut self, bytes: &[u8], expected: u32) -> Result<(), JsError> {
+        Ok(self.embeddings.add_shard(bytes, expected)?)
     }
 
     /// The shards to add before `text` can be tokenized and analyzed as with

@@ -361,11 +361,32 @@ fn typed(name: &str, text: &str) -> Result<Option<Matrix>, JsError> {
     Matrix::parse(text).map(Some).map_err(|e| JsError::new(&format!("{name}: {e}")))
 }
 
+/// `m · w` (or `m`), no larger than a typed matrix: a link can type a
+/// 2,000 × 1 Q and a 1 × 2,000 W_q, whose product (4 million numbers, each
+/// drawn in a table) would hold the page for minutes.
 fn project(name: &str, m: Matrix, w: Option<Matrix>) -> Result<Matrix, JsError> {
-    match w {
-        None => Ok(m),
-        Some(w) => m.matmul(&w).map_err(|e| JsError::new(&format!("{name}: {e}"))),
+    let Some(w) = w else { return Ok(m) };
+    if m.rows() * w.cols() > Matrix::MAX_TYPED {
+        return Err(JsError::new(&format!(
+            "{name} would be {} × {}: the playground shows at most {} numbers a matrix",
+            m.rows(),
+            w.cols(),
+            Matrix::MAX_TYPED
+        )));
     }
+    m.matmul(&w).map_err(|e| JsError::new(&format!("{name}: {e}")))
+}
+
+/// A typed Q, K or V holds at most [`MAX_TEACH_TOKENS`] rows: its attention,
+/// a row and a column a token, is drawn cell by cell.
+fn tokens_at_most(name: &str, m: Matrix) -> Result<Matrix, JsError> {
+    if m.rows() > MAX_TEACH_TOKENS {
+        return Err(JsError::new(&format!(
+            "{name}: {} rows; the playground takes at most {MAX_TEACH_TOKENS}, a row a token",
+            m.rows()
+        )));
+    }
+    Ok(m)
 }
 
 /// Names for `count` tokens: the typed ones, then `prefix1`, `prefix2`, …
@@ -386,8 +407,9 @@ pub fn playground(spec: JsValue) -> Result<AttentionView, JsError> {
 /// [`playground`] for Rust callers.
 pub fn playground_of(spec: &PlaygroundSpec) -> Result<AttentionView, JsError> {
     let q = typed("Q", &spec.q)?.ok_or_else(|| JsError::new("Q: type at least one row of numbers"))?;
-    let k = typed("K", &spec.k)?.unwrap_or_else(|| q.clone());
-    let v = typed("V", &spec.v)?.unwrap_or_else(|| k.clone());
+    let q = tokens_at_most("Q", q)?;
+    let k = tokens_at_most("K", typed("K", &spec.k)?.unwrap_or_else(|| q.clone()))?;
+    let v = tokens_at_most("V", typed("V", &spec.v)?.unwrap_or_else(|| k.clone()))?;
     let query = project("Q · W_q", q, typed("W_q", &spec.wq)?)?;
     let key = project("K · W_k", k, typed("W_k", &spec.wk)?)?;
     let value = project("V · W_v", v, typed("W_v", &spec.wv)?)?;

@@ -69,7 +69,7 @@ impl Shards {
                 return;
             }
             for k in missing {
-                self.explorer.add_shard(&self.shards[k as usize]).unwrap();
+                self.explorer.add_shard(&self.shards[k as usize], k).unwrap();
             }
         }
     }

@@ -86,6 +86,34 @@ fn playground_projects_with_the_typed_weights_and_names_bad_input() {
         .starts_with("K · W_k: matrix shapes do not fit"));
 }
 
+/// A link types the playground's matrices: 2,000 one-number rows and a
+/// 1 × 2,000 W_q make a product of 4 million numbers, drawn cell by cell.
+#[wasm_bindgen_test]
+fn playground_refuses_more_tokens_or_a_larger_product_than_it_can_draw() {
+    let column = vec!["1"; 2000].join(";");
+    let row = vec!["1"; 2000].join(" ");
+    let wide = PlaygroundSpec { q: "1; 2; 3".into(), wq: row, ..Default::default() };
+    assert_eq!(
+        message(playground_of(&wide).map(|_| ()).unwrap_err()),
+        "Q · W_q would be 3 × 2000: the playground shows at most 4096 numbers a matrix"
+    );
+    let long = PlaygroundSpec { q: column.clone(), ..Default::default() };
+    assert_eq!(
+        message(playground_of(&long).map(|_| ()).unwrap_err()),
+        "Q: 2000 rows; the playground takes at most 128, a row a token"
+    );
+    let keys = PlaygroundSpec { q: "1".into(), k: column, ..Default::default() };
+    assert!(message(playground_of(&keys).map(|_| ()).unwrap_err()).starts_with("K: 2000 rows"));
+    let wide_enough = vec!["1"; 32].join(" ");
+    let most = PlaygroundSpec {
+        q: vec!["1"; 128].join(";"),
+        wq: wide_enough.clone(),
+        wk: wide_enough,
+        ..Default::default()
+    };
+    assert_eq!(playground_of(&most).unwrap().shape("q"), [128, 32]);
+}
+
 #[wasm_bindgen_test]
 fn playground_refuses_a_product_beyond_f32_and_stays_finite_on_huge_numbers() {
     let huge =
