@@ -12,6 +12,7 @@ import { settingsCaption } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
 import { el, weight } from './teach-steps.js';
 import { WeightsTable } from './weights-table.js';
+import { isolate } from './text.js';
 
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
@@ -196,7 +197,7 @@ export class MatrixPanel {
   #tooltip(row, col) {
     const { data } = this;
     const k = row * data.cols + col;
-    const lines = [`'${data.rowLabels[row]}' → '${data.colLabels[col]}'`,
+    const lines = [`'${isolate(data.rowLabels[row])}' → '${isolate(data.colLabels[col])}'`,
       data.masked[k] ? (data.padding[col] ? 'masked: padding' : 'masked') : `weight ${weight(data.weights[k])}`];
     placeTooltip(this.tooltip, this.view.layout, row, col, lines);
     this.#tooltipAt = { row, col };

@@ -13,7 +13,7 @@
 
 use std::collections::HashSet;
 
-use crate::embeddings::{Embeddings, MAX_DIM, MAX_LINE_BYTES, MAX_WORDS};
+use crate::embeddings::{Embeddings, MAX_DIM, MAX_LINE_BYTES, MAX_WORDS, MAX_WORD_BYTES};
 use crate::error::{quote, Error, Result};
 
 /// Reads word vectors from text, a chunk at a time.
@@ -138,6 +138,14 @@ impl TextReader {
                 return Ok(());
             }
         }
+        // Said at its line, not after reading the rest of the file (a file of
+        // 1 MB words took 600 MB and 4 s to be refused at its end).
+        if word.len() > MAX_WORD_BYTES {
+            return Err(invalid(format!(
+                "line {n}: the word {} is longer than {MAX_WORD_BYTES} bytes",
+                quote(word)
+            )));
+        }
         self.check_width(n, word, numbers.len())?;
         if let Some(limit) = self.limit {
             if self.vectors.len() + self.dim > limit {
@@ -243,6 +251,16 @@ mod tests {
     }
 
     #[test]
+    fn a_word_too_long_for_the_formats_is_refused_at_its_line() {
+        let text = format!("the 1\n{} 2\ncat 3\n", "w".repeat(MAX_WORD_BYTES + 1));
+        let mut reader = TextReader::new();
+        let err = reader.feed(text.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("line 2: the word 'wwww"), "{err}");
+        assert!(err.ends_with("is longer than 1024 bytes"), "{err}");
+        assert_eq!(reader.words(), 1, "nothing read past it");
+    }
+
+    #[test]
     fn a_byte_order_mark_is_not_part_of_the_first_word() {
         let read = read_in_chunks("\u{FEFF}the 1 0\nking 0 1\n".as_bytes(), 2).unwrap();
         assert_eq!(read.vector("the"), Some(&[1.0, 0.0][..]));
@@ -258,7 +276,7 @@ mod tests {
         for (text, expected) in [
             (
                 format!("the 1 2\n{word} 3\n"),
-                format!("line 2: '{}…' has 1 numbers, earlier lines have 2", "w".repeat(40)),
+                format!("line 2: the word '{}…' is longer than 1024 bytes", "w".repeat(40)),
             ),
             (
                 format!("the 1 {word}\n"),

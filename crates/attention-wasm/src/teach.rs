@@ -27,6 +27,12 @@ use crate::{Explorer, SentenceAnalysis, Settings};
 /// The most known tokens the teaching views take (per sentence): they keep
 /// one matrix per head, and their tables list every cell.
 pub const MAX_TEACH_TOKENS: usize = 128;
+
+/// The widest vectors the Multi-head tab takes: it multiplies each by
+/// d × d projections (at 1,024 dimensions and 128 words, 0.25 s in the
+/// browser; at 4,096, 6 s).
+pub const MAX_HEAD_DIM: usize = 1024;
+
 /// The longest padded sequence of the padding demo.
 pub const MAX_PADDED_LENGTH: usize = 128;
 /// The label of a padding position.
@@ -549,6 +555,12 @@ impl Explorer {
             }
         };
         self.check_teach_size(sentence)?;
+        let dim = self.embeddings.dim();
+        if dim > MAX_HEAD_DIM {
+            return Err(JsError::new(&format!(
+                "this view projects every vector: it takes at most {MAX_HEAD_DIM} dimensions, these vectors have {dim}"
+            )));
+        }
         let analysis = analyze_multi_head(sentence, &self.embeddings, &options, heads, mode)?;
         let labels = analysis.used.iter().map(|i| analysis.tokens[*i].text.clone()).collect();
         Ok(MultiHeadView { analysis, mode, options, labels })

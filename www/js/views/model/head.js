@@ -11,6 +11,7 @@ import { arrowLayout, HeatmapView, labelWidth, paintBase, paintFocusArrows, size
 import { WeightsTable } from '../../weights-table.js';
 import { paintOverlay } from '../../paint.js';
 import { MODEL_NAME } from './skeleton.js';
+import { isolate } from '../../text.js';
 
 /** Outlines row `linked.row` or column `linked.col` (-1: none) of the matrix of `layout` on `ctx`. */
 export function paintLinked(ctx, layout, n, linked, theme) {
@@ -48,7 +49,7 @@ export class HeadView {
       onEnter: (row, col) => focusToken(row, 'push', col),
       onClear: clear,
       tooltipLines: (row, col) => (this.hv?.layout
-        ? [`'${this.hv.labels[row]}' → '${this.hv.labels[col]}'`, `weight ${this.hv.weights[row * this.hv.n + col].toFixed(4)}`, dom.headName.textContent]
+        ? [`'${isolate(this.hv.labels[row])}' → '${isolate(this.hv.labels[col])}'`, `weight ${this.hv.weights[row * this.hv.n + col].toFixed(4)}`, dom.headName.textContent]
         : null),
       paint: () => this.paintOverlay(),
     });

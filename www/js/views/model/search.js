@@ -14,6 +14,7 @@ import { attr, el } from '../../dom.js';
 import { gloveToken } from './focus.js';
 import { markRanked, paintThumb, thumbSize } from './grid.js';
 import { bestMatch } from '../../model-spans.js';
+import { isolate } from '../../text.js';
 
 /** Heads marked on the grid. */
 const MARKED = 5;
@@ -244,7 +245,7 @@ export class SearchView {
     const { run, state, glove } = this.view;
     const focus = this.view.focus();
     const cellToken = state.model.cell === null ? undefined : run.tokenOfPiece[state.model.cell];
-    const pair = (p) => `'${run.labels[p[0]]}' → '${run.labels[p[1]]}'`;
+    const pair = (p) => `'${isolate(run.labels[p[0]])}' → '${isolate(run.labels[p[1]])}'`;
     this.fromCell.pair = focus !== null && cellToken !== undefined ? [focus, cellToken] : null;
     this.fromCell.textContent = this.fromCell.pair ? `Use the clicked cell: ${pair(this.fromCell.pair)}` : 'Use the clicked cell (click a cell of the heatmap first)';
     this.fromCell.disabled = !this.fromCell.pair;
@@ -290,7 +291,7 @@ export class SearchView {
     }
     const what = message.pattern
       ? RANKED_BY[message.pattern]
-      : `the weight '${run.labels[message.query]}' → '${run.labels[message.key]}'`;
+      : `the weight '${isolate(run.labels[message.query])}' → '${isolate(run.labels[message.key])}'`;
     this.say(`All ${message.values.length} heads by ${what}, best first; the grid marks the best ${MARKED}.`);
     this.show({ ...message, what });
   }
