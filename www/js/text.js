@@ -153,6 +153,8 @@ export function isolate(text) {
  * (`isolate`) and in single quotes.
  */
 export function quoted(word, max) {
+  // Most words: a letter first, then printable ASCII, short enough (nothing to escape, shorten or isolate).
+  if (word.length <= max && /^[A-Za-z][\x20-\x7E]*$/.test(word)) return `'${word}'`;
   return `'${isolate(escapeHidden(excerpt(word, max)))}'`;
 }
 
