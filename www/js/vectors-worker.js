@@ -6,7 +6,7 @@
 //
 // Messages in:  { type: 'read', file: File, maxValues }
 // Messages out: { type: 'progress', bytes, total, words }
-//               { type: 'done', vectors: ArrayBuffer, words, dim, partial }
+//               { type: 'done', vectors: ArrayBuffer, words, dim, partial, merged (words read as an earlier one: 'King' after 'king') }
 //               { type: 'error', message }
 
 const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
@@ -53,8 +53,9 @@ async function read(file, maxValues) {
     const partial = reader.full;
     const words = reader.words;
     const dim = reader.dim;
+    const merged = reader.merged;
     const vectors = reader.finish();
-    self.postMessage({ type: 'done', vectors: vectors.buffer, words, dim, partial, bytes }, [vectors.buffer]);
+    self.postMessage({ type: 'done', vectors: vectors.buffer, words, dim, partial, merged, bytes }, [vectors.buffer]);
   } finally {
     reader.free();
   }

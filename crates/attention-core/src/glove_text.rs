@@ -11,10 +11,12 @@
 //! GloVe and word2vec files list the most frequent words first, so the first
 //! rows are the most useful ones.
 
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 
 use crate::embeddings::{Embeddings, MAX_DIM, MAX_LINE_BYTES, MAX_WORDS, MAX_WORD_BYTES};
-use crate::error::{quote, Error, Result};
+use crate::error::{counted, quote, Error, Result};
+use crate::tokenize::normalize;
 
 /// Reads word vectors from text, a chunk at a time.
 #[derive(Debug, Default)]
@@ -25,8 +27,11 @@ pub struct TextReader {
     dim: usize,
     /// The header's promise: (words, dimension).
     header: Option<(usize, usize)>,
+    /// Words as the tokenizer spells them (see [`TextReader::merged`]).
     words: Vec<String>,
-    seen: HashSet<String>,
+    /// Each spelling read, and whether its word was written so.
+    seen: HashMap<String, bool>,
+    merged: usize,
     vectors: Vec<f32>,
     limit: Option<usize>,
     full: bool,
@@ -106,6 +111,13 @@ impl TextReader {
         self.dim
     }
 
+    /// Words left out because another word of the file is spelled the same
+    /// once lowercased ("King" after "king"), or spelled with invisible
+    /// characters alone.
+    pub fn merged(&self) -> usize {
+        self.merged
+    }
+
     /// Whether the limit was reached: the rest of the input is ignored.
     pub fn is_full(&self) -> bool {
         self.full
@@ -153,8 +165,25 @@ impl TextReader {
                 return Ok(());
             }
         }
-        if !self.seen.insert(word.to_owned()) {
-            return Err(invalid(format!("line {n}: the word {} appears twice", quote(word))));
+        // The tokenizer looks words up lowercased (and composed, without
+        // invisible characters): "King" in a cased word2vec file is the
+        // "king" of a sentence, and the first of "king" and "King" is kept.
+        let spelled = normalize(word);
+        match self.seen.entry(spelled.clone()) {
+            Entry::Occupied(first) if *first.get() && spelled == word => {
+                return Err(invalid(format!("line {n}: the word {} appears twice", quote(word))));
+            }
+            Entry::Occupied(_) => {
+                self.merged += 1;
+                return Ok(());
+            }
+            Entry::Vacant(slot) if !spelled.is_empty() => {
+                slot.insert(spelled == word);
+            }
+            Entry::Vacant(_) => {
+                self.merged += 1;
+                return Ok(());
+            }
         }
         for (i, number) in numbers.iter().enumerate() {
             let value: f32 = number.parse().map_err(|_| {
@@ -173,7 +202,7 @@ impl TextReader {
             }
             self.vectors.push(value);
         }
-        self.words.push(word.to_owned());
+        self.words.push(spelled);
         if self.words.len() > MAX_WORDS as usize {
             return Err(invalid(format!("more than {MAX_WORDS} words")));
         }
@@ -186,22 +215,25 @@ impl TextReader {
             if let Some((_, dim)) = self.header {
                 if width != dim {
                     return Err(invalid(format!(
-                        "line {n}: {} has {width} numbers, the header says {dim}",
-                        quote(word)
+                        "line {n}: {} has {}, the header says {dim}",
+                        quote(word),
+                        counted(width, "number")
                     )));
                 }
             }
             if width == 0 || width > MAX_DIM as usize {
                 return Err(invalid(format!(
-                    "line {n}: {} has {width} numbers; a dimension must be 1..={MAX_DIM}",
-                    quote(word)
+                    "line {n}: {} has {}; a dimension must be 1..={MAX_DIM}",
+                    quote(word),
+                    counted(width, "number")
                 )));
             }
             self.dim = width;
         } else if width != self.dim {
             return Err(invalid(format!(
-                "line {n}: {} has {width} numbers, earlier lines have {}",
+                "line {n}: {} has {}, earlier lines have {}",
                 quote(word),
+                counted(width, "number"),
                 self.dim
             )));
         }
@@ -250,6 +282,21 @@ mod tests {
         }
     }
 
+    /// Sentences are looked up lowercased: a cased file's "King" is "king",
+    /// and of two words spelled the same lowercased, the first is kept.
+    #[test]
+    fn words_are_kept_as_the_tokenizer_spells_them() {
+        let mut reader = TextReader::new();
+        reader.feed("king 1 0\nThe 0 1\nKing 2 2\nCAFE\u{301} 3 3\n\u{AD} 4 4\n".as_bytes()).unwrap();
+        assert_eq!(reader.merged(), 2);
+        let read = reader.finish().unwrap();
+        assert_eq!(read.words(), ["king", "the", "café"]);
+        assert_eq!(read.vector("king"), Some(&[1.0, 0.0][..]));
+        // A word written twice the same way is still a mistake of the file.
+        let err = read_in_chunks(b"the 1 0\nking 0 1\nthe 1 1\n", 64).unwrap_err().to_string();
+        assert!(err.contains("line 3: the word 'the' appears twice"), "{err}");
+    }
+
     #[test]
     fn a_word_too_long_for_the_formats_is_refused_at_its_line() {
         let text = format!("the 1\n{} 2\ncat 3\n", "w".repeat(MAX_WORD_BYTES + 1));
@@ -265,9 +312,9 @@ mod tests {
         let read = read_in_chunks("\u{FEFF}the 1 0\nking 0 1\n".as_bytes(), 2).unwrap();
         assert_eq!(read.vector("the"), Some(&[1.0, 0.0][..]));
         assert_eq!(read.len(), 2);
-        // Only at the start of the file: elsewhere it is a character of a word.
+        // Elsewhere it is an invisible character of a word, left out of its spelling as sentences leave it out.
         let read = read_in_chunks("the 1 0\n\u{FEFF}king 0 1\n".as_bytes(), 64).unwrap();
-        assert!(read.vector("king").is_none());
+        assert_eq!(read.vector("king"), Some(&[0.0, 1.0][..]));
     }
 
     #[test]
@@ -291,7 +338,7 @@ mod tests {
     #[test]
     fn bad_rows_name_their_line() {
         for (text, expected) in [
-            ("the 1 2\ncat 1\n", "line 2: 'cat' has 1 numbers, earlier lines have 2"),
+            ("the 1 2\ncat 1\n", "line 2: 'cat' has 1 number, earlier lines have 2"),
             ("the 1 2\ncat 1 x\n", "line 2: component 1 of 'cat' is not a number: 'x'"),
             ("the 1 2\ncat 1 inf\n", "line 2: component 1 of 'cat' is not a finite number"),
             ("the 1 2\nthe 3 4\n", "line 2: the word 'the' appears twice"),

@@ -283,6 +283,12 @@ impl NeighborIndex {
         if vector.len() != embeddings.dim() || count == 0 || norm == 0.0 || !norm.is_finite() {
             return Vec::new();
         }
+        // Scaled to a length in [1, 2) by a power of two (exact: the same
+        // scores, scaled): with rows and a vector of 1e30 (or 1e-30) each,
+        // f32's products overflowed to ∞ and NaN (or all underflowed to 0).
+        let scale = 2f64.powi(-(norm.log2().floor() as i32));
+        let vector: Vec<f32> = vector.iter().map(|x| (f64::from(*x) * scale) as f32).collect();
+        let (vector, norm) = (&vector[..], norm * scale);
         let excluded: Vec<usize> = exclude.iter().filter_map(|w| embeddings.rank(w)).collect();
         let mut heap = BinaryHeap::with_capacity(count + 1);
         for row in self.candidates(vector, norm, count, &excluded) {
@@ -528,6 +534,33 @@ mod tests {
         // Without the exact vectors the index's own values stand, flagged.
         let (few, _) = exact.subset(1, []);
         assert!(rerank(index.nearest(&rounded, &query, 3, &[]), &few, &query).iter().any(|c| !c.exact));
+    }
+
+    /// A user's own vectors may be of any size f32 holds: the similarities
+    /// are those of the same vectors scaled to ordinary lengths.
+    #[test]
+    fn huge_and_tiny_vectors_give_the_similarities_of_ordinary_ones() {
+        let e = random_embeddings(50, 8, 11);
+        let index = NeighborIndex::new(&e);
+        let v = e.vector("w7").unwrap().to_vec();
+        let expected = index.nearest(&e, &v, 5, &[]);
+        for factor in [1e30f32, 1e-30] {
+            let scaled: Vec<f32> = (0..e.len()).flat_map(|r| e.row(r)).map(|x| x * factor).collect();
+            let words = e.words().to_vec();
+            let big = Embeddings::new(8, words, scaled).unwrap();
+            let query: Vec<f32> = v.iter().map(|x| x * factor).collect();
+            let found = NeighborIndex::new(&big).nearest(&big, &query, 5, &[]);
+            assert_eq!(
+                found.iter().map(|n| &n.word).collect::<Vec<_>>(),
+                expected.iter().map(|n| &n.word).collect::<Vec<_>>()
+            );
+            for (got, want) in found.iter().zip(&expected) {
+                assert!(
+                    (got.similarity - want.similarity).abs() < 1e-5,
+                    "×{factor}: {got:?} against {want:?}"
+                );
+            }
+        }
     }
 
     #[test]

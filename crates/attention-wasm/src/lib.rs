@@ -616,6 +616,13 @@ impl VectorFileReader {
         self.reader.as_ref().map_or(0, TextReader::dim)
     }
 
+    /// Words left out because an earlier one is spelled the same lowercased
+    /// ("King" after "king"): sentences are looked up lowercased.
+    #[wasm_bindgen(getter)]
+    pub fn merged(&self) -> usize {
+        self.reader.as_ref().map_or(0, TextReader::merged)
+    }
+
     /// Whether the limit was reached: the rest of the file can be skipped.
     #[wasm_bindgen(getter)]
     pub fn full(&self) -> bool {
