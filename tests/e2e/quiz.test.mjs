@@ -70,6 +70,38 @@ test('the teacher picks the words in the Share panel and gets the quiz link', as
   await finish();
 });
 
+test('guesses made on other vectors are cleared, with why, and the quiz names the vectors it runs on', async () => {
+  // A link made with a file: the page computes with GloVe until the file is picked.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.1.3&vec=a.txt'));
+  await page.waitForSelector('#quiz .quiz-choices button');
+  assert.match(await page.textContent('#quiz .quiz-question .note'), /^GloVe 6B/);
+  await page.click('#quiz .quiz-choices button >> text=queen');
+  await page.waitForSelector('#quiz .quiz-wrong');
+  await page.setInputFiles('#vectors-file', { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\nking 0 1 0\nand 0 0 1\nqueen 1 1 0\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'), null, { timeout: 20000 });
+  await page.waitForSelector('#quiz .quiz-question');
+  // The old guess is neither kept nor marked by the new answer.
+  assert.equal(await page.locator('#quiz .quiz-reveal').count(), 0, 'the guess made on GloVe is gone');
+  assert.match(await page.textContent('#quiz .quiz-score'), /^0 of 2 answered · 0 right$/);
+  assert.match(await page.textContent('#quiz .quiz-question .note'), /^your own vectors \(a\.txt, 3d\), raw vectors as queries and keys$/);
+  assert.match(await page.textContent('#quiz-cleared'), /Your guesses were cleared: the quiz now runs on your own vectors \(a\.txt, 3d\)/);
+  // A guess on these vectors is kept, and the note goes.
+  await page.click('#quiz .quiz-choices button >> text=king');
+  await page.waitForSelector('#quiz .quiz-reveal');
+  assert.equal(await page.locator('#quiz-cleared').count(), 0);
+  // A reload computes with GloVe again (the file must be picked): the guess made on the file goes too.
+  await page.reload();
+  await page.waitForSelector('#quiz .quiz-choices button');
+  assert.match(await page.textContent('#quiz .quiz-score'), /^0 of 2 answered/);
+  await page.click('#quiz-end');
+  // The teacher's quiz asks about the attention of the vectors in use.
+  await page.setInputFiles('#vectors-file', { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\nking 0 1 0\nand 0 0 1\nqueen 1 1 0\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'), null, { timeout: 20000 });
+  await page.click('#share-open');
+  await page.waitForFunction(() => document.querySelector('#quiz-source option')?.textContent === 'the attention of your own vectors (a.txt)', null, { timeout: 10000 });
+  await finish();
+});
+
 test('a bad question is left out with a note, and nothing runs as HTML', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('<b>The</b> cat sat', '&quiz=g.1.99'));
   await page.waitForSelector('#quiz .quiz-choices button');

@@ -81,13 +81,17 @@ test('head count, mode, seed, toggles and the enlarged head survive a link', asy
   await finish();
 });
 
-test('a head count that does not divide the dimension falls back to 5 heads', async () => {
-  const { page, finish } = await openPage(site.browser, site.url + hashFor(fixture.cases[0].sentence, '&lab=heads&h=3&hm=nonsense&seed=-1'));
+test('a head count that does not divide the dimension gives way to the nearest that does, and the link holds it', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(fixture.cases[0].sentence, '&lab=heads&h=7&hm=nonsense&seed=-1'));
   await ready(page);
   const c = fixture.cases[0];
+  // 5 and 10 divide 50: 5 is nearer to 7.
   assertMatrix(await shown(page, 'The average of 5 heads'), c.tokens, c.average, 'average');
   assert.equal(await page.inputValue('#heads-count'), '5');
   assert.ok(await page.isChecked('#heads-mode-projected'));
+  assert.equal(await page.textContent('#heads-fit-note'), '7 heads do not divide the 50 dimensions of these vectors: 5 heads shown, the nearest count that does.');
+  // 5 is the default: the link drops h.
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('h'), null, { timeout: 10000 });
   await finish();
 });
 
@@ -95,13 +99,18 @@ test('a head count, an enlarged head or hidden heads a link asks for but cannot 
   const c = fixture.cases[0];
   const { page, finish } = await openPage(site.browser, site.url + hashFor(c.sentence, '&lab=heads&h=3&head=7&hide=1,9'));
   await ready(page);
-  await shown(page, 'The average of 5 heads');
+  // 2 and 5 divide 50: 2 is nearer to 3.
+  await shown(page, 'The average of 2 heads');
   await page.waitForFunction(() => document.getElementById('link-note')?.textContent.includes('head=7'), null, { timeout: 10000 });
   const note = await page.textContent('#link-note');
-  assert.match(note, /h=3 \(expected a number of heads that divides 50: 1, 2, 5, 10, 25 or 50\)/);
-  assert.match(note, /head=7 \(expected a head from 0 to 4\)/);
-  assert.match(note, /hide=1,9 \(expected heads from 0 to 4\)/);
+  assert.match(note, /h=3 \(expected a number of heads that divides 50: 1, 2, 5, 10, 25 or 50; 2 heads shown\)/);
+  assert.match(note, /head=7 \(expected a head from 0 to 1\)/);
+  assert.match(note, /hide=1,9 \(expected heads from 0 to 1\)/);
   assert.ok(!(await page.isChecked('#head-toggle-1')), 'head 1 is hidden as asked');
+  // The link holds what is shown.
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('h') === '2', null, { timeout: 10000 });
+  const hash = await hashOf(page);
+  assert.deepEqual([hash.h, hash.head, hash.hide], ['2', undefined, '1']);
   await finish();
 });
 
@@ -141,5 +150,72 @@ test("the heads' colours follow the page's theme, not the system's, and change w
   assert.equal(await swatch(), await colour(62));
   await page.selectOption('#opt-theme', 'light');
   await page.waitForFunction((want) => document.querySelector('#head-toggles .swatch')?.style.background === want, await colour(42));
+  await finish();
+});
+
+/** A vectors file of the four words of KING_FOUR, `d` dimensions each. */
+function vectorsFile(d, name) {
+  const lines = ['the', 'king', 'and', 'queen'].map((w, i) => `${w} ${Array.from({ length: d }, (_, j) => ((i * 7 + j * 3) % 5) / 5).join(' ')}`);
+  return { name, mimeType: 'text/plain', buffer: Buffer.from(`${lines.join('\n')}\n`) };
+}
+
+/** Loads `d`-dimensional vectors and waits for the tab to show `title`: the tab as the user reads it, and the link. */
+async function loadVectors(page, d, title) {
+  await page.setInputFiles('#vectors-file', vectorsFile(d, `v${d}.txt`));
+  await page.waitForFunction((want) => document.querySelector('#status').textContent.includes(want), `d = ${d}`, { timeout: 20000 });
+  await page.waitForFunction((want) => document.querySelector('#heads-title')?.textContent === want, title, { timeout: 10000 });
+  return page.evaluate(() => ({
+    count: document.querySelector('#heads-count').value,
+    tiles: document.querySelectorAll('#head-grid .head-tile').length,
+    text: document.querySelector('#lab-heads').innerText,
+    fit: document.querySelector('#heads-fit-note').hidden ? '' : document.querySelector('#heads-fit-note').textContent,
+    h: new URLSearchParams(location.hash.slice(1)).get('h'),
+  }));
+}
+
+test('vectors of any dimension show heads: the nearest count that divides it, no old table, and the link holds it', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the king and queen', '&lab=heads'));
+  await ready(page);
+  await shown(page, 'The average of 5 heads');
+  // 3 dimensions: 3 heads are nearer the default 5 than 1.
+  let tab = await loadVectors(page, 3, 'The average of 3 heads');
+  assert.deepEqual([tab.count, tab.tiles], ['3', 4]);
+  assert.match(tab.text, /d_k = 1, projections from seed 42/);
+  assert.doesNotMatch(tab.text, /Invalid|d_k = 10/);
+  assert.equal(tab.fit, '5 heads do not divide the 3 dimensions of these vectors: 3 heads shown, the nearest count that does.');
+  // 3 heads on 4 dimensions: 2 and 4 are as near, the smaller is shown.
+  tab = await loadVectors(page, 4, 'The average of 2 heads');
+  assert.deepEqual([tab.count, tab.tiles], ['2', 3]);
+  assert.match(tab.text, /d_k = 2/);
+  // 2 heads on 7 dimensions: 1 head, said in the singular.
+  tab = await loadVectors(page, 7, 'The average of 1 head');
+  assert.deepEqual([tab.count, tab.tiles, tab.h], ['1', 2, '1']);
+  assert.equal(tab.fit, '2 heads do not divide the 7 dimensions of these vectors: 1 head shown, the nearest count that does.');
+  assert.doesNotMatch(tab.text, /Invalid|1 heads/);
+  // 1,024 heads, split, the last enlarged; back to GloVe: 50 split heads, the average, and the link says so.
+  await loadVectors(page, 1024, 'The average of 1 head');
+  await page.selectOption('#heads-count', '1024');
+  await page.check('#heads-mode-split');
+  await page.click('#head-grid .head-tile[data-head="1023"]');
+  await page.waitForFunction(() => document.querySelector('#heads-title')?.textContent === 'Head 1024 of 1024', null, { timeout: 20000 });
+  await page.click('#vectors-default');
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 50'), null, { timeout: 20000 });
+  await shown(page, 'The average of 50 heads');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('h') === '50', null, { timeout: 10000 });
+  const hash = await hashOf(page);
+  assert.deepEqual([hash.h, hash.hm, hash.head, hash.vec], ['50', 'split', undefined, undefined]);
+  assert.ok(await page.isChecked('#heads-mode-split'));
+  await finish();
+});
+
+test('an exported head names its own scaling, ÷ √d_k, not the vectors\' ÷ √d', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the king and queen', '&lab=heads&h=10&head=2'));
+  await ready(page);
+  await shown(page, 'Head 3 of 10');
+  await page.focus('#export-figure'); // its list of figures is made when it is opened
+  await page.selectOption('#export-figure', 'panel-heads-weights');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  const { caption } = JSON.parse(await readFile(await download.path(), 'utf8'));
+  assert.equal(caption, 'Multi-head: Head 3: 4 tokens, d_k = 5, projections from seed 42 · GloVe 6B 50d · scores ÷ √5 · a word may attend to itself · no causal mask');
   await finish();
 });

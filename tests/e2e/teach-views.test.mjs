@@ -4,6 +4,7 @@
 // screen-reader access to the new controls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { assertClose, cellPoint, hashFor, hashOf, KING, KING_ROW, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
 import { rowNamed, tableOf, waitForHeader } from './teach-helpers.mjs';
 
@@ -468,5 +469,40 @@ test('the pad length field names a value it cannot use, and an empty field is no
   await page.waitForSelector('#pad-length-error', { state: 'hidden' });
   assert.equal((await hashOf(page)).pad, '9');
   assert.equal(await page.$eval('#pad-length', (field) => field.validity.valid), true);
+  await finish();
+});
+
+/** The caption of figure `figure` (a value of #export-figure) as exported: its JSON download's. */
+async function exportedCaption(page, figure) {
+  await page.focus('#export-figure'); // its list of figures is made when it is opened
+  await page.waitForFunction((want) => [...document.querySelectorAll('#export-figure option')].some((o) => o.value === want), figure, { timeout: 10000 });
+  await page.selectOption('#export-figure', figure);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  return JSON.parse(await readFile(await download.path(), 'utf8')).caption;
+}
+
+test('an exported teaching panel names what it computed: its own scaling, masks where they apply, vectors where they go in', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=cross&scale=0&causal=1'));
+  await ready(page);
+  await page.waitForSelector('#cross-weights tbody tr');
+  // Across sentences no self or causal mask applies.
+  const cross = await exportedCaption(page, 'panel-cross-weights');
+  assert.match(cross, /^Cross-attention: Rows: .* · GloVe 6B 50d · unscaled scores$/);
+  // Your own vectors, in the What-if tab: each side its own scaling, the sentence's d in the text.
+  await page.setInputFiles('#vectors-file', { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\nking 0 1 0\nand 0 0 1\nqueen 1 1 0\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'), null, { timeout: 20000 });
+  await page.click('#tab-whatif');
+  await page.waitForFunction(() => /^Row of 'the'/.test(document.querySelector('#whatif-compare caption')?.textContent ?? ''), null, { timeout: 10000 });
+  assert.match(await page.textContent('#whatif-scaling-note'), /^Dot products of 3-dimensional vectors are large\./);
+  const scaled = await exportedCaption(page, 'panel-Scaled');
+  assert.match(scaled, /^Scaled: ÷ √3: .* · your own vectors \(a\.txt, 3d\) · scores ÷ √3 · a word may attend to itself · causal mask$/);
+  const unscaled = await exportedCaption(page, 'panel-Unscaled');
+  assert.match(unscaled, /^Unscaled: the largest weight .* · your own vectors \(a\.txt, 3d\) · unscaled scores · a word may attend to itself · causal mask$/);
+  // The playground has no word vectors, and scales by its own d_k (2 in the first example).
+  await page.check('#opt-scale');
+  await page.click('#tab-play');
+  await page.waitForSelector('#play-weights tbody tr');
+  const play = await exportedCaption(page, 'panel-play-weights');
+  assert.match(play, /^Playground: 1 query × 3 keys, d_k = 2, d_v = 2 · scores ÷ √2 · a word may attend to itself · causal mask$/);
   await finish();
 });

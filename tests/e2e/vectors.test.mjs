@@ -358,3 +358,78 @@ test('after one visit the page opens with no network, and says which words need 
   await context.setOffline(false);
   await finish();
 });
+
+/** A small GloVe-style file of four words in 3 dimensions ('cat' is not in it). */
+const FILE_A = { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\nking 0 1 0\nand 0 0 1\nqueen 1 1 0\n') };
+
+/** Waits until the status line says the analysis has `dim` dimensions. */
+async function waitDim(page, dim) {
+  await page.waitForFunction((d) => document.querySelector('#status').textContent.includes(` d = ${d} `), dim);
+}
+
+test('Back and Forward keep the vectors computed with and the link in step', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat and the king'));
+  await ready(page);
+  await page.setInputFiles('#vectors-file', FILE_A);
+  await waitDim(page, 3);
+  assert.equal((await hashOf(page)).vec, 'a.txt');
+  // Back to before the file: GloVe, and a link without it.
+  await page.goBack();
+  await waitDim(page, 50);
+  assert.equal((await hashOf(page)).vec, undefined);
+  assert.match(await page.textContent('#vectors-note'), /Word vectors: (the fallback of )?GloVe/);
+  // Forward: the file read in this tab computes again.
+  await page.goForward();
+  await waitDim(page, 3);
+  assert.equal((await hashOf(page)).vec, 'a.txt');
+  assert.match(await page.textContent('#vectors-note'), /your file a\.txt, 4 words of 3 dimensions/);
+  // Back to GloVe, then Back: the file again, not a link's request for it.
+  await page.click('#vectors-default');
+  await waitDim(page, 50);
+  await page.goBack();
+  await waitDim(page, 3);
+  assert.equal((await hashOf(page)).vec, 'a.txt');
+  assert.match(await page.textContent('#vectors-note'), /your file a\.txt/);
+  assert.doesNotMatch(await page.textContent('#vectors-note'), /author's computer/);
+  await finish();
+});
+
+test('picking the file a link names keeps its focus, and judges its values again', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat and the king', '&vec=a.txt&focus=1&lab=heads&h=3'));
+  await ready(page);
+  // With GloVe (d = 50), 3 heads do not divide the vectors: the note says so.
+  await page.waitForSelector('#link-note:not([hidden])');
+  assert.match(await page.textContent('#link-note'), /h=3/);
+  assert.equal((await readTable(page)).rows.find((r) => r.focused).query, 'cat');
+  await page.setInputFiles('#vectors-file', FILE_A);
+  await waitDim(page, 3);
+  // Row 1 of the file's analysis ('cat' is not in it) is 'and'.
+  await page.waitForFunction(() => document.querySelector('#weights tr.focused th')?.textContent === 'and');
+  assert.equal((await hashOf(page)).focus, '1');
+  assert.equal((await hashOf(page)).vec, 'a.txt');
+  // With 3 dimensions, 3 heads are fine: nothing is left to say about the link.
+  assert.ok(await page.locator('#link-note').isHidden(), await page.textContent('#link-note'));
+  await finish();
+});
+
+test('picking the file a link names drops a focus past its analysis, and says so', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat and the king', '&vec=a.txt&focus=4'));
+  await ready(page);
+  assert.ok(await page.locator('#link-note').isHidden());
+  await page.setInputFiles('#vectors-file', FILE_A);
+  await waitDim(page, 3);
+  await page.waitForSelector('#link-note:not([hidden])');
+  assert.match(await page.textContent('#link-note'), /focus=4 \(expected a word from 0 to 3\)/);
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('focus'));
+  await finish();
+});
+
+test('a cased vectors file is read as sentences are looked up: lowercased, the first of two spellings kept', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The King and the queen'));
+  await ready(page);
+  const file = { name: 'cased.vec', mimeType: 'text/plain', buffer: Buffer.from('king 1 0\nThe 1 1\nKing 0 1\nqueen 0 1\n') };
+  await page.setInputFiles('#vectors-file', file);
+  await page.waitForFunction(() => /your file cased\.vec, 3 words of 2 dimensions\. 1 word spelled as an earlier one/.test(document.querySelector('#vectors-note').textContent));
+  assert.deepEqual((await readTable(page)).header, ['the', 'king', 'the', 'queen']);
+  await finish();
+});

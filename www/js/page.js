@@ -107,6 +107,13 @@ function createContext(store, { embed }) {
     refresh: () => {},
     /** Computes with other vectors from now on (the user's own file, or the default again). */
     setEngine: () => {},
+    /**
+     * The engine a state asks for, or null to keep the current one: set by
+     * views/source.js (the user's file while the state names it and this tab
+     * has it, else GloVe). Every render asks first, so that a state from
+     * Back or Forward is computed with the vectors its link names.
+     */
+    engineFor: () => null,
     /** The engine of the default GloVe vectors, once loaded. */
     defaultEngine: null,
   };
@@ -276,18 +283,26 @@ class Page {
     return true;
   }
 
-  /** Computes with `engine` from now on; the analysis of the previous one goes. */
+  /** Computes with `engine` from now on, and renders. */
   useEngine(engine) {
+    this.switchEngine(engine);
+    this.render();
+  }
+
+  /** Makes `engine` the current one (if it is not yet); the analysis of the previous one goes. */
+  switchEngine(engine) {
+    if (!engine || engine === this.ctx.engine) return;
     this.stopJob();
     this.ensuring = null; // the other engine's fetch no longer answers for this one
     this.complete?.free();
     this.complete = null;
     this.ctx.engine = engine;
-    this.render();
   }
 
   render() {
     const state = this.store.get();
+    // The vectors follow the state (Back to a link without the file: GloVe again).
+    this.switchEngine(this.ctx.engineFor(state));
     const analysis = this.analysisFor(state);
     this.shown = analysis;
     for (const view of this.views) {

@@ -36,6 +36,11 @@ export function grouped(n) {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
+/** A count and its noun, singular for one: "1 dimension", "4,000 words". */
+export function counted(n, noun) {
+  return `${grouped(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** A character the tokenizer cuts at (Rust's `char::is_whitespace`). */
 const WHITESPACE = /^\p{White_Space}$/u;
 

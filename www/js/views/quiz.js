@@ -1,13 +1,15 @@
 // Predict, then reveal: a quiz in a link. A teacher picks up to ten words of
-// the sentence on screen (in the GloVe attention, or in the trained model's
-// open head) and shares the link; a student opens it with every weight
-// hidden, guesses for each word which word it attends to most, and only then
-// sees the answer, the row of weights and why. The answers are computed on
-// the student's page from the same numbers; the score stays on their device.
+// the sentence on screen (in the attention of the page's word vectors, or in
+// the trained model's open head) and shares the link; a student opens it
+// with every weight hidden, guesses for each word which word it attends to
+// most, and only then sees the answer, the row of weights and why. The
+// answers are computed on the student's page from the same numbers; the
+// score stays on their device (and is forgotten when the vectors change).
 
 import { copyText, el, put } from '../dom.js';
 import { formatHash, MAX_QUESTIONS } from '../state.js';
 import { num, weight } from '../teach-steps.js';
+import { counted } from '../text.js';
 
 export function mountQuiz(ctx) {
   const panel = document.getElementById('quiz');
@@ -21,14 +23,27 @@ function question(quiz, index, { analysis, model }) {
     if (!model) return { pending: 'the trained model is loading…' };
     if (model.absent) return { invalid: `layer ${quiz.layer}, head ${quiz.head} is not a head of the trained model` };
     if (model.problem) return { invalid: `the trained model could not run (${model.problem.replace(/\.$/, '')})` };
-    if (row >= model.rows) return { invalid: `token ${row} does not exist: the model sees ${model.rows} tokens here` };
+    if (row >= model.rows) return { invalid: `token ${row} does not exist: the model sees ${counted(model.rows, 'token')} here` };
     return { row, word: model.rowLabels[row], keys: model.colLabels, weights: model.weights.subarray(row * model.cols, (row + 1) * model.cols), where: model.caption, why: model.description };
   }
   if (!analysis || analysis.pending) return { pending: 'the word vectors are loading…' };
-  if (analysis.error || row >= analysis.n) return { invalid: `row ${row} does not exist: the sentence has ${analysis.n || 0} known words` };
+  if (analysis.error || row >= analysis.n) return { invalid: `row ${row} does not exist: the sentence has ${counted(analysis.n || 0, 'known word')}` };
   const { n, labels, weights, masked } = analysis;
   const keep = [...Array(n).keys()].filter((j) => !masked[row * n + j]);
-  return { row, word: labels[row], keys: labels, keep, weights: weights.subarray(row * n, (row + 1) * n), steps: () => analysis.steps(row), where: 'GloVe 6B, raw vectors as queries and keys' };
+  const where = `${vectorsName(analysis.engine, analysis.dim)}, raw vectors as queries and keys`;
+  return { row, word: labels[row], keys: labels, keep, weights: weights.subarray(row * n, (row + 1) * n), steps: () => analysis.steps(row), where };
+}
+
+/** The word vectors `engine` computes with, in words: the user's own file, or GloVe. */
+function vectorsName(engine, dim = engine?.explorer?.dim ?? 50) {
+  const source = engine?.source;
+  return source ? `your own vectors (${source.name}, ${dim}d)` : `GloVe 6B ${dim}d`;
+}
+
+/** Which vectors a quiz's answers come from, as kept beside its guesses: the user's file (name and size) or GloVe. */
+function vectorsKey(engine) {
+  const source = engine?.source;
+  return source ? `file:${source.name}:${source.words}:${source.dim}` : 'glove';
 }
 
 // A student's guesses stay in this tab's session storage (never in the link,
@@ -36,19 +51,28 @@ function question(quiz, index, { analysis, model }) {
 // blocked (a widget on a site that forbids it) only costs that.
 const KEPT = 'attention-explorer:quiz:';
 
-/** The guesses kept for quiz `key`: Map(question → guessed key). */
+/**
+ * The guesses kept for quiz `key`: { guesses: Map(question → guessed key),
+ * vectors: the vectorsKey they were made on (null if not known), engine:
+ * the engine they were made on in this page (null until seen) }.
+ */
 function kept(key) {
+  const entry = { guesses: new Map(), vectors: null, engine: null };
   try {
-    const pairs = JSON.parse(sessionStorage.getItem(KEPT + key) ?? '[]');
-    return new Map(Array.isArray(pairs) ? pairs.filter((p) => Array.isArray(p) && p.every(Number.isInteger)) : []);
+    const saved = JSON.parse(sessionStorage.getItem(KEPT + key) ?? '[]');
+    // An array: guesses kept before the vectors were kept beside them.
+    const pairs = Array.isArray(saved) ? saved : saved?.pairs;
+    if (Array.isArray(pairs)) entry.guesses = new Map(pairs.filter((p) => Array.isArray(p) && p.length === 2 && p.every(Number.isInteger)));
+    if (typeof saved?.vectors === 'string') entry.vectors = saved.vectors;
   } catch {
-    return new Map();
+    // Unreadable: no guesses.
   }
+  return entry;
 }
 
-function keep(key, guesses) {
+function keep(key, entry) {
   try {
-    sessionStorage.setItem(KEPT + key, JSON.stringify([...guesses]));
+    sessionStorage.setItem(KEPT + key, JSON.stringify({ vectors: entry.vectors, pairs: [...entry.guesses] }));
   } catch {
     // Blocked or full: the guesses last as long as the page.
   }
@@ -59,7 +83,8 @@ class QuizView {
     this.ctx = ctx;
     this.store = ctx.store;
     this.panel = panel;
-    this.guesses = new Map(); // quiz key → Map(question → guessed key)
+    this.guesses = new Map(); // quiz key → kept(): the guesses and the vectors they were made on
+    this.cleared = null; // { key, text }: why the guesses of quiz `key` were just forgotten
     this.current = 0;
     this.builder = new QuizBuilder(ctx, document.getElementById('quiz-builder'));
   }
@@ -91,12 +116,32 @@ class QuizView {
     put(this.panel, 'hidden', !quiz);
     if (!quiz) return;
     const key = this.key(state);
-    const guesses = this.guesses.get(key) ?? kept(key);
-    this.guesses.set(key, guesses);
+    const entry = this.guesses.get(key) ?? kept(key);
+    this.guesses.set(key, entry);
+    if (quiz.source !== 'model' && analysis?.engine && !analysis.pending) this.checkVectors(key, entry, analysis.engine);
+    const { guesses } = entry;
+    if (this.cleared && (this.cleared.key !== key || guesses.size)) this.cleared = null;
     const sources = { analysis, model: quiz.source === 'model' ? this.modelFigure(quiz, state) : null };
     const questions = quiz.rows.map((_, i) => question(quiz, i, sources));
     this.current = Math.min(this.current, quiz.rows.length - 1);
     this.draw(quiz, questions, guesses);
+  }
+
+  /**
+   * Forgets the guesses of quiz `key` made on other vectors than `engine`'s
+   * (a file picked, or another file of the same name): the same question may
+   * have another answer now, and an old guess would be marked by it.
+   */
+  checkVectors(key, entry, engine) {
+    const vectors = vectorsKey(engine);
+    const other = entry.engine ? entry.engine !== engine : entry.vectors !== null && entry.vectors !== vectors;
+    entry.engine = engine;
+    entry.vectors = vectors;
+    if (!other || !entry.guesses.size) return;
+    entry.guesses.clear();
+    keep(key, entry);
+    this.current = 0;
+    this.cleared = { key, text: `Your guesses were cleared: the quiz now runs on ${vectorsName(engine)}, and its answers may differ from those of the vectors you guessed with.` };
   }
 
   draw(quiz, questions, guesses) {
@@ -105,7 +150,7 @@ class QuizView {
     const right = [...guesses].filter(([i, j]) => questions[i] && isRight(questions[i], j)).length;
     const head = el('div', null, 'quiz-head');
     head.append(el('h2', 'Quiz: where does each word look?'), el('span', `${guesses.size} of ${valid} answered · ${right} right`, 'quiz-score'));
-    const nodes = [head, ...notes.map((n) => el('p', n, 'note'))];
+    const nodes = [head, ...(this.cleared ? [Object.assign(el('p', this.cleared.text, 'note'), { id: 'quiz-cleared' })] : []), ...notes.map((n) => el('p', n, 'note'))];
     const q = questions[this.current];
     if (q?.pending) nodes.push(el('p', `Getting the question ready: ${q.pending}`, 'hint'));
     else if (q && !q.invalid) nodes.push(this.questionNode(q, guesses));
@@ -121,6 +166,7 @@ class QuizView {
     title.append(`Question ${this.current + 1}: which word does `, el('q', q.word), ' attend to most?');
     box.append(title, el('p', q.where, 'note'));
     const guess = guesses.get(this.current);
+    const entry = this.guesses.get(this.key(this.store.get()));
     if (guess === undefined) {
       const choices = el('div', null, 'quiz-choices');
       choices.setAttribute('role', 'group');
@@ -131,7 +177,7 @@ class QuizView {
         button.dataset.key = String(j);
         button.addEventListener('click', () => {
           guesses.set(this.current, j);
-          keep(this.key(this.store.get()), guesses);
+          keep(this.key(this.store.get()), entry);
           this.ctx.refresh();
         });
         choices.append(button);
@@ -171,7 +217,7 @@ class QuizView {
       again.title = 'Forget every guess of this quiz, on this device';
       again.addEventListener('click', () => {
         guesses.clear();
-        keep(this.key(this.store.get()), guesses);
+        keep(this.key(this.store.get()), this.guesses.get(this.key(this.store.get())));
         go(0);
       });
       nav.append(again);
@@ -263,9 +309,12 @@ class QuizBuilder {
     // Closed (in the Share panel), it does no work: a long text would make a checkbox per token.
     if (!this.box || analysis.pending || this.box.closest('[hidden]')) return;
     const model = state.model ? this.ctx.figures.get('model-head')?.figure() : null;
-    const options = [['glove', 'the GloVe attention'], ...(model ? [['model', `the model’s layer ${model.layer}, head ${model.head}`]] : [])];
+    // 'glove' (g. in the link) is the attention of the page's word vectors: GloVe's or the user's own.
+    const source = this.ctx.engine?.source;
+    const options = [['glove', source ? `the attention of your own vectors (${source.name})` : 'the GloVe attention'], ...(model ? [['model', `the model’s layer ${model.layer}, head ${model.head}`]] : [])];
     const wanted = options.some(([v]) => v === this.source.value) ? this.source.value : 'glove';
-    if (this.source.options.length !== options.length) this.source.replaceChildren(...options.map(([value, text]) => Object.assign(el('option', text), { value })));
+    const texts = [...this.source.options].map((o) => o.textContent);
+    if (texts.join('\u0000') !== options.map(([, text]) => text).join('\u0000')) this.source.replaceChildren(...options.map(([value, text]) => Object.assign(el('option', text), { value })));
     this.source.value = wanted;
     const labels = wanted === 'model' ? model.rowLabels : analysis.labels ?? [];
     const key = `${wanted}\u0000${labels.join('\u0001')}`;

@@ -3,11 +3,13 @@
 // dimension), picked or dropped on the page, read in a worker with a
 // progress bar, never uploaded. A link made with a file names it (`vec`);
 // whoever opens that link is told which file it expects and sees the
-// default vectors until they pick one.
+// default vectors until they pick one. The vectors follow the state: Back to
+// an entry without the file computes with GloVe, Forward to one naming the
+// file read in this tab uses it again (page.js asks `ctx.engineFor`).
 
 import { put } from '../dom.js';
 import { fileEngine } from '../engine.js';
-import { grouped } from '../text.js';
+import { counted, grouped } from '../text.js';
 
 const WORKER_URL = new URL('../vectors-worker.js', import.meta.url);
 /**
@@ -33,14 +35,15 @@ class SourceView {
     this.error = document.getElementById('vectors-error');
     this.worker = null;
     this.reading = null; // the file being read
+    this.file = null; // the engine of the last file read in this tab, kept for Back and Forward
+    this.judging = false; // the link's file was picked: its values are judged again once computed
+    ctx.engineFor = (state) => this.engineFor(state);
     this.picker?.addEventListener('change', () => {
       if (this.picker.files?.[0]) this.read(this.picker.files[0]);
       this.picker.value = '';
     });
-    this.back?.addEventListener('click', () => {
-      this.ctx.setEngine(this.ctx.defaultEngine);
-      this.store.update({ vectors: null }, 'push');
-    });
+    // The state drops the file; the render that follows computes with GloVe (engineFor).
+    this.back?.addEventListener('click', () => this.store.update({ vectors: null }, 'push'));
     // A file dropped anywhere on the page is read too.
     document.addEventListener('dragover', (event) => {
       if ([...(event.dataTransfer?.types ?? [])].includes('Files')) event.preventDefault();
@@ -72,6 +75,18 @@ class SourceView {
     this.worker.postMessage({ type: 'read', file, maxValues: MAX_VALUES });
   }
 
+  /**
+   * The engine `state` asks for: the file read in this tab while the state
+   * names it; GloVe while the page computes with a file the state does not
+   * name (Back to before it was read, or a link naming another file, which
+   * must be picked); null keeps the engine there is.
+   */
+  engineFor(state) {
+    const { engine, defaultEngine } = this.ctx;
+    if (state.vectors && this.file && state.vectors === this.file.source.name) return this.file;
+    return engine?.source ? defaultEngine : null;
+  }
+
   receive(message, file) {
     if (file !== this.reading) return;
     if (message.type === 'progress') {
@@ -91,15 +106,45 @@ class SourceView {
     put(this.progress, 'hidden', true);
     let engine;
     try {
-      engine = fileEngine(this.ctx.wasm, message.vectors, { name: file.name, words: message.words, dim: message.dim, partial: message.partial });
+      engine = fileEngine(this.ctx.wasm, message.vectors, { name: file.name, words: message.words, dim: message.dim, partial: message.partial, merged: message.merged });
     } catch (error) {
       this.fail(file, error.message);
       return;
     }
-    const previous = this.ctx.engine;
-    this.ctx.setEngine(engine);
-    if (previous?.source) previous.explorer.free();
-    this.store.update({ vectors: file.name, focus: null, cell: null }, 'push');
+    const previous = this.file;
+    this.file = engine;
+    if (this.store.get().vectors === file.name) {
+      // The file the link names: its focus and cell stay if they fit the new
+      // analysis (page.js drops them otherwise), and its values are judged again.
+      // The state stays as it is: nothing else renders.
+      this.judging = true;
+      this.ctx.setEngine(engine);
+    } else {
+      // The render of this change computes with the file (engineFor).
+      this.store.update({ vectors: file.name, focus: null, cell: null }, 'push');
+    }
+    if (previous && previous !== this.ctx.engine) previous.explorer.free();
+  }
+
+  /**
+   * Judges the link's values again once the file it names computes: what
+   * views found with GloVe goes (status.js), and a focus or cell past the
+   * new analysis is named (page.js drops it from the link).
+   */
+  judge(state, analysis) {
+    if (!this.judging || state.vectors !== this.file?.source.name) {
+      this.judging = false;
+      return;
+    }
+    if (this.ctx.engine !== this.file || analysis.pending) return;
+    this.judging = false;
+    const n = analysis.n;
+    const words = n ? `a word from 0 to ${n - 1}` : 'a word, but the sentence has none with these vectors';
+    this.ctx.noteLink?.([
+      state.focus !== null && state.focus >= n && { key: 'focus', value: String(state.focus), expected: words },
+      state.focus !== null && state.focus < n && state.cell !== null && state.cell >= n &&
+        { key: 'cell', value: String(state.cell), expected: `a key from 0 to ${n - 1}` },
+    ], { again: true });
   }
 
   fail(file, reason) {
@@ -124,7 +169,9 @@ class SourceView {
     put(this.back, 'hidden', !source);
     if (source) {
       const kept = source.partial ? ` (the first ${grouped(source.words)} words: the page keeps at most ${(MAX_VALUES / 1e6).toFixed(0)} million numbers)` : '';
-      put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${grouped(source.words)} words of ${source.dim} dimensions${kept}. It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
+      // Sentences are looked up lowercased: of 'king' and 'King', the file's first is used.
+      const merged = source.merged ? ` ${counted(source.merged, 'word')} spelled as an earlier one once lowercased ('King' after 'king') left out.` : '';
+      put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${counted(source.words, 'word')} of ${counted(source.dim, 'dimension')}${kept}.${merged} It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
     } else if (state.vectors) {
       put(this.note, 'textContent', `This link was made with the word vectors of the file '${state.vectors}', which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.`);
     } else if (engine) {
@@ -136,7 +183,8 @@ class SourceView {
     this.note.classList.toggle('asks', Boolean(state.vectors && !source));
   }
 
-  update(state) {
+  update(state, analysis) {
+    this.judge(state, analysis);
     this.describe(state);
   }
 }

@@ -31,13 +31,22 @@ export function mountStatus(ctx) {
    * Adds what a view found unusable once the sentence was known (a tab's row
    * past its end: `found`, { key, value, expected } or null each), beside
    * what the link's parser found; a key already named is not named twice.
-   * `anew`: an address read later (Back, an edit) replaces what was named.
+   * `anew`: an address read later (Back, an edit) replaces what was named
+   * (`found` is then what its parser could not use). `again`: the link's
+   * values are judged again (its file was picked: other vectors), so what the
+   * views found goes, what the address itself could not use stays.
    */
-  ctx.noteLink = (found, { anew = false } = {}) => {
+  let parsed = [...problems]; // what the address's parser could not use
+  /** Counts the judgments of the link: a view that checks the link once may check it again when this changes. */
+  ctx.linkRound = 0;
+  ctx.noteLink = (found, { anew = false, again = false } = {}) => {
+    if (anew || again) ctx.linkRound += 1;
     if (anew) problems.length = 0;
+    if (again) problems.splice(0, problems.length, ...parsed);
     const fresh = found.filter((p) => p && !problems.some((q) => q.key === p.key));
     problems.push(...fresh);
-    if (anew || fresh.length) writeNote();
+    if (anew) parsed = [...fresh];
+    if (anew || again || fresh.length) writeNote();
   };
   writeNote();
   return {

@@ -194,13 +194,15 @@ export function wholeNumberField(field, line, { min, max, commit, use, note = ''
 /**
  * A lab's check of the link's values against its first computed result:
  * later changes (a shorter sentence typed) are the user's, not the link's.
- * Returns `check(problems)`, which notes them the first time only.
+ * Returns `check(problems)`, which notes them the first time of each round
+ * of the link note (`ctx.linkRound`: a new address, or the file a link
+ * names picked, judges the link again).
  */
 export function linkCheck(ctx) {
-  let done = false;
+  let round = null;
   return (problems) => {
-    if (done) return;
-    done = true;
+    if (round === (ctx.linkRound ?? 0)) return;
+    round = ctx.linkRound ?? 0;
     ctx.noteLink?.(problems);
   };
 }

@@ -7,6 +7,7 @@ import { control, el, input, putField } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { DEFAULT_SENTENCE_B, MAX_SENTENCE_B } from '../../teach-state.js';
 import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, showNothing } from './common.js';
+import { counted } from '../../text.js';
 
 const EXAMPLE = { a: 'Where is the Eiffel Tower?', b: DEFAULT_SENTENCE_B };
 
@@ -53,7 +54,8 @@ export function mountCross(lab, ctx) {
       const { raw, data } = result.value;
       checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
       const focus = Math.min(teach.lf, data.rows - 1);
-      panel.show(data, { focus, caption: `Rows: the ${data.rows} words of A (queries). Columns: the ${data.cols} words of B (keys and values).` });
+      // Self and causal masks do not apply across sentences: the figure does not name them.
+      panel.show(data, { focus, settings: { masks: false }, caption: `Rows: the ${counted(data.rows, 'word')} of A (queries). Columns: the ${counted(data.cols, 'word')} of B (keys and values).` });
       labSteps(steps, ctx, raw, data, focus, teach.lc, state);
     },
   };

@@ -8,6 +8,7 @@ import { HEAD_MODES } from '../../teach-state.js';
 import { colormap, matrixCanvas, panelData, sentenceCase } from '../../analysis.js';
 import { legend } from '../../legend.js';
 import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showNothing, wholeNumberField } from './common.js';
+import { counted } from '../../text.js';
 
 const MAX_SEED = 4294967295;
 
@@ -27,7 +28,10 @@ class HeadsLab {
     this.store = ctx.store;
     this.note = el('p', '', 'note');
     this.nothing = errorLine('heads-nothing');
-    lab.append(this.note, this.controlsRow(), this.nothing);
+    this.fitNote = el('p', null, 'note');
+    this.fitNote.id = 'heads-fit-note';
+    this.fitNote.hidden = true;
+    lab.append(this.note, this.controlsRow(), this.nothing, this.fitNote);
     this.toggles = el('fieldset', null, 'head-toggles');
     this.toggles.id = 'head-toggles';
     this.grid = el('div', null, 'head-grid');
@@ -44,13 +48,14 @@ class HeadsLab {
     this.last = null; // the last render's [state, analysis], drawn again when the theme changes
     this.choices = [];
     this.choicesDim = 0;
+    this.fitted = null; // { dim, heads, text }: the head count shown instead of one that did not divide the dimension
     this.copied = { mh: null, perHead: [], average: null }; // weights copied out of wasm once per result
     this.drawn = null; // what the toggles and the grid show
     this.headView = { mh: null, shown: null, view: null, data: null };
   }
 
-  set(changes) {
-    setTeach(this.store, changes);
+  set(changes, how = 'push') {
+    setTeach(this.store, changes, how);
   }
 
   /** The head count, the mode and the seed. */
@@ -82,9 +87,13 @@ class HeadsLab {
     return row;
   }
 
-  /** The head count shown: the one asked for when it divides the dimension, else 5. */
+  /**
+   * The head count shown: the one asked for (the link's, the user's or the
+   * default 5) when it divides the dimension, else the divisor nearest to it
+   * (ties: the smaller), so that any vectors file shows heads.
+   */
   headsOf(teach) {
-    return this.choices.includes(teach.heads) ? teach.heads : 5;
+    return nearestCount(this.choices, teach.heads);
   }
 
   setChoices(dim) {
@@ -108,14 +117,19 @@ class HeadsLab {
   }
 
   render(state, analysis) {
-    if (analysis.pending || showNothing(this.nothing, this.results, analysis)) return;
+    if (analysis.pending || showNothing(this.nothing, this.results, analysis)) {
+      put(this.fitNote, 'hidden', true);
+      return;
+    }
     this.last = [state, analysis];
     const teach = state.teach;
+    this.setChoices(analysis.dim ?? this.ctx.engine.explorer.dim);
     const h = this.headsOf(teach);
     const result = attempt(() => analysis.multiHead(h, teach.headMode, teach.headMode === 'split' ? 0 : teach.seed));
     if (result.error) {
-      this.steps.replaceChildren(el('p', sentenceCase(result.error.message), 'note'));
-      this.grid.replaceChildren();
+      // Nothing of other heads or other vectors may stay on screen looking current.
+      showNothing(this.nothing, this.results, { error: sentenceCase(result.error.message), n: 0 });
+      put(this.fitNote, 'hidden', true);
       this.drawn = null;
       return;
     }
@@ -126,6 +140,7 @@ class HeadsLab {
     const shown = teach.head !== null && teach.head < h ? teach.head : null;
     const hidden = new Set(teach.hide.filter((x) => x < h));
     this.checkLink(this.linkProblems(teach, h, mh.size));
+    this.fit(teach, h, state.vectors && this.ctx.engine?.source?.name !== state.vectors);
     this.dark = this.ctx.theme.dark;
     // A focus change leaves the toggles and the small heatmaps as they are.
     const key = `${h}/${shown}/${[...hidden]}/${this.dark}/${state.palette}`;
@@ -142,12 +157,37 @@ class HeadsLab {
     if (this.last && this.store.get().teach.lab === 'heads') this.render(...this.last);
   }
 
+  /**
+   * A head count, an enlarged head or hidden heads that these vectors cannot
+   * have are replaced in the state by what is shown (the link holds what the
+   * page shows), and a head count replaced is said in the tab. Not while the
+   * link names vectors of a file not picked yet (`waiting`): its values are
+   * judged again with that file.
+   */
+  fit(teach, h, waiting) {
+    const head = teach.head !== null && teach.head < h ? teach.head : null;
+    const hide = teach.hide.filter((k) => k < h);
+    if (teach.heads !== h) {
+      const dim = this.choicesDim;
+      this.fitted = { dim, heads: h, text: `${counted(teach.heads, 'head')} ${teach.heads === 1 ? 'does' : 'do'} not divide the ${counted(dim, 'dimension')} of these vectors: ${counted(h, 'head')} shown, the nearest count that does.` };
+    }
+    const fitted = this.fitted?.dim === this.choicesDim && this.fitted.heads === h ? this.fitted : null;
+    this.fitted = fitted;
+    put(this.fitNote, 'textContent', fitted?.text ?? '');
+    put(this.fitNote, 'hidden', !fitted);
+    if (waiting || (teach.heads === h && head === teach.head && hide.length === teach.hide.length)) return;
+    // After this render (the store is telling its listeners now), unless the state changed meanwhile.
+    queueMicrotask(() => {
+      if (this.store.get().teach === teach) this.set({ heads: h, head, hide }, 'replace');
+    });
+  }
+
   /** What the link asked of this tab that these heads cannot show (the link note names it). */
   linkProblems(teach, h, n) {
     const counts = this.choices;
-    const list = `${counts.slice(0, -1).join(', ')} or ${counts.at(-1)}`;
+    const list = counts.length > 1 ? `${counts.slice(0, -1).join(', ')} or ${counts.at(-1)}` : String(counts[0]);
     return [
-      teach.heads !== h && { key: 'h', value: String(teach.heads), expected: `a number of heads that divides ${this.choicesDim}: ${list}` },
+      teach.heads !== h && { key: 'h', value: String(teach.heads), expected: `a number of heads that divides ${this.choicesDim}: ${list}; ${counted(h, 'head')} shown` },
       indexProblem('head', teach.head, h, 'head'),
       teach.hide.some((k) => k >= h) && { key: 'hide', value: teach.hide.join(','), expected: `heads from 0 to ${h - 1}` },
       indexProblem('lf', teach.lf, n, 'row'),
@@ -168,9 +208,10 @@ class HeadsLab {
     const sets = shown === null
       ? [...Array(h).keys()].filter((k) => !hidden.has(k)).map((k) => ({ weights: this.copied.perHead[k], color: headColor(k, this.dark) }))
       : [{ weights: data.weights, color: headColor(shown, this.dark) }];
-    this.title.textContent = shown === null ? `The average of ${h} heads` : `Head ${shown + 1} of ${h}`;
-    const dims = teach.headMode === 'split' ? `dimensions ${(shown ?? 0) * mh.headDim}–${((shown ?? 0) + 1) * mh.headDim - 1}` : `projections from seed ${teach.seed}`;
-    this.panel.show(data, { focus, arrowSets: sets, caption: `${shown === null ? 'Average of the heads' : `Head ${shown + 1}`}: ${mh.size} tokens, d_k = ${mh.headDim}, ${dims}` });
+    this.title.textContent = shown === null ? `The average of ${counted(h, 'head')}` : `Head ${shown + 1} of ${h}`;
+    const dims = teach.headMode === 'split' ? sliceOf(shown, mh.headDim) : `projections from seed ${teach.seed}`;
+    // Each head scales by its own √d_k, not the vectors' √d.
+    this.panel.show(data, { focus, arrowSets: sets, settings: { scaleDim: mh.headDim }, caption: `${shown === null ? 'Average of the heads' : `Head ${shown + 1}`}: ${counted(mh.size, 'token')}, d_k = ${mh.headDim}, ${dims}` });
     if (shown === null) {
       this.steps.replaceChildren(el('p', 'The average has no single query and key: enlarge one head to see its steps. Each head has its own queries and keys, so each finds its own pattern.', 'hint'));
     } else {
@@ -221,4 +262,18 @@ class HeadsLab {
     };
     this.grid.replaceChildren(tile(-1, 'Average', this.copied.average), ...this.copied.perHead.map((w, k) => tile(k, `Head ${k + 1}`, w)), legend(table, top, 'one colour scale for every head'));
   }
+}
+
+/** The dimensions a split head reads (each its own slice, for the average). */
+function sliceOf(shown, headDim) {
+  if (shown === null) return `each head its own ${counted(headDim, 'dimension')}`;
+  const first = shown * headDim;
+  return headDim === 1 ? `dimension ${first}` : `dimensions ${first}–${first + headDim - 1}`;
+}
+
+/** The number of `choices` (ascending) nearest to `wanted`, the smaller on a tie; `wanted` when there are none. */
+export function nearestCount(choices, wanted) {
+  let best = choices[0] ?? wanted;
+  for (const c of choices) if (Math.abs(c - wanted) < Math.abs(best - wanted)) best = c;
+  return best;
 }

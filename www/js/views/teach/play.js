@@ -11,6 +11,7 @@ import {
   attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, wholeNumberField,
 } from './common.js';
 import { panelData } from '../../analysis.js';
+import { counted } from '../../text.js';
 
 const FIELDS = [
   ['q', 'Q', 'one row per query'], ['k', 'K', 'empty: same as Q'], ['v', 'V', 'empty: same as K'],
@@ -95,7 +96,8 @@ export function mountPlay(lab, ctx) {
       const teach = state.teach;
       checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
       const focus = Math.min(teach.lf, data.rows - 1);
-      panel.show(data, { focus, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${data.cols} keys, d_k = ${view.dim}, d_v = ${view.valueDim}` });
+      // No word vectors here, and the scaling is the playground's own d_k.
+      panel.show(data, { focus, settings: { vectors: false, scaleDim: teach.play.dk || view.dim }, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${counted(data.cols, 'key')}, d_k = ${view.dim}, d_v = ${view.valueDim}` });
       if (views.off && views.on) compareScaling(compare, views, data, focus, teach.play.dk || view.dim);
       showProjected(inputs, teach.play, view, data);
       labSteps(steps, ctx, view, data, focus, teach.lc, state, { scaleDim: teach.play.dk || view.dim });

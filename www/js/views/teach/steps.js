@@ -113,6 +113,12 @@ function contextSummary(word, labels, steps) {
   const { keys, total } = heaviestKeys(steps.weights, 4);
   const terms = keys.map((j) => `${weight(steps.weights[j])} × v(${labels[j]})`);
   const p = el('p', null, 'context-sum');
-  p.append(`Step 4: context of '${word}' = ${terms.join(' + ')}${total > 4 ? ` + … (${total - 4} more)` : ''} = [${steps.context.slice(0, 4).map((c) => num(c, 4)).join(', ')}, … ${steps.context.length} numbers].`);
+  p.append(`Step 4: context of '${word}' = ${terms.join(' + ')}${total > 4 ? ` + … (${total - 4} more)` : ''} = [${contextText(steps.context)}].`);
   return p;
+}
+
+/** The first numbers of a context vector, and how many there are (all of a short one, with no "1 numbers"). */
+function contextText(context) {
+  const first = [...context.slice(0, 4)].map((c) => num(c, 4)).join(', ');
+  return context.length > 4 ? `${first}, … ${context.length} numbers` : first;
 }

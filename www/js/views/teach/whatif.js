@@ -3,21 +3,20 @@
 // products, while this tab is open; else once, when the tab asks), and the
 // padding mask on the sentence padded with zero vectors.
 
-import { control, el, input, scrolling } from '../../dom.js';
+import { control, el, input, put, scrolling } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { MAX_PAD } from '../../teach-state.js';
 import {
   attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, meanMax, panelOptions, setTeach, showNothing, wholeNumberField,
 } from './common.js';
+import { counted } from '../../text.js';
 
 export function mountWhatif(lab, ctx) {
   const { store } = ctx;
   const nothing = errorLine('whatif-nothing');
-  lab.append(
-    el('h3', 'Scaling on beside scaling off'),
-    el('p', 'Dot products of 50-dimensional vectors are large. Without the division by √d the softmax saturates: each row puts almost all its weight on one key (here, mostly the word itself). The focused row of the sentence is compared below the two heatmaps.', 'note'),
-    nothing,
-  );
+  const scalingNote = el('p', scalingText(50), 'note');
+  scalingNote.id = 'whatif-scaling-note';
+  lab.append(el('h3', 'Scaling on beside scaling off'), scalingNote, nothing);
   const focusPage = (row, col = null) => store.update({ focus: row, cell: col }, 'push');
   const sideOptions = (name) => ({ ctx, name, arrows: false, table: false, onFocus: (row) => focusPage(row), onCell: focusPage });
   const compareBox = el('div', null, 'compare');
@@ -56,8 +55,8 @@ export function mountWhatif(lab, ctx) {
     const focus = state.focus ?? 0;
     // One colour scale for both sides: the difference is the point.
     const scaleMax = Math.max(on.scaleMax, off.scaleMax);
-    scaled.show(on, { focus, scaleMax, caption: `÷ √${analysis.dim}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
-    unscaled.show(off, { focus, scaleMax, caption: `Unscaled: the largest weight of a row is ${meanMax(off).toFixed(2)} on average (the same colour scale)` });
+    scaled.show(on, { focus, scaleMax, settings: { scaled: true }, caption: `÷ √${analysis.dim}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
+    unscaled.show(off, { focus, scaleMax, settings: { scaled: false }, caption: `Unscaled: the largest weight of a row is ${meanMax(off).toFixed(2)} on average (the same colour scale)` });
     compareRows(compareTable, on.colLabels, [
       [`weight ÷ √${analysis.dim}`, on.weights.subarray(focus * on.cols, (focus + 1) * on.cols)],
       ['weight unscaled', off.weights.subarray(focus * off.cols, (focus + 1) * off.cols)],
@@ -84,15 +83,21 @@ export function mountWhatif(lab, ctx) {
     },
     render(state, analysis) {
       if (analysis.pending || showNothing(nothing, results, analysis)) return;
+      put(scalingNote, 'textContent', scalingText(analysis.dim));
       renderCompare(state, analysis);
       renderPadding(state, analysis);
     },
   };
 }
 
+/** Why scaling matters, for vectors of `dim` dimensions (the analysis's: GloVe's 50, or the user's file's). */
+function scalingText(dim) {
+  return `Dot products of ${dim}-dimensional vectors are large. Without the division by √d the softmax saturates: each row puts almost all its weight on one key (here, mostly the word itself). The focused row of the sentence is compared below the two heatmaps.`;
+}
+
 /** What the padded panel shows: a pad length the sentence already fills is kept (it is the user's), and pads nothing. */
 function padCaption(data, pad) {
   const real = data.padding.filter((p) => !p).length;
-  if (data.cols > real) return `${real} words padded to ${data.cols} positions: the hatched pad columns are masked (weight 0).`;
-  return `The ${real} words fill ${pad < real ? 'more than ' : ''}the ${pad} positions asked for: nothing is padded (pad to ${real + 1} or more to see pad columns).`;
+  if (data.cols > real) return `${counted(real, 'word')} padded to ${data.cols} positions: the hatched pad columns are masked (weight 0).`;
+  return `The ${counted(real, 'word')} fill${real === 1 ? 's' : ''} ${pad < real ? 'more than ' : ''}the ${counted(pad, 'position')} asked for: nothing is padded (pad to ${real + 1} or more to see pad columns).`;
 }
