@@ -187,11 +187,16 @@ test('the embed page shows the view its link names, without page chrome', async 
   const { page, finish } = await openPage(site.browser, site.url + 'embed.html' + hashFor(CAT, '&self=0&view=heatmap'));
   await ready(page);
   assert.deepEqual(await readTable(page), expected);
-  for (const chrome of ['h1', '#sentence', '.share', '.page-footer', '#arrows']) assert.ok(!(await page.isVisible(chrome)), `${chrome} is hidden`);
+  for (const chrome of ['h1', '#sentence', '.share', '.page-footer', '#arrows', '#vectors-note']) assert.ok(!(await page.isVisible(chrome)), `${chrome} is hidden`);
   assert.ok(await page.isVisible('#heatmap'));
   const open = await page.getAttribute('#open-full', 'href');
   assert.ok(open.startsWith(site.url + 'index.html#s=The%20cat'), open);
   assert.match(open, /self=0/);
+  // Made with the author's own vectors: the embed says it shows GloVe's numbers instead.
+  await page.goto(site.url + 'embed.html' + hashFor(CAT, '&vec=mine.vec&view=heatmap'));
+  await page.waitForSelector('#vectors-note.asks');
+  assert.ok(await page.isVisible('#vectors-note'));
+  assert.match(await page.textContent('#vectors-note'), /made with the word vectors of the file 'mine\.vec'.*You see the default GloVe vectors/);
   // A teaching view alone: its panel, without the tabs.
   await page.goto(site.url + 'embed.html' + hashFor(KING, '&view=whatif'));
   await page.waitForSelector('#whatif-compare tbody tr');
