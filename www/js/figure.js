@@ -12,12 +12,20 @@
 import { formatTemperature } from './state.js';
 import { clip } from './text.js';
 
-/** The caption of an analysis's settings, in words; `source`: the user's own vectors that made it (engine.js), if so. */
-export function settingsCaption(state, dim = 50, source = null) {
-  const vectors = source ? `your own vectors (${source.name}, ${dim}d)` : `GloVe 6B ${dim}d`;
-  const parts = [vectors, state.scale ? `scores ÷ √${dim}` : 'unscaled scores'];
+/**
+ * The caption of an analysis's settings, in words; `source`: the user's own
+ * vectors that made it (engine.js), if so. A teaching panel's own figure
+ * passes what it computed with: `vectors` (whether word vectors went in: not
+ * the playground), `scaled` by √`scaleDim` (a head's d_k, What-if's flipped
+ * side), `masks` (whether the self and causal switches applied: not across
+ * sentences).
+ */
+export function settingsCaption(state, dim = 50, source = null, { vectors = true, scaled = state.scale, scaleDim = dim, masks = true } = {}) {
+  const parts = [];
+  if (vectors) parts.push(source ? `your own vectors (${source.name}, ${dim}d)` : `GloVe 6B ${dim}d`);
+  parts.push(scaled ? `scores ÷ √${scaleDim}` : 'unscaled scores');
   if (state.temperature !== 1) parts.push(`temperature ${formatTemperature(state.temperature)}`);
-  parts.push(state.self ? 'a word may attend to itself' : 'no attention to itself', state.causal ? 'causal mask' : 'no causal mask');
+  if (masks) parts.push(state.self ? 'a word may attend to itself' : 'no attention to itself', state.causal ? 'causal mask' : 'no causal mask');
   return parts.join(' · ');
 }
 

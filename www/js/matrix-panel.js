@@ -8,29 +8,11 @@
 
 import { ALL_ROWS_LINKS, arrowLayout, heatmapLayout, hitAt, labelWidth, paintBase, placeTooltip, sizeCanvas } from './heatmap-view.js';
 import { paintable } from './analysis.js';
-import { formatTemperature } from './state.js';
+import { settingsCaption } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
 import { el, weight } from './teach-steps.js';
 import { WeightsTable } from './weights-table.js';
 import { isolate } from './text.js';
-
-/**
- * The settings a teaching panel computed with, in words, for its exported
- * figure: not the main heatmap's, since a panel may scale by its own d_k
- * (a head, the playground), flip the scaling (What-if), have no masks
- * (cross-attention) or no word vectors (the playground). `vectors`: whether
- * word vectors (GloVe, or the user's file `source`, `dim` each) went in;
- * `scaled`: whether scores were divided, by √`scaleDim`; `masks`: whether
- * the self and causal switches applied.
- */
-export function panelSettings(state, { dim = 50, source = null, vectors = true, scaled = state.scale, scaleDim = dim, masks = true } = {}) {
-  const parts = [];
-  if (vectors) parts.push(source ? `your own vectors (${source.name}, ${dim}d)` : `GloVe 6B ${dim}d`);
-  parts.push(scaled ? `scores ÷ √${scaleDim}` : 'unscaled scores');
-  if (state.temperature !== 1) parts.push(`temperature ${formatTemperature(state.temperature)}`);
-  if (masks) parts.push(state.self ? 'a word may attend to itself' : 'no attention to itself', state.causal ? 'causal mask' : 'no causal mask');
-  return parts.join(' · ');
-}
 
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
@@ -106,7 +88,7 @@ export class MatrixPanel {
    * `arrowSets` overrides the arrows (multi-head); `scaleMax` puts another
    * top on the colour scale (panels compared side by side share one);
    * `settings` says what this panel computed, for its exported figure (see
-   * panelSettings: its own scaling, its masks, its vectors).
+   * figure.js settingsCaption's options: its own scaling, its masks, its vectors).
    */
   show(data, { focus = null, caption = '', arrowSets = null, scaleMax = data.scaleMax, settings = {} } = {}) {
     this.settings = settings;
@@ -139,7 +121,7 @@ export class MatrixPanel {
     const text = this.caption.textContent;
     // A caption that starts with the panel's name ("Unscaled: …") is not prefixed with it again.
     const named = text.startsWith(`${name}:`) ? text : `${name}: ${text}`;
-    const settings = panelSettings(state, { dim: engine?.explorer.dim ?? 50, source: engine?.source ?? null, ...this.settings });
+    const settings = settingsCaption(state, engine?.explorer.dim ?? 50, engine?.source ?? null, this.settings);
     return {
       kind: name, title: state.sentence,
       caption: `${named} · ${settings}`,
