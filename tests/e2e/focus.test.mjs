@@ -354,3 +354,32 @@ test('a word repeated in the text is told apart by its place, counted as the wei
   assert.equal(await page.getAttribute('#weights:not([aria-busy="true"]) tr.focused', 'aria-rowindex'), '3');
   await finish();
 });
+
+test('the quiz, the Multi-head tiles and toggles keep the keyboard focus when they are drawn anew', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.0.1.2'));
+  await ready(page);
+  // A guess by the keyboard: the focus goes to the question, which now holds the answer.
+  await page.locator('#quiz .quiz-choices button').first().focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#quiz .quiz-question .quiz-verdict, #quiz .quiz-question p.right, #quiz[data-answered="1"]');
+  assert.equal(await keyboardFocus(page), 'H3');
+  await page.focus('#quiz-next');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /Question 2/.test(document.activeElement?.textContent ?? ''));
+  await page.focus('#quiz-previous');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /Question 1/.test(document.activeElement?.textContent ?? ''));
+  // Multi-head: a tile and a toggle pressed keep the focus on their new selves.
+  await page.goto(site.url + hashFor(KING, '&lab=heads'));
+  await ready(page);
+  await page.waitForSelector('#head-grid .head-tile[data-head="1"]');
+  await page.focus('#head-grid .head-tile[data-head="1"]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#head-grid .head-tile[data-head="1"]')?.getAttribute('aria-pressed') === 'true');
+  assert.equal(await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(document.activeElement?.dataset.head ?? document.activeElement?.tagName), 0)))), '1');
+  await page.focus('#head-toggle-0');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => !document.getElementById('head-toggle-0').checked);
+  assert.equal(await keyboardFocus(page), 'head-toggle-0');
+  await finish();
+});

@@ -352,3 +352,14 @@ test('a second visit reads the model from the Cache API, and a damaged kept file
   assert.equal(repaired, manifest.core.sha256, 'the cache holds the good copy again');
   await finish();
 });
+
+test('Close gives the keyboard focus back to the button that opened the view', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat sat on the mat'));
+  await ready(page);
+  await openModel(page);
+  await page.locator('#model-view button', { hasText: 'Close' }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#model-view', { state: 'hidden' });
+  assert.equal(await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(document.activeElement?.id), 0)))), 'model-open');
+  await finish();
+});

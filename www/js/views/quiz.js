@@ -6,7 +6,7 @@
 // answers are computed on the student's page from the same numbers; the
 // score stays on their device (and is forgotten when the vectors change).
 
-import { copyText, el, put } from '../dom.js';
+import { copyText, el, keepingFocus, put } from '../dom.js';
 import { formatHash, MAX_QUESTIONS } from '../state.js';
 import { num, weight } from '../teach-steps.js';
 import { counted } from '../text.js';
@@ -155,7 +155,15 @@ class QuizView {
     if (q?.pending) nodes.push(el('p', `Getting the question ready: ${q.pending}`, 'hint'));
     else if (q && !q.invalid) nodes.push(this.questionNode(q, guesses));
     nodes.push(this.navigation(quiz, questions, guesses));
-    this.panel.replaceChildren(...nodes);
+    // The panel is drawn anew: a guess or a step gives the keyboard focus to
+    // the question's heading (a screen reader says the answer or the next
+    // question), another button to its new self.
+    const id = this.panel.contains(document.activeElement) ? document.activeElement.id : '';
+    const moved = !id || ['quiz-next', 'quiz-previous', 'quiz-again'].includes(id);
+    keepingFocus(this.panel, () => this.panel.replaceChildren(...nodes), () => {
+      const same = moved ? null : document.getElementById(id);
+      return same ?? this.panel.querySelector('.quiz-question h3') ?? this.panel.querySelector('.quiz-nav button:not(:disabled)');
+    });
     this.panel.dataset.answered = String(guesses.size);
   }
 
@@ -163,6 +171,7 @@ class QuizView {
   questionNode(q, guesses) {
     const box = el('section', null, 'quiz-question');
     const title = el('h3');
+    title.tabIndex = -1; // the keyboard focus comes here after a guess or a step (draw)
     title.append(`Question ${this.current + 1}: which word does `, el('q', q.word), ' attend to most?');
     box.append(title, el('p', q.where, 'note'));
     const guess = guesses.get(this.current);
@@ -197,6 +206,7 @@ class QuizView {
     };
     const previous = el('button', 'Previous', 'small');
     previous.type = 'button';
+    previous.id = 'quiz-previous';
     previous.disabled = this.current === 0;
     previous.addEventListener('click', () => go(this.current - 1));
     const next = el('button', 'Next question', 'small');

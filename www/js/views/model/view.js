@@ -352,7 +352,11 @@ class ModelView {
       input.addEventListener('change', () => input.checked && change({ units: input.value }));
     }
     dom.special.addEventListener('change', () => change({ special: dom.special.checked }));
-    dom.close.addEventListener('click', () => this.change({ model: undefined }));
+    dom.close.addEventListener('click', () => {
+      this.change({ model: undefined });
+      // The view hides with the focused button in it: the focus goes back to the button that opens it.
+      document.getElementById('model-open')?.focus({ preventScroll: true });
+    });
     dom.retry.addEventListener('click', () => {
       this.showError('');
       dom.retry.hidden = true;

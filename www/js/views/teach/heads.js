@@ -2,7 +2,7 @@
 // d_k = d / h dimensions (projected by seeded W_q, W_k, W_v, or split), a
 // grid of every head and their average, per-head colours in the arrows.
 
-import { control, el, input, put } from '../../dom.js';
+import { control, el, input, keepingFocus, put } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { HEAD_MODES } from '../../teach-state.js';
 import { colormap, matrixCanvas, panelData, sentenceCase } from '../../analysis.js';
@@ -146,8 +146,14 @@ class HeadsLab {
     const key = `${h}/${shown}/${[...hidden]}/${this.dark}/${state.palette}`;
     if (this.drawn?.mh !== mh || this.drawn.key !== key) {
       this.drawn = { mh, key };
-      this.drawToggles(h, hidden);
-      this.drawGrid(mh.size, shown, state.palette);
+      // A tile or a toggle pressed is drawn anew: the keyboard focus goes to its new self.
+      const had = document.activeElement;
+      const same = had?.dataset.head !== undefined ? `.head-tile[data-head="${had.dataset.head}"]` : had?.id ? `#${had.id}` : null;
+      const within = this.toggles.parentElement;
+      keepingFocus(within, () => {
+        this.drawToggles(h, hidden);
+        this.drawGrid(mh.size, shown, state.palette);
+      }, () => (same ? within.querySelector(same) : null) ?? this.grid.querySelector('.head-tile'));
     }
     this.showHead(state, mh, h, shown, hidden);
   }
