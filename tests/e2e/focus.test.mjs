@@ -369,6 +369,11 @@ test('the quiz, the Multi-head tiles and toggles keep the keyboard focus when th
   await page.focus('#quiz-previous');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => /Question 1/.test(document.activeElement?.textContent ?? ''));
+  // Leaving the quiz: the focus goes to the heatmap it hid.
+  await page.focus('#quiz-end');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#quiz', { state: 'hidden' });
+  assert.equal(await keyboardFocus(page), 'heatmap-overlay');
   // Multi-head: a tile and a toggle pressed keep the focus on their new selves.
   await page.goto(site.url + hashFor(KING, '&lab=heads'));
   await ready(page);

@@ -218,7 +218,11 @@ class QuizView {
     all.type = 'button';
     all.id = 'quiz-end';
     all.title = 'Leave the quiz: the heatmap, the arrows and every number';
-    all.addEventListener('click', () => this.store.update({ quiz: null }, 'push'));
+    all.addEventListener('click', () => {
+      this.store.update({ quiz: null }, 'push');
+      // The quiz hides with the focused button in it: the focus goes to the heatmap it revealed.
+      document.getElementById('heatmap-overlay')?.focus({ preventScroll: true });
+    });
     nav.append(previous, next, all);
     if (guesses.size) {
       const again = el('button', 'Start over', 'small');
