@@ -10,7 +10,7 @@ import { settingsCaption } from '../figure.js';
 import { el, put } from '../dom.js';
 import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay, strongestKeys } from '../paint.js';
-import { grouped, isolate } from '../text.js';
+import { counted, grouped, isolate } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
@@ -150,7 +150,7 @@ class MainHeatmap {
     const layout = this.heatmap.setGeometry(new ctx.wasm.HeatmapGeometry(span, span, width, widest, ctx.theme.fontSize));
     this.view = { ...analysis.data, ...paintable(ctx.wasm, analysis.data, this.palette), n: analysis.n, labels: analysis.labels, layout, window: win, theme: ctx.theme };
     paintBase(this.base, this.overlay, this.view, ctx.theme);
-    this.overlay.setAttribute('aria-label', `Attention heatmap of ${grouped(analysis.n)} token${analysis.n === 1 ? '' : 's'}${win ? `, zoomed to ${shownPart(win)}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
+    this.overlay.setAttribute('aria-label', `Attention heatmap of ${counted(analysis.n, 'token')}${win ? `, zoomed to ${shownPart(win)}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
     // Zoomed, one finger pans the heatmap rather than the page (style.css: touch-action).
     if (this.overlay.hasAttribute('data-zoomed') !== Boolean(win)) this.overlay.toggleAttribute('data-zoomed', Boolean(win));
     this.controls.sync(analysis.n);

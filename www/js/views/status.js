@@ -4,7 +4,7 @@
 import { put } from '../dom.js';
 import { describeProblems } from '../params.js';
 import { formatTemperature } from '../state.js';
-import { grouped } from '../text.js';
+import { counted, grouped } from '../text.js';
 
 export function mountStatus(ctx) {
   const status = document.getElementById('status');
@@ -58,7 +58,7 @@ export function mountStatus(ctx) {
       }
       if (analysis.pending) {
         const words = new Set(analysis.tokens.filter((t) => t.pending).map((t) => t.text)).size;
-        put(status, 'textContent', `Loading the vectors of ${grouped(words)} word${words === 1 ? '' : 's'}…`);
+        put(status, 'textContent', `Loading the vectors of ${counted(words, 'word')}…`);
         return;
       }
       show(analysis.error ?? '');
@@ -70,7 +70,7 @@ export function mountStatus(ctx) {
       empty(null);
       const left = analysis.tokens.filter((t) => !t.known).length;
       const { n, dim } = analysis;
-      put(status, 'textContent', `${grouped(n)} token${n === 1 ? '' : 's'} in the attention${left ? `, ${grouped(left)} left out` : ''} · d = ${dim} · ${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`);
+      put(status, 'textContent', `${counted(n, 'token')} in the attention${left ? `, ${grouped(left)} left out` : ''} · d = ${dim} · ${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`);
     },
     failed(message) {
       put(status, 'textContent', '');
