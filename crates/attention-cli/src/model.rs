@@ -6,10 +6,14 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
+use attention_model::manifest::{ManifestFile, ModelManifest};
 use attention_model::model::head_block;
-use attention_model::{Model, ModelAttention};
-use serde::Serialize;
+use attention_model::{Model, ModelAttention, MANIFEST_FILE};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use unicode_width::UnicodeWidthStr;
 
+use crate::build_data::hex;
 use crate::Failure;
 
 /// What `--model` mode prints.
@@ -25,7 +29,32 @@ pub struct ModelRequest<'a> {
     pub json: bool,
 }
 
-/// Loads the model's core and the embedding shards the sentence needs.
+/// One file of the model folder's `manifest.json`, as scripts/build-model writes it.
+#[derive(Deserialize)]
+struct ManifestEntry {
+    file: String,
+    bytes: u64,
+    sha256: String,
+}
+
+/// `manifest.json`: the core and the embedding shards, in order, with their
+/// sizes and SHA-256. The page checks every file against it; so does the CLI.
+#[derive(Deserialize)]
+struct Manifest {
+    core: ManifestEntry,
+    shards: Vec<ManifestEntry>,
+}
+
+impl Manifest {
+    fn listing(&self) -> ModelManifest {
+        let file = |e: &ManifestEntry| ManifestFile { file: e.file.clone(), bytes: e.bytes };
+        ModelManifest { core: file(&self.core), shards: self.shards.iter().map(file).collect() }
+    }
+}
+
+/// Loads the model's core and the embedding shards the sentence needs, each
+/// checked against the SHA-256 that `manifest.json` lists: a flipped bit in
+/// the weights would otherwise print other weights without a word.
 pub(crate) fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
     let read = |name: &str| {
         let path = dir.join(name);
@@ -35,15 +64,34 @@ pub(crate) fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
             Failure::usage(format!("cannot read '{}': {e}{hint}", path.display()))
         })
     };
-    let invalid =
-        |name: &str, e: attention_model::Error| Failure::usage(format!("{}: {e}", dir.join(name).display()));
-    let core = read(attention_model::CORE_FILE)?;
-    let mut model = Model::from_core(&core).map_err(|e| invalid(attention_model::CORE_FILE, e))?;
+    let invalid = |name: &str, e: &dyn std::fmt::Display| {
+        Failure::usage(format!(
+            "{}: {e} (build the model again with scripts/build-model)",
+            dir.join(name).display()
+        ))
+    };
+    let manifest: Manifest = serde_json::from_slice(&read(MANIFEST_FILE)?)
+        .map_err(|e| invalid(MANIFEST_FILE, &format!("not a model manifest ({e})")))?;
+    let listing = manifest.listing();
+    listing.check_listing().map_err(|e| invalid(MANIFEST_FILE, &e))?;
+    let checked = |entry: &ManifestEntry| {
+        let bytes = read(&entry.file)?;
+        let sum = hex(&Sha256::digest(&bytes));
+        if sum != entry.sha256.to_ascii_lowercase() {
+            let said = format!("its SHA-256 is {sum}, but {MANIFEST_FILE} lists {}", entry.sha256);
+            return Err(invalid(&entry.file, &said));
+        }
+        Ok(bytes)
+    };
+    let core = checked(&manifest.core)?;
+    let mut model = Model::from_core(&core).map_err(|e| invalid(&manifest.core.file, &e))?;
+    model.check_manifest(&listing, core.len()).map_err(|e| invalid(MANIFEST_FILE, &e))?;
     let ids: Vec<u32> = model.tokenize(sentence).iter().map(|p| p.id).collect();
-    for shard in model.missing_shards(&ids) {
-        let name = attention_model::shard_file(shard);
-        let bytes = read(&name)?;
-        model.add_shard(&bytes).map_err(|e| invalid(&name, e))?;
+    for k in model.missing_shards(&ids) {
+        let Some(entry) = manifest.shards.get(k) else {
+            return Err(invalid(MANIFEST_FILE, &format!("it lists no embedding shard {k}")));
+        };
+        model.add_shard(&checked(entry)?).map_err(|e| invalid(&entry.file, &e))?;
     }
     Ok(model)
 }
@@ -127,7 +175,7 @@ impl View {
 }
 
 fn write_text(out: &mut impl Write, view: &View, layer: usize, head: usize) -> io::Result<()> {
-    let width = view.tokens.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+    let width = view.tokens.iter().map(|t| t.width()).max().unwrap_or(0);
     let weights = view.head(layer, head);
     let n = view.n();
     writeln!(out, "Layer {layer}, head {head} (counted from 0) of all-MiniLM-L6-v2")?;
@@ -137,7 +185,9 @@ fn write_text(out: &mut impl Write, view: &View, layer: usize, head: usize) -> i
         for (j, key) in view.tokens.iter().enumerate() {
             let weight = weights[i * n + j];
             let bar = "█".repeat((weight * crate::output::BAR_WIDTH).round() as usize);
-            writeln!(out, "  {key:<width$} {weight:.4} {bar}")?;
+            // Padded by terminal columns, as the GloVe output is: a CJK piece takes two.
+            let pad = " ".repeat(width - key.width());
+            writeln!(out, "  {key}{pad} {weight:.4} {bar}")?;
         }
     }
     Ok(())

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
 
+use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -352,6 +353,64 @@ fn model_errors_get_one_line() {
         "--layer 6 is out of range",
     );
     assert_clean_failure(&attention(&["--model", d, CAT]), "choose a head to print with --layer L --head H");
+}
+
+/// A copy of the built model in a temporary folder, its files hard-linked
+/// but for `changed`, copied so that the test may alter it.
+fn model_copy(dir: &Path, changed: &[&str]) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    for name in [attention_model::CORE_FILE, attention_model::MANIFEST_FILE] {
+        fs::copy(dir.join(name), copy.path().join(name)).unwrap();
+    }
+    fs::create_dir(copy.path().join("embeddings")).unwrap();
+    for entry in fs::read_dir(dir.join("embeddings")).unwrap() {
+        let path = entry.unwrap().path();
+        let to = copy.path().join("embeddings").join(path.file_name().unwrap());
+        fs::hard_link(&path, &to).or_else(|_| fs::copy(&path, &to).map(drop)).unwrap();
+    }
+    for name in changed {
+        let path = copy.path().join(name);
+        let bytes = fs::read(&path).unwrap();
+        fs::remove_file(&path).unwrap();
+        fs::write(&path, bytes).unwrap();
+    }
+    copy
+}
+
+/// Flips the low bit of byte `at` of `path`.
+fn flip(path: &Path, at: usize) {
+    let mut bytes = fs::read(path).unwrap();
+    bytes[at] ^= 1;
+    fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_damaged_model_file_is_refused_by_its_checksum() {
+    let Some(dir) = built_model_dir() else { return };
+    let args = |d: &Path| attention(&["--model", d.to_str().unwrap(), "--layer", "5", "--head", "11", CAT]);
+    // One bit of a weight in the core: the file still reads as a model.
+    let core = model_copy(&dir, &[attention_model::CORE_FILE]);
+    let len = fs::metadata(core.path().join(attention_model::CORE_FILE)).unwrap().len() as usize;
+    flip(&core.path().join(attention_model::CORE_FILE), len / 2);
+    assert_clean_failure(&args(core.path()), "minilm-core.aebm: its SHA-256 is");
+    // One bit of an embedding shard the sentence needs.
+    let model =
+        attention_model::Model::from_core(&fs::read(dir.join(attention_model::CORE_FILE)).unwrap()).unwrap();
+    let ids: Vec<u32> = model.tokenize(CAT).iter().map(|p| p.id).collect();
+    let shard = attention_model::shard_file(model.missing_shards(&ids)[0]);
+    let embeddings = model_copy(&dir, &[&shard]);
+    let len = fs::metadata(embeddings.path().join(&shard)).unwrap().len() as usize;
+    flip(&embeddings.path().join(&shard), len - 1);
+    assert_clean_failure(&args(embeddings.path()), &format!("{shard}: its SHA-256 is"));
+    // No manifest, or not one.
+    let manifest = model_copy(&dir, &[attention_model::MANIFEST_FILE]);
+    fs::write(manifest.path().join(attention_model::MANIFEST_FILE), "{").unwrap();
+    assert_clean_failure(&args(manifest.path()), "manifest.json: not a model manifest");
+    fs::remove_file(manifest.path().join(attention_model::MANIFEST_FILE)).unwrap();
+    assert_clean_failure(&args(manifest.path()), "build it with scripts/build-model");
+    // The intact copy still gives the weights.
+    let intact = model_copy(&dir, &[]);
+    assert_eq!(stdout(&args(intact.path())), stdout(&args(&dir)));
 }
 
 /// Runs `attention args`, reads the first 10 bytes of its output and closes
