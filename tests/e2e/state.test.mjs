@@ -40,6 +40,20 @@ test('unknown keys are ignored and bad values fall back to defaults', () => {
   assert.equal(typeof parseHash('#s=%E0%A4%A').sentence, 'string', 'a broken escape does not throw');
 });
 
+test('a sentence whose bytes are not UTF-8 is shown with U+FFFD and noted; one that writes U+FFFD is not', () => {
+  for (const hash of ['#s=king%ED%A0%80queen', '#s=king%E2%82', '#s=%FF']) {
+    const problems = [];
+    const state = parseHash(hash, problems);
+    assert.ok(state.sentence.includes('\uFFFD'), hash);
+    assert.deepEqual(problems.map((p) => [p.key, p.expected]), [['s', 'UTF-8 text: the bytes that are not are shown as �']], hash);
+  }
+  for (const hash of ['#s=a%EF%BF%BDb', '#s=a\uFFFDb', formatHash({ ...defaultState(), sentence: 'x \uFFFD y' })]) {
+    const problems = [];
+    assert.ok(parseHash(hash, problems).sentence.includes('\uFFFD'), hash);
+    assert.deepEqual(problems, [], hash);
+  }
+});
+
 test('a temperature is kept exactly as the link wrote it, or refused', () => {
   assert.equal(parseHash('#t=999.99').temperature, 999.99);
   assert.match(formatHash(parseHash('#t=999.99')), /&t=999\.99$/);

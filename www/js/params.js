@@ -13,7 +13,15 @@ export class LinkParams {
     } catch {
       this.params = new URLSearchParams();
     }
+    // Bytes that are not UTF-8 (%ED%A0%80, a character cut in half) decode
+    // to U+FFFD; one written as such in the link is its own.
+    this.replaced = !/\uFFFD|%EF%BF%BD/i.test(text);
     this.problems = []; // { key, value, expected }
+  }
+
+  /** Whether `key`'s value holds U+FFFD that stands for bytes of the link that are not UTF-8. */
+  notText(key) {
+    return this.replaced && Boolean(this.params.get(key)?.includes('\uFFFD'));
   }
 
   has(key) {

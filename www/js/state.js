@@ -109,9 +109,11 @@ export function formatQuiz(quiz) {
  * is cut after its last whole word, as the sentence box cuts a long paste
  * (a cut inside a word would make a new, unknown word), and the cut is noted
  * as a problem of the link, saying what was kept and what was left out.
+ * Bytes that are not UTF-8 are noted too: they are shown as U+FFFD.
  */
 function readSentence(params) {
   const text = params.get('s');
+  if (params.notText('s')) params.problems.push({ key: 's', value: excerpt(text, 40), expected: 'UTF-8 text: the bytes that are not are shown as �' });
   if (text === null || text.length <= MAX_SENTENCE_LENGTH) return text;
   const kept = wholeChunks(text, MAX_SENTENCE_LENGTH);
   const words = kept.match(/\S+/g)?.length ?? 0;
