@@ -274,3 +274,27 @@ test('printed, the page keeps its figures and numbers within the paper and leave
   assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
   await finish();
 });
+
+test('an SVG of a long text keeps its labels, as tall as its cells, to be read zoomed in', async () => {
+  const { svgOf } = await import('../../www/js/figure.js');
+  const theme = { bg: '#fff', fg: '#000', muted: '#666', hatch: '#999' };
+  const table = Array.from({ length: 768 }, (_, k) => k % 256);
+  const svgFor = (n) => {
+    const labels = Array.from({ length: n }, (_, k) => `word${k}`);
+    return svgOf({
+      kind: 'glove', title: 't', caption: 'c', rows: n, cols: n, rowLabels: labels, colLabels: labels,
+      weights: new Float32Array(n * n).fill(1 / n), masked: null, scaleMax: 1, palette: 'viridis',
+    }, { table, theme, cellsUrl: () => 'data:image/png;base64,' });
+  };
+  const labelsOf = (svg) => {
+    const group = svg.match(/<g class="labels"[^>]*>([\s\S]*?)<\/g>/);
+    return { attributes: group[0].slice(0, group[0].indexOf('>')), texts: [...group[1].matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]) };
+  };
+  const long = labelsOf(svgFor(1024));
+  assert.equal(long.texts.length, 2048, 'a row and a column label for each of the 1,024 tokens');
+  assert.deepEqual([long.texts[0], long.texts[1023], long.texts[1024]], ['word0', 'word1023', 'word0']);
+  assert.match(long.attributes, /font-size="4"/, 'as tall as the 4 px cells');
+  const short = labelsOf(svgFor(7));
+  assert.equal(short.texts.length, 14);
+  assert.doesNotMatch(short.attributes, /font-size/, 'the figure\'s 11 px where cells are larger');
+});

@@ -79,7 +79,11 @@ export const SVG_RECT_LIMIT = 128 * 128;
  */
 export function svgOf(figure, { table, theme, cellsUrl }) {
   const cell = Math.max(4, Math.min(36, Math.floor(640 / Math.max(figure.rows, figure.cols))));
-  const label = Math.min(160, 8 + 7 * Math.max(...figure.rowLabels.map((l) => l.length), ...figure.colLabels.map((l) => l.length), 1));
+  // Labels of 11 px, or as tall as a cell below 11 px (past 58 tokens): too
+  // small to read at 100 %, but an SVG is read zoomed in.
+  const font = Math.min(11, cell);
+  const longest = Math.max(...figure.rowLabels.map((l) => l.length), ...figure.colLabels.map((l) => l.length), 1);
+  const label = Math.ceil((Math.min(160, 8 + 7 * longest) * font) / 11);
   const [x0, y0] = [label + 16, 70 + label];
   const width = x0 + figure.cols * cell + 90;
   const height = y0 + figure.rows * cell + 24;
@@ -94,13 +98,11 @@ export function svgOf(figure, { table, theme, cellsUrl }) {
     `<rect width="${width}" height="${height}" fill="${xml(theme.bg)}"/>`,
     `<text x="16" y="24" font-size="15" font-weight="bold" fill="${xml(theme.fg)}">${xml(clip(figure.title, 120))}</text>`,
     `<text x="16" y="44" class="caption" fill="${xml(theme.muted)}">${xml(figure.caption)}</text>`,
-    `<g fill="${xml(theme.fg)}">`,
+    `<g class="labels" fill="${xml(theme.fg)}"${font < 11 ? ` font-size="${font}"` : ''}>`,
+    ...figure.rowLabels.map((l, i) => `<text x="${x0 - 6}" y="${y0 + (i + 0.5) * cell}" text-anchor="end" dominant-baseline="middle">${xml(l)}</text>`),
+    ...figure.colLabels.map((l, j) => `<text transform="translate(${x0 + (j + 0.5) * cell},${y0 - 6}) rotate(-90)" dominant-baseline="middle">${xml(l)}</text>`),
+    '</g>',
   ];
-  if (cell >= 8) {
-    figure.rowLabels.forEach((l, i) => out.push(`<text x="${x0 - 6}" y="${y0 + (i + 0.5) * cell}" text-anchor="end" dominant-baseline="middle">${xml(l)}</text>`));
-    figure.colLabels.forEach((l, j) => out.push(`<text transform="translate(${x0 + (j + 0.5) * cell},${y0 - 6}) rotate(-90)" dominant-baseline="middle">${xml(l)}</text>`));
-  }
-  out.push('</g>');
   if (figure.rows * figure.cols <= SVG_RECT_LIMIT) {
     out.push('<g class="cells">');
     for (let i = 0; i < figure.rows; i++) {
