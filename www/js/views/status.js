@@ -1,13 +1,21 @@
 // The status line under the options, the error box, and the message the
-// views show when there is nothing to draw.
+// views show when there is nothing to draw. The line shows every state
+// (loading, computing, the result) but is not a live region: a screen
+// reader hears the result alone (with the words left out, and why), once,
+// through #status-said.
 
 import { put } from '../dom.js';
 import { describeProblems } from '../params.js';
 import { formatTemperature } from '../state.js';
 import { counted, grouped } from '../text.js';
+import { noteOf } from './tokens.js';
+
+/** How long after the last key typed the result is said: once typing pauses, longer than the gap between a steady typist's keys. */
+const SAID_AFTER_TYPING_MS = 500;
 
 export function mountStatus(ctx) {
   const status = document.getElementById('status');
+  const say = announcer(ctx, document.getElementById('status-said'));
   const error = document.getElementById('error');
   const views = document.getElementById('views');
   const show = (text) => {
@@ -52,30 +60,68 @@ export function mountStatus(ctx) {
   return {
     update(state, analysis) {
       if (!ctx.engine) return;
+      // Busy: shown, not said; a result still waiting for typing to pause is dropped.
       if (analysis.computing) {
+        say(null);
         put(status, 'textContent', `Computing the attention of ${grouped(analysis.computing.size)} tokens…`);
         return;
       }
       if (analysis.pending) {
+        say(null);
         const words = new Set(analysis.tokens.filter((t) => t.pending).map((t) => t.text)).size;
         put(status, 'textContent', `Loading the vectors of ${counted(words, 'word')}…`);
         return;
       }
       show(analysis.error ?? '');
       if (analysis.error) {
+        // The error box (role="alert") says it; the next result is said even if it is the last one again.
+        say('');
         put(status, 'textContent', '');
         empty(`Nothing to draw: ${analysis.error}`);
         return;
       }
       empty(null);
-      const left = analysis.tokens.filter((t) => !t.known).length;
-      const { n, dim } = analysis;
-      put(status, 'textContent', `${counted(n, 'token')} in the attention${left ? `, ${grouped(left)} left out` : ''} · d = ${dim} · ${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`);
+      const { dim } = analysis;
+      const counts = tokenCounts(analysis);
+      put(status, 'textContent', `${counts} · ${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`);
+      // The options are left out of what is said: the checkbox or slider that changed them says them.
+      const note = noteOf(analysis, ctx.engine.vectors);
+      say([`${counts}.`, note.unknown, note.failure.trim()].filter(Boolean).join(' '));
     },
     failed(message) {
+      say('');
       put(status, 'textContent', '');
       show(message);
       empty('Nothing to draw: the page could not load what it needs (see the message above).');
     },
+  };
+}
+
+/** The tokens of an analysis, counted, and the dimension: "7 tokens in the attention, 1 left out · d = 50". */
+function tokenCounts(analysis) {
+  const left = analysis.tokens.filter((t) => !t.known).length;
+  return `${counted(analysis.n, 'token')} in the attention${left ? `, ${grouped(left)} left out` : ''} · d = ${analysis.dim}`;
+}
+
+/**
+ * The status's live region `region`: `say(text)` puts `text` there when it
+ * differs from what was said last (a focus click, a slider step, says
+ * nothing again), and, while the sentence is being typed, only once the
+ * keys pause. `say(null)` drops a text still waiting; `say('')` empties the
+ * region silently, so that the next text is said whatever it is.
+ */
+function announcer(ctx, region) {
+  let said = '';
+  let timer = 0;
+  const write = (text) => {
+    said = text;
+    put(region, 'textContent', text);
+  };
+  return (text) => {
+    clearTimeout(timer);
+    if (text === null || text === said) return;
+    const wait = ctx.typing ? (ctx.keystroke ?? 0) + SAID_AFTER_TYPING_MS - performance.now() : 0;
+    if (wait > 0 && text) timer = setTimeout(() => write(text), wait);
+    else write(text);
   };
 }

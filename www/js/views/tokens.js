@@ -70,14 +70,15 @@ class TokenStrip {
   writeNote() {
     const { note } = this;
     if (!note) return;
-    const { text, failure, hidden, loading } = noteOf(this.analysis, this.ctx.engine?.vectors);
+    const { unknown, loading, failure, hidden, waiting } = noteOf(this.analysis, this.ctx.engine?.vectors);
+    const text = [unknown, loading].filter(Boolean).join(' ');
     const shown = `${text}\u0000${failure}`;
     if (this.noteShown !== shown) {
       this.noteShown = shown;
       note.replaceChildren(text, ...(failure ? [failure, this.retry] : []));
     }
     put(note, 'hidden', hidden);
-    note.classList.toggle('loading', loading);
+    note.classList.toggle('loading', waiting);
   }
 
   /**
@@ -274,10 +275,13 @@ function visible(original) {
 }
 
 /**
- * What the note under the strip says: unknown words explained, loading words,
- * and failed ones (`failure`, followed by the retry button).
+ * What the note under the strip says, in parts: `unknown` words explained,
+ * `loading` words, and `failure`d ones (followed by the retry button);
+ * `waiting`: only loading words, no warning. The note is not a live region:
+ * the status (status.js) says `unknown` and `failure` once the analysis is
+ * in, and `loading` only shows, for it changes with every key typed.
  */
-function noteOf(analysis, vectors) {
+export function noteOf(analysis, vectors) {
   const tokens = analysis.tokens ?? [];
   const unique = (list) => [...new Set(list)];
   const quote = (words) => words.slice(0, 8).map((w) => quoted(w, QUOTED)).join(', ') + (words.length > 8 ? ', …' : '');
@@ -285,18 +289,14 @@ function noteOf(analysis, vectors) {
   const pending = unique(tokens.filter((t) => t.pending).map((t) => t.text));
   const failed = vectors ? pending.filter((w) => (vectors.statusOf(w) ?? 'loading') !== 'loading') : [];
   const loading = pending.filter((w) => !failed.includes(w));
-  const parts = [];
-  if (unknown.length) {
-    const size = vectors ? grouped(vectors.manifest.words) : '';
-    parts.push(vectors?.fallback
-      ? `Not in the fallback vocabulary of ${size} words: ${quote(unknown)}. This site runs on the small fallback, so rarer words are missing; the whole GloVe vocabulary (400,000 words) is built by scripts/build-data.`
-      : `Not in the ${size}-word vocabulary: ${quote(unknown)}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`);
-  }
-  if (loading.length) parts.push(`Loading the vectors of ${quote(loading)}…`);
+  const size = unknown.length && vectors ? grouped(vectors.manifest.words) : '';
   return {
-    text: parts.join(' '),
+    unknown: !unknown.length ? '' : vectors?.fallback
+      ? `Not in the fallback vocabulary of ${size} words: ${quote(unknown)}. This site runs on the small fallback, so rarer words are missing; the whole GloVe vocabulary (400,000 words) is built by scripts/build-data.`
+      : `Not in the ${size}-word vocabulary: ${quote(unknown)}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`,
+    loading: loading.length ? `Loading the vectors of ${quote(loading)}…` : '',
     failure: failed.length ? ` The vectors of ${quote(failed)} could not be loaded (${vectors.statusOf(failed[0])}); they are left out. ` : '',
     hidden: !unknown.length && !pending.length,
-    loading: loading.length > 0 && !unknown.length && !failed.length,
+    waiting: loading.length > 0 && !unknown.length && !failed.length,
   };
 }

@@ -1,0 +1,144 @@
+// Accessibility as a screen reader or keyboard user meets it: what the live
+// regions say while a sentence is typed and while the temperature slider
+// moves, the order in which Tab reaches the share controls, and captions that
+// a phone shows whole, however wide their tables.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashFor, KING, openPage, ready, useSite } from './helpers.mjs';
+
+const site = useSite();
+
+/**
+ * Records, from now on, what the page's live regions tell a screen reader:
+ * `window.said` gets { region, text } each time the text of a shown live
+ * region changes to something new and not empty. A live region is what
+ * Chromium exposes as one: aria-live other than "off", or role status,
+ * alert or log (as <output> has) without aria-live="off". `window.shown`
+ * gets every text the status line and the note under the tokens show.
+ */
+async function listen(page) {
+  await page.evaluate(() => {
+    const LIVE = '[aria-live]:not([aria-live="off"]), :is([role="status"], [role="alert"], [role="log"], output):not([aria-live])';
+    window.said = [];
+    window.shown = new Set();
+    const last = new Map();
+    const textOf = (node) => (node.checkVisibility() ? node.textContent.trim() : '');
+    for (const node of document.querySelectorAll(LIVE)) last.set(node, textOf(node));
+    new MutationObserver(() => {
+      for (const node of document.querySelectorAll(LIVE)) {
+        const text = textOf(node);
+        if (text !== (last.get(node) ?? '') && text) window.said.push({ region: node.id, text });
+        last.set(node, text);
+      }
+      for (const id of ['status', 'unknown-note']) window.shown.add(textOf(document.getElementById(id)));
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['hidden', 'class', 'aria-live', 'role'] });
+  });
+}
+
+const said = (page) => page.evaluate(() => window.said);
+
+/** Resolves after two frames and a task: what a change writes in its frame, and in the next, is in. */
+const settled = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))));
+
+test('typing says the result once typing pauses, not each word being loaded at every key', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat'));
+  await ready(page);
+  await listen(page);
+  await page.focus('#sentence');
+  await page.keyboard.press('End');
+  // A steady typist: every key comes before the page fetches the word being typed.
+  await page.keyboard.type(' sat zorblax', { delay: 60 });
+  await page.waitForFunction(() => window.said.some((s) => /3 tokens in the attention, 1 left out/.test(s.text)), null, { timeout: 15000 });
+  await settled(page);
+  const heard = await said(page);
+  // One announcement, twelve keys: the tokens counted, and the unknown word named and explained.
+  assert.equal(heard.length, 1, JSON.stringify(heard, null, 1));
+  assert.match(heard[0].text, /^3 tokens in the attention, 1 left out · d = 50\. Not in the [\w ,-]*vocabulary[^:]*: 'zorblax'\./);
+  // The status line and the note still show the loading states to the eye.
+  const shown = await page.evaluate(() => [...window.shown]);
+  assert.ok(shown.some((t) => /^Loading the vectors of \d word/.test(t)), JSON.stringify(shown));
+  assert.ok(shown.some((t) => /^Loading the vectors of 'sat'/.test(t)), JSON.stringify(shown));
+  assert.match(await page.textContent('#status'), /^3 tokens in the attention, 1 left out · d = 50 · scores × 1\/√50$/);
+  await finish();
+});
+
+test('each step of the temperature slider says the focused row once; the slider says its value', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=whatif'));
+  await ready(page);
+  await page.waitForSelector('#whatif-compare caption');
+  await listen(page);
+  await page.focus('#opt-temperature');
+  const temperatures = [];
+  for (let step = 0; step < 3; step++) {
+    const before = await page.textContent('#temperature-value');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((t) => document.getElementById('temperature-value').textContent !== t, before);
+    await settled(page);
+    temperatures.push(await page.textContent('#temperature-value'));
+  }
+  assert.deepEqual(temperatures, ['1.02', '1.05', '1.07']);
+  // The slider's own value text gives the temperature; the live regions only the effect, once a step.
+  assert.equal(await page.getAttribute('#opt-temperature', 'aria-valuetext'), 'temperature 1.07');
+  const heard = await said(page);
+  assert.deepEqual(heard.map((s) => s.region), ['announce', 'announce', 'announce'], JSON.stringify(heard, null, 1));
+  for (const { text } of heard) assert.match(text, /^Focus on king \(word 2\)\. Strongest keys: king \(word 2\) 0\.4\d{3}, /);
+  assert.equal(new Set(heard.map((s) => s.text)).size, 3, 'new weights at each step');
+  // The status line still shows the temperature.
+  assert.match(await page.textContent('#status'), /÷ 1\.07$/);
+  await finish();
+});
+
+for (const width of [1200, 360]) {
+  test(`at ${width} px Tab goes through the share controls in the order they are seen, into the panel from its button`, async () => {
+    const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), { viewport: { width, height: 800 } });
+    await ready(page);
+    await page.click('#share-open');
+    await page.focus('#copy-link');
+    const reached = [];
+    for (let k = 0; k < 12; k++) {
+      reached.push(await page.evaluate(() => {
+        const node = document.activeElement;
+        const box = node.getBoundingClientRect();
+        return { name: node.id || `copy ${node.dataset.copy}`, top: box.top + scrollY, bottom: box.bottom + scrollY, left: box.left };
+      }));
+      await page.keyboard.press('Tab');
+    }
+    const names = reached.map((r) => r.name);
+    assert.deepEqual(names, [
+      'copy-link', 'export-figure', 'export-png', 'export-svg', 'export-csv', 'export-json', 'share-open',
+      'share-view', 'share-link', 'copy share-link', 'share-iframe', 'copy share-iframe',
+    ]);
+    // Each stop is after the one before as a reader's eye goes: further right on its line, or on a line below.
+    reached.slice(1).forEach((next, k) => {
+      const before = reached[k];
+      const sameLine = next.top < before.bottom && before.top < next.bottom;
+      assert.ok(sameLine ? next.left > before.left : next.top >= before.bottom, `${before.name} → ${next.name}: ${JSON.stringify([before, next])}`);
+    });
+    await finish();
+  });
+}
+
+test('on a 360 px phone the captions of the steps table and of the weights table wrap to the screen', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'), { viewport: { width: 360, height: 740 } });
+  await ready(page);
+  await page.waitForSelector('#explain .steps-table caption');
+  for (const selector of ['#explain .steps-table', '#weights']) {
+    const table = page.locator(selector);
+    await table.scrollIntoViewIfNeeded();
+    const read = () => table.evaluate((node) => {
+      const box = (n) => { const r = n.getBoundingClientRect(); return { left: r.left, right: r.right }; };
+      return { caption: box(node.caption), table: box(node), scroller: box(node.parentElement), text: node.caption.textContent };
+    });
+    const seen = await read();
+    assert.ok(seen.table.right > 360, `${selector} is wider than the phone (${seen.table.right}), so the test means something`);
+    assert.ok(seen.caption.left >= 0 && seen.caption.right <= 360, `${selector} caption ${JSON.stringify(seen)}`);
+    assert.ok(seen.caption.right <= seen.scroller.right + 0.5, `${selector} caption within its scroller ${JSON.stringify(seen)}`);
+    // The table scrolls sideways in its own box; its caption stays where it is read.
+    await table.evaluate((node) => { node.parentElement.scrollLeft = 120; });
+    const scrolled = await read();
+    assert.ok(scrolled.table.left < seen.table.left - 100, 'the table scrolled');
+    assert.deepEqual(scrolled.caption, seen.caption);
+  }
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 360, 'the page itself does not scroll sideways');
+  await finish();
+});
