@@ -62,6 +62,35 @@ test('typing says the result once typing pauses, not each word being loaded at e
   await finish();
 });
 
+test('typing with a row focused says its new weights once the keys pause, not at every key', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat sat', '&focus=1'));
+  await ready(page);
+  await listen(page);
+  // A slow typist, a key every 250 ms (typed in the page, so that slowed frames leave the pace alone): the page computes between keys.
+  await page.evaluate((text) => new Promise((resolve) => {
+    const box = document.getElementById('sentence');
+    box.focus();
+    let k = 0;
+    const key = () => {
+      box.value += text[k++];
+      box.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: text[k - 1] }));
+      if (k < text.length) setTimeout(key, 250);
+      else resolve();
+    };
+    key();
+  }), ' on the mat');
+  await page.waitForFunction(() => window.said.some((s) => s.region === 'status-said' && /^6 tokens/.test(s.text)), null, { timeout: 15000 });
+  await page.waitForFunction(() => window.said.some((s) => s.region === 'announce'), null, { timeout: 15000 });
+  await page.waitForTimeout(700);
+  const heard = await said(page);
+  // Eleven keys, each a new analysis: the row of "cat" is said once, with the weights of the whole sentence.
+  assert.deepEqual(heard.map((s) => s.region).sort(), ['announce', 'status-said'], JSON.stringify(heard, null, 1));
+  const row = heard.find((s) => s.region === 'announce').text;
+  assert.match(row, /^Focus on cat \(word 2\)\. Strongest keys: /);
+  assert.match(row, /mat \(word 6\)|the \(word [15]\)|on \(word 4\)|sat \(word 3\)/, 'keys typed after the focus are among them');
+  await finish();
+});
+
 test('each step of the temperature slider says the focused row once; the slider says its value', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=whatif'));
   await ready(page);

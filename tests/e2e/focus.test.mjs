@@ -272,6 +272,8 @@ test("the live region says the focused row again when its weights change, and on
   await page.keyboard.type(' wisely', { delay: 30 });
   await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 9);
   assert.equal((await hashOf(page)).focus, '1');
+  // Said once the keys pause (dom.js announcer), not at each key.
+  await page.waitForFunction((before) => document.getElementById('announce').textContent !== before, said[0]);
   said.push(await announced(page));
   await page.locator('#opt-temperature').fill('0.3');
   assert.equal((await hashOf(page)).t, '2');

@@ -138,3 +138,33 @@ export function download(blob, name) {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
+
+/** How long after the last key typed a live region speaks: once typing pauses, longer than the gap between a steady typist's keys. */
+const SAID_AFTER_TYPING_MS = 500;
+
+/**
+ * The live region `region`: `say(text)` puts `text` there when it differs
+ * from what was said last (a focus click, a slider step, says nothing
+ * again), and, while the sentence is being typed (`ctx.typing`), only once
+ * the keys pause: a screen reader would otherwise hear a result per key.
+ * `say(null)` drops a text still waiting; `say('')` empties the region
+ * silently, so that the next text is said whatever it is.
+ */
+export function announcer(ctx, region) {
+  let said = '';
+  let timer = 0;
+  const write = (text) => {
+    said = text;
+    put(region, 'textContent', text);
+  };
+  // Counted from the last key at each try: a key typed while the text waited puts it off again.
+  const attempt = (text) => {
+    const wait = ctx.typing ? (ctx.keystroke ?? 0) + SAID_AFTER_TYPING_MS - performance.now() : 0;
+    if (wait > 0 && text) timer = setTimeout(() => attempt(text), wait);
+    else write(text);
+  };
+  return (text) => {
+    clearTimeout(timer);
+    if (region && text !== null && text !== said) attempt(text);
+  };
+}

@@ -7,7 +7,7 @@
 
 import { paintable } from '../analysis.js';
 import { settingsCaption } from '../figure.js';
-import { el, put } from '../dom.js';
+import { announcer, el, put } from '../dom.js';
 import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay, strongestKeys } from '../paint.js';
 import { counted, grouped, isolate } from '../text.js';
@@ -25,7 +25,7 @@ class MainHeatmap {
     this.box = box;
     this.base = document.getElementById('heatmap');
     this.overlay = document.getElementById('heatmap-overlay');
-    this.announcer = document.getElementById('announce');
+    this.say = announcer(ctx, document.getElementById('announce'));
     this.zoom = new ZoomWindow(0);
     this.controls = zoomControls(box, this.overlay, this.zoom, () => this.zoomed());
     this.analysis = null; // the analysis drawn
@@ -33,7 +33,6 @@ class MainHeatmap {
     this.drawn = null; // { analysis, width, theme, window } of the base layer
     this.focus = null;
     this.cursor = null; // { row, col } of a key cursor moved along the focused row: its cell is said, not the row
-    this.said = ''; // the text last put in the live region
     this.palette = 'viridis';
     const store = this.store;
     this.heatmap = new HeatmapView({
@@ -191,12 +190,13 @@ class MainHeatmap {
     return `Focus on ${word(i)}. Strongest key${top.length === 1 ? '' : 's'}: ${top.join(', ')}.`;
   }
 
-  /** Puts the announcement of `state` in the live region when it differs from what was said: a render that changes nothing said stays silent. */
+  /**
+   * Says the announcement of `state` when it differs from what was said (a
+   * render that changes nothing stays silent), and while typing only once
+   * the keys pause: a focused row's new weights at every key were too many.
+   */
   announce(state) {
-    const text = this.announcement(state);
-    if (text === this.said || !this.announcer) return;
-    this.said = text;
-    put(this.announcer, 'textContent', text);
+    this.say(this.announcement(state));
   }
 
   /**

@@ -4,14 +4,11 @@
 // reader hears the result alone (with the words left out, and why), once,
 // through #status-said.
 
-import { put } from '../dom.js';
+import { announcer, put } from '../dom.js';
 import { describeProblems } from '../params.js';
 import { formatTemperature } from '../state.js';
 import { counted, grouped } from '../text.js';
 import { noteOf } from './tokens.js';
-
-/** How long after the last key typed the result is said: once typing pauses, longer than the gap between a steady typist's keys. */
-const SAID_AFTER_TYPING_MS = 500;
 
 export function mountStatus(ctx) {
   const status = document.getElementById('status');
@@ -101,27 +98,4 @@ export function mountStatus(ctx) {
 function tokenCounts(analysis) {
   const left = analysis.tokens.filter((t) => !t.known).length;
   return `${counted(analysis.n, 'token')} in the attention${left ? `, ${grouped(left)} left out` : ''} · d = ${analysis.dim}`;
-}
-
-/**
- * The status's live region `region`: `say(text)` puts `text` there when it
- * differs from what was said last (a focus click, a slider step, says
- * nothing again), and, while the sentence is being typed, only once the
- * keys pause. `say(null)` drops a text still waiting; `say('')` empties the
- * region silently, so that the next text is said whatever it is.
- */
-function announcer(ctx, region) {
-  let said = '';
-  let timer = 0;
-  const write = (text) => {
-    said = text;
-    put(region, 'textContent', text);
-  };
-  return (text) => {
-    clearTimeout(timer);
-    if (text === null || text === said) return;
-    const wait = ctx.typing ? (ctx.keystroke ?? 0) + SAID_AFTER_TYPING_MS - performance.now() : 0;
-    if (wait > 0 && text) timer = setTimeout(() => write(text), wait);
-    else write(text);
-  };
 }
