@@ -2,8 +2,9 @@
 // keeps the app (pages, scripts, styles, the wasm) and every word-vector
 // shard the page has fetched, in the Cache API of this site:
 // - at install, every file of the app (BUILD.files, written by scripts/build),
-//   in a cache named by their version; then it takes control of the page at
-//   once, and that page names the shards it fetched before (message 'keep');
+//   in a cache named by their version, all or none; then it takes control of
+//   the page at once, and that page names the shards it fetched before
+//   (message 'keep');
 // - shards and the nearest-word index live under a folder named by their
 //   set's id (data/glove-6b-50d/<set>/…), so their content never changes:
 //   served from the cache when there, else fetched and kept; those of an
@@ -24,9 +25,12 @@ const SHARD_PATH = /\/data\/glove-6b-50d\/([0-9a-f]{16})\//;
 self.addEventListener('install', (event) => {
   // Revalidated, not taken from the HTTP cache as they are: one version of every file.
   const files = BUILD.files.map((file) => new Request(file, { cache: 'no-cache' }));
-  // A file that fails (the network dropped) is kept later, when the page fetches it.
-  event.waitUntil(caches.open(APP).then((cache) => cache.addAll(files)).catch(() => {}));
-  self.skipWaiting();
+  // All or nothing (addAll stores nothing unless every file arrived): a file
+  // that fails (the network dropped, a deploy half copied) fails the install,
+  // so that the worker in control keeps its complete copy, which activate
+  // would delete, and the browser tries again at the next visit. An install
+  // that went on with an empty copy left a page that could not open offline.
+  event.waitUntil(caches.open(APP).then((cache) => cache.addAll(files)).then(() => self.skipWaiting()));
 });
 
 self.addEventListener('activate', (event) => {

@@ -3,7 +3,7 @@
 // fallback, a file of the user's own, and a visit with no network.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashFor, hashOf, KING, openPage, readTable, ready, rowOf, useSite } from './helpers.mjs';
+import { DIST, hashFor, hashOf, KING, openPage, readTable, ready, rowOf, serveDist, useSite } from './helpers.mjs';
 
 const site = useSite();
 const SHARD = '**/data/glove-6b-50d/*/*.aews';
@@ -357,6 +357,41 @@ test('after one visit the page opens with no network, and says which words need 
   assert.match(await page.textContent('#unknown-note'), /'wisdom' could not be loaded \(.*could not be downloaded \(offline\?\)\)/);
   await context.setOffline(false);
   await finish();
+});
+
+test('a new version whose install fails keeps the offline copy of the last one', async () => {
+  // A server of its own: after the first visit, a new sw.js (a new version)
+  // is deployed, and one of its files fails while it installs.
+  let deployed = false;
+  let failures = 0;
+  const server = await serveDist(DIST, {
+    answers: {
+      '/sw.js': (body) => ({ status: 200, body: deployed ? body.toString('utf8').replace(/"version":"[0-9a-f]+"/, '"version":"0000000000000002"') : body }),
+      '/embed.html': (body) => (deployed && (failures += 1) === 1 ? { status: 503, body: 'busy' } : { status: 200, body }),
+    },
+  });
+  try {
+    const { page, context, finish } = await openPage(site.browser, server.url + hashFor(KING), { allow: [/ERR_INTERNET_DISCONNECTED|Failed to load resource|503/] });
+    await ready(page);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20000 });
+    deployed = true;
+    // The page looks for a new worker at each visit: this one finds the new version, whose install is refused a file.
+    await page.reload();
+    await ready(page);
+    for (const started = Date.now(); failures === 0;) {
+      assert.ok(Date.now() - started < 20000, 'the new version is installed within 20 s');
+      await page.waitForTimeout(200);
+    }
+    await page.waitForFunction(() => navigator.serviceWorker.getRegistration().then((r) => !r.installing && !r.waiting), null, { timeout: 20000, polling: 200 });
+    await context.setOffline(true);
+    await page.reload();
+    await ready(page);
+    assert.equal((await readTable(page)).rows[1].cells[2], '0.0489', 'the last version opens offline');
+    await context.setOffline(false);
+    await finish();
+  } finally {
+    await server.close();
+  }
 });
 
 /** A small GloVe-style file of four words in 3 dimensions ('cat' is not in it). */
