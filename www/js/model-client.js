@@ -5,13 +5,23 @@
 
 const WORKER_URL = new URL('./model-worker.js', import.meta.url);
 
+/**
+ * The worker gives up a download that receives nothing for 20 s. A test
+ * sets `globalThis.aeModelStallMs` before the page loads to shorten that
+ * (to no less than 100 ms) instead of waiting; it never lengthens it.
+ */
+function loadMessage() {
+  const stallMs = globalThis.aeModelStallMs;
+  return Number.isFinite(stallMs) ? { type: 'load', stallMs } : { type: 'load' };
+}
+
 /** Request type → the type of its answer (and its handler's name). */
 const ANSWERS = { run: 'result', search: 'ranking', rank: 'ranking', rollout: 'rollout', details: 'details', project: 'projection' };
 
 export class ModelClient {
   /**
    * `handlers`: { progress({ file, received, total }), ready({ layers, heads, … }),
-   * result({ id, tokens, weights, behaviours, … }), error({ id, message, file, status }),
+   * result({ id, tokens, weights, behaviours, … }), error({ id, message, file, status, network }),
    * and, for the questions about a run or a head: ranking(message),
    * rollout(message), details(message), projection(message),
    * failed(channel, message) (an error answering one of them) }.
@@ -39,7 +49,7 @@ export class ModelClient {
       event.preventDefault();
       this.handlers.error({ id: null, message: `The model's worker stopped: ${event.message || 'its script could not be loaded'}. Reload the page.`, file: 'js/model-worker.js', status: null });
     });
-    this.worker.postMessage({ type: 'load' });
+    this.worker.postMessage(loadMessage());
   }
 
   /** Sends a request of `type` (see the worker's messages); returns its id. */
@@ -61,9 +71,9 @@ export class ModelClient {
     this.latest[answer] = -1;
   }
 
-  /** Loads again after a failure (the worker forgets a failed load). */
+  /** Loads again after a failure (the worker forgets a failed load, and keeps what arrived of a broken download). */
   retry() {
-    this.worker?.postMessage({ type: 'load' });
+    this.worker?.postMessage(loadMessage());
   }
 
   receive(message) {

@@ -15,8 +15,13 @@
 // run gets no answer (the page asks again when the new run arrives). Of each
 // kind of request only the latest waiting one is kept; runs go first.
 //
+// A download that receives nothing for STALL_MS is given up; one that broke
+// off keeps what arrived (`partial`), and the next attempt asks the server
+// for the rest with a Range request, or starts again from zero when the
+// server ignores it. The SHA-256 is checked on the whole file either way.
+//
 // Messages in:
-//   { type: 'load' }
+//   { type: 'load', stallMs }    stallMs (optional): a shorter stall bound, for tests only
 //   { type: 'run', id, sentence, words, hideSpecial }
 //   { type: 'search', id, run, query, key }       every head by the weight query → key
 //   { type: 'rank', id, run, pattern }            every head by a behaviour (model-state.js BEHAVIOURS)
@@ -47,8 +52,10 @@
 //       panel (teach-steps.js), from the head's own q, k, v and weights
 //   { type: 'projection', id, layer, head, n, tokens, points ((2n, 2): queries
 //     then keys), explained: [share of axis 1, share of axis 2] }
-//   { type: 'error', id, channel, message, file, status }
-//       channel: the request's type ('run' for a load or run error; id null for a load error)
+//   { type: 'error', id, channel, message, file, status, network }
+//       channel: the request's type ('run' for a load or run error; id null for a load error);
+//       network: true when the connection failed (no answer, a stall, a drop), which coming
+//       back online may cure
 
 const MODEL_URL = new URL('../model/', import.meta.url);
 const PKG_URL = new URL('../pkg-model/attention_model_wasm.js', import.meta.url);
@@ -56,15 +63,32 @@ const WASM_URL = new URL('../pkg-model/attention_model_wasm_bg.wasm', import.met
 const CACHE_NAME = 'attention-explorer-model-v1';
 /** At most this many progress messages a second. */
 const PROGRESS_INTERVAL_MS = 50;
+/**
+ * How long a download may receive nothing before it is given up. The
+ * browser hands the body over as it arrives, so even a poor mobile link
+ * (2G, about 25 KB/s) delivers something every second or so; 20 s without a
+ * single byte means the server or the connection has stopped, and is about
+ * as long as anyone watches a frozen progress bar before thinking the page
+ * broken.
+ */
+const STALL_MS = 20000;
+let stallMs = STALL_MS;
 
-/** An error that names the file and, for an HTTP failure, the status. */
+/**
+ * An error that names the file and, for an HTTP failure, the status;
+ * `network`: the connection failed (see the 'error' message).
+ */
 class ModelFileError extends Error {
-  constructor(message, file, status = null) {
+  constructor(message, file, status = null, network = false) {
     super(message);
     this.file = file;
     this.status = status;
+    this.network = network;
   }
 }
+
+/** What arrived of a download that broke off, for the next attempt: url → { bytes, received, validator }. */
+const partial = new Map();
 
 let loading = null; // Promise of { session, manifest }
 /** The latest waiting request of each kind, served in this order (a run first). */
@@ -75,6 +99,8 @@ let current = null; // { id, run }: the last ModelRun, kept for questions about 
 self.addEventListener('message', (event) => {
   const message = event.data;
   if (message?.type === 'load') {
+    // Tests shorten the stall bound so as not to wait 20 s; it never grows.
+    if (Number.isFinite(message.stallMs)) stallMs = Math.min(STALL_MS, Math.max(100, message.stallMs));
     load().catch(() => {}); // reported by load itself
   } else if (message && Object.hasOwn(waiting, message.type)) {
     waiting[message.type] = message;
@@ -84,7 +110,7 @@ self.addEventListener('message', (event) => {
 
 function report(error, id = null, channel = 'run') {
   const message = error instanceof Error ? error.message : String(error);
-  self.postMessage({ type: 'error', id, channel, message, file: error?.file ?? null, status: error?.status ?? null });
+  self.postMessage({ type: 'error', id, channel, message, file: error?.file ?? null, status: error?.status ?? null, network: Boolean(error?.network) });
 }
 
 function load() {
@@ -148,15 +174,20 @@ async function fetchManifest() {
   const cache = await openCache();
   let response;
   let fromNetwork = true;
+  // The manifest (130 KB) gets the stall bound as a whole: 6 KB/s is enough.
+  const watch = stallWatch();
   try {
-    response = await fetch(url, { cache: 'no-cache' });
+    response = await fetch(url, { cache: 'no-cache', signal: watch.signal });
   } catch (error) {
-    // Offline: the copy kept at the last visit still describes the kept files.
+    watch.stop();
+    // Offline, or no answer: the copy kept at the last visit still describes the kept files.
     response = await cache?.match(url);
     fromNetwork = false;
-    if (!response) throw new ModelFileError(`The trained model could not be downloaded: model/${file} did not arrive (${error.message}). Check the connection and try again.`, file);
+    const why = watch.stalled ? `nothing came for ${seconds(stallMs)}` : error.message;
+    if (!response) throw new ModelFileError(`The trained model could not be downloaded: model/${file} did not arrive (${why}). Check the connection and try again.`, file, null, true);
   }
   if (!response.ok) {
+    watch.stop();
     const hint = response.status === 404
       ? ' This site has no trained model: build it with scripts/build-model, then scripts/build (see the README).'
       : '';
@@ -166,7 +197,10 @@ async function fetchManifest() {
   try {
     manifest = await response.clone().json();
   } catch (error) {
+    if (watch.stalled) throw new ModelFileError(`The trained model could not be downloaded: model/${file} stopped arriving (nothing came for ${seconds(stallMs)}). Check the connection and try again.`, file, null, true);
     throw new ModelFileError(`The trained model's model/${file} is not valid JSON (${error.message}).`, file);
+  } finally {
+    watch.stop();
   }
   const entry = (e) => e && typeof e.file === 'string' && Number.isInteger(e.bytes) && typeof e.sha256 === 'string';
   if (!entry(manifest?.core) || !Array.isArray(manifest.shards) || !manifest.shards.every(entry)) {
@@ -177,12 +211,18 @@ async function fetchManifest() {
 }
 
 function reportProgress(entry) {
-  let last = 0;
-  return (received, total, done) => {
-    const now = performance.now();
-    if (!done && now - last < PROGRESS_INTERVAL_MS) return;
-    last = now;
+  let last = -Infinity;
+  let trailing = 0;
+  const post = (received, total) => {
+    last = performance.now();
     self.postMessage({ type: 'progress', file: entry.file, received, total });
+  };
+  return (received, total, done) => {
+    clearTimeout(trailing);
+    const wait = last + PROGRESS_INTERVAL_MS - performance.now();
+    if (done || wait <= 0) post(received, total);
+    // The count before a pause is shown too: a stalled download's bar stops where its bytes did.
+    else trailing = setTimeout(() => post(received, total), wait);
   };
 }
 
@@ -227,8 +267,16 @@ async function useFile(entry, consume, onProgress = null) {
     }
     await cache.delete(url);
   }
-  const bytes = await download(url, entry, onProgress, cache !== null);
-  if (!(await intact(bytes, entry))) {
+  let { bytes, resumed } = await download(url, entry, onProgress, cache !== null);
+  let whole = await intact(bytes, entry);
+  // A file that changed on the server between the two parts of a resumed
+  // download (and a server that ignored If-Range) fails its checksum: once
+  // more from zero, then the check stands.
+  if (!whole && resumed) {
+    ({ bytes } = await download(url, entry, onProgress, cache !== null));
+    whole = await intact(bytes, entry);
+  }
+  if (!whole) {
     throw new ModelFileError(`The model file ${entry.file} arrived damaged: its SHA-256 does not match model/manifest.json (rebuild the model, or reload).`, entry.file);
   }
   const value = consume(bytes, false);
@@ -236,37 +284,149 @@ async function useFile(entry, consume, onProgress = null) {
   return value;
 }
 
+function formatMB(bytes) {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+function seconds(ms) {
+  const s = Math.round(ms / 1000);
+  return s === 1 ? '1 second' : `${s} seconds`;
+}
+
+/**
+ * An AbortSignal that fires when nothing arrives for `stallMs`: `alive()`
+ * restarts the count (a chunk came), `stop()` ends it; `stalled` says
+ * whether it fired (an abort's own error says nothing of why).
+ */
+function stallWatch() {
+  const controller = new AbortController();
+  let timer = 0;
+  const watch = {
+    signal: controller.signal,
+    stalled: false,
+    alive() {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        watch.stalled = true;
+        controller.abort();
+      }, stallMs);
+    },
+    stop: () => clearTimeout(timer),
+  };
+  watch.alive();
+  return watch;
+}
+
+/**
+ * Downloads one file of the manifest into `entry.bytes` bytes; returns {
+ * bytes, resumed }, resumed when part of it came from an earlier attempt
+ * (the file is not yet checked). A download that breaks off or stalls
+ * keeps what arrived in `partial` for the next attempt.
+ */
 async function download(url, entry, onProgress, bypassHttpCache) {
-  let response;
+  let part = partial.get(url) ?? null;
+  const watch = stallWatch();
+  try {
+    let response = await request(url, entry, part, bypassHttpCache, watch);
+    if (part && !resumes(response, part, entry)) {
+      part = null;
+      // A Range the server answered otherwise than asked: the whole file, without one.
+      if (response.status === 206 || response.status === 416) {
+        response.body?.cancel().catch(() => {});
+        response = await request(url, entry, null, bypassHttpCache, watch);
+      }
+    }
+    const resumed = part !== null;
+    // Until a good answer comes, what arrived stays for the attempt after this one.
+    if (response.ok) partial.delete(url);
+    if (!response.ok) {
+      throw new ModelFileError(`The model file ${entry.file} could not be downloaded: the server answered HTTP ${response.status}${response.statusText ? ' ' + response.statusText : ''}.`, entry.file, response.status);
+    }
+    part ??= { bytes: new Uint8Array(entry.bytes), received: 0, validator: validatorOf(response) };
+    try {
+      await receive(response, entry, part, onProgress, watch);
+    } catch (error) {
+      if (error.network && part.received > 0) partial.set(url, part);
+      throw error;
+    }
+    return { bytes: part.bytes, resumed };
+  } finally {
+    watch.stop();
+  }
+}
+
+/** The response to a download, asking for the rest of `part` when there is one. */
+async function request(url, entry, part, bypassHttpCache, watch) {
+  const headers = {};
+  if (part) {
+    headers.Range = `bytes=${part.received}-`;
+    // A file changed since the first part came is sent whole (200), not as the rest of the new one.
+    if (part.validator) headers['If-Range'] = part.validator;
+  }
   try {
     // The Cache API keeps the file; the HTTP cache would keep a second copy.
-    response = await fetch(url, bypassHttpCache ? { cache: 'no-store' } : {});
+    return await fetch(url, { cache: bypassHttpCache ? 'no-store' : 'default', headers, signal: watch.signal });
   } catch (error) {
-    throw new ModelFileError(`The model file ${entry.file} could not be downloaded: ${error.message}. Check the connection and try again.`, entry.file);
+    const why = watch.stalled ? `the server sent no answer for ${seconds(stallMs)}` : error.message;
+    throw new ModelFileError(`The model file ${entry.file} could not be downloaded: ${why}. Check the connection and try again.`, entry.file, null, true);
   }
-  if (!response.ok) {
-    throw new ModelFileError(`The model file ${entry.file} could not be downloaded: the server answered HTTP ${response.status}${response.statusText ? ' ' + response.statusText : ''}.`, entry.file, response.status);
-  }
-  if (!onProgress || !response.body) return new Uint8Array(await response.arrayBuffer());
-  const bytes = new Uint8Array(entry.bytes);
-  const reader = response.body.getReader();
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (received + value.length > bytes.length) {
-      await reader.cancel();
-      throw new ModelFileError(`The model file ${entry.file} is longer than model/manifest.json says (${entry.bytes} bytes): rebuild the model.`, entry.file);
+}
+
+/** True when `response` is the rest of `part`: a 206 from where it stopped to the end. */
+function resumes(response, part, entry) {
+  if (response.status !== 206) return false;
+  const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.headers.get('Content-Range') ?? '');
+  return range !== null && Number(range[1]) === part.received && Number(range[2]) === entry.bytes - 1 && Number(range[3]) === entry.bytes;
+}
+
+/** What If-Range needs to ask for the same file again: a strong ETag, else the Last-Modified date. */
+function validatorOf(response) {
+  const etag = response.headers.get('ETag');
+  return etag && !etag.startsWith('W/') ? etag : response.headers.get('Last-Modified');
+}
+
+/** Reads the body of `response` into `part`, from `part.received` on; throws a ModelFileError saying what went wrong. */
+async function receive(response, entry, part, onProgress, watch) {
+  const start = part.received;
+  const reader = response.body?.getReader();
+  const type = response.headers.get('Content-Type') ?? '';
+  const arrived = () => `${formatMB(part.received)} of ${formatMB(entry.bytes)}`;
+  try {
+    for (;;) {
+      const { done, value } = reader ? await reader.read() : { done: true };
+      watch.alive();
+      if (done) break;
+      if (part.received + value.length > part.bytes.length) {
+        await reader.cancel();
+        if (looksLikeHtml(part.bytes.subarray(start, part.received), type)) throw webPageError(entry, part.received - start);
+        throw new ModelFileError(`The model file ${entry.file} is longer than model/manifest.json says (${entry.bytes} bytes): rebuild the model.`, entry.file);
+      }
+      part.bytes.set(value, part.received);
+      part.received += value.length;
+      onProgress?.(part.received, entry.bytes, false);
     }
-    bytes.set(value, received);
-    received += value.length;
-    onProgress(received, entry.bytes, false);
+  } catch (error) {
+    if (error instanceof ModelFileError) throw error;
+    const why = watch.stalled ? `nothing came for ${seconds(stallMs)}` : `the connection broke (${error.message})`;
+    throw new ModelFileError(`The model file ${entry.file} stopped arriving after ${arrived()}: ${why}. Check the connection and try again.`, entry.file, null, true);
   }
-  onProgress(received, entry.bytes, true);
-  if (received !== entry.bytes) {
-    throw new ModelFileError(`The model file ${entry.file} was cut off: ${received} of ${entry.bytes} bytes arrived.`, entry.file);
+  onProgress?.(part.received, entry.bytes, true);
+  if (part.received !== entry.bytes) {
+    if (looksLikeHtml(part.bytes.subarray(start, part.received), type)) throw webPageError(entry, part.received - start);
+    throw new ModelFileError(`The model file ${entry.file} was cut off: ${part.received} of ${entry.bytes} bytes arrived. Check the connection and try again.`, entry.file, null, true);
   }
-  return bytes;
+}
+
+/** True for a body labelled as HTML, or one that opens like a web page (the model's files open with their magic). */
+function looksLikeHtml(bytes, type) {
+  if (/^\s*text\/html/i.test(type)) return true;
+  const opening = new TextDecoder().decode(bytes.subarray(0, 256)).replace(/^\uFEFF?\s*/, '').toLowerCase();
+  return /^<(!doctype html|html|head|body|!--)/.test(opening);
+}
+
+/** An HTML page where a model file was expected: a missing file behind a catch-all page, a sign-in page, an error page. */
+function webPageError(entry, received) {
+  return new ModelFileError(`The server sent a web page (${received} bytes of HTML) instead of the model file ${entry.file}, which is ${formatMB(entry.bytes)}: the site may lack the file, or a sign-in or error page answered. Try again later, or ask whoever runs the site to check its model/ folder.`, entry.file);
 }
 
 async function drain() {

@@ -11,7 +11,8 @@
 // the projection share one hover (`setHover`), which is not in the link.
 // While a new sentence runs, the last run stays on screen; when the model
 // cannot run it, that run is hidden (`hideStale`), never passed off as the
-// new sentence's.
+// new sentence's. A failed download is asked for again (`retry`) by Try
+// again, by reopening the view, and by the browser coming back online.
 
 import { colorbarOf, colormap, matrixCanvas, sentenceCase } from '../../analysis.js';
 import { ModelClient } from '../../model-client.js';
@@ -108,6 +109,8 @@ class ModelView {
     this.shown = null; // { run, layer, head } the heatmap holds
     this.stale = false; // the run is another sentence's, which the model could not replace (hidden)
     this.loadedOnce = false;
+    this.failure = null; // the worker's last error message, until a result replaces it
+    this.closed = false; // hidden since the last update
     this.downloaded = 0;
     this.runs = 0;
     this.carry = null; // the search's query and key pieces, while the units or [CLS]/[SEP] change
@@ -127,6 +130,10 @@ class ModelView {
     this.parts = [this.search, this.inside, this.projection, this.flow];
     wireGrid(this.dom.grid, { size: () => this.run, open: (layer, head) => this.openHead(layer, head) });
     this.wireControls();
+    // A download lost with the connection is fetched again when it returns (not while the view is closed: reopening does it).
+    window.addEventListener('online', () => {
+      if (!root.hidden && this.failure?.network && !this.dom.retry.hidden) this.retry();
+    });
   }
 
   change(changes, how = 'push') {
@@ -178,13 +185,16 @@ class ModelView {
       },
       result: (message) => {
         this.downloaded += message.fetched.bytes;
+        this.failure = null;
         this.showError('');
         this.receive(message);
       },
       error: (message) => {
         this.root.dataset.state = 'error';
+        this.failure = message;
         dom.loading.hidden = true;
-        dom.retry.hidden = this.loadedOnce;
+        // Once the model is in, only a file (a shard) can be tried again; a sentence it refuses cannot.
+        dom.retry.hidden = this.loadedOnce && message.file === null;
         // The core's messages are clauses ("the sentence has … pieces"); the page writes sentences.
         // A run of another sentence (or units) stays on screen only as long as nothing says it is this one's.
         const stale = this.run !== null && this.run.key !== this.requested;
@@ -357,15 +367,25 @@ class ModelView {
       // The view hides with the focused button in it: the focus goes back to the button that opens it.
       document.getElementById('model-open')?.focus({ preventScroll: true });
     });
-    dom.retry.addEventListener('click', () => {
-      this.showError('');
-      dom.retry.hidden = true;
-      dom.loading.hidden = false;
-      this.root.dataset.state = 'loading';
-      this.requested = null;
-      this.client.retry();
-      this.update(this.state, this.glove);
-    });
+    dom.retry.addEventListener('click', () => this.retry());
+  }
+
+  /** Asks again after a failure: the worker loads what it lacks (the core, the shards), then runs the sentence. */
+  retry() {
+    this.restart();
+    this.update(this.state, this.glove);
+  }
+
+  /** Clears the failure and asks the worker to load again; the next update asks for the run. */
+  restart() {
+    const { dom } = this;
+    this.failure = null;
+    this.showError('');
+    dom.retry.hidden = true;
+    dom.loading.hidden = false;
+    this.root.dataset.state = 'loading';
+    this.requested = null;
+    this.client.retry();
   }
 
   /** The page's palette for this view: its colour table and bar, and a painter of matrices on a given scale. */
@@ -384,6 +404,9 @@ class ModelView {
     }
     this.state = state;
     if (!glove.pending) this.glove = glove;
+    // Reopened after a failure that Try again would fix: it starts again by itself.
+    if (this.closed && !dom.retry.hidden) this.restart();
+    this.closed = false;
     root.hidden = false;
     dom.units[state.model.units].checked = true;
     dom.special.checked = state.model.special;
@@ -399,6 +422,7 @@ class ModelView {
   }
 
   hide() {
+    this.closed = true;
     this.root.hidden = true;
     this.head.release();
   }
