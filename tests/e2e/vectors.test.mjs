@@ -1,8 +1,9 @@
 // The word vectors as a user meets them: the first load, rare words, words
 // still loading, shards that fail or arrive damaged and a retry, the
 // fallback, a file of the user's own, and a visit with no network.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { VectorStore } from '../../www/js/vectors.js';
 import { DIST, hashFor, hashOf, KING, openPage, readTable, ready, rowOf, serveDist, useSite } from './helpers.mjs';
 
 const site = useSite();
@@ -240,6 +241,84 @@ test('a damaged shard is refused and named, not used', async () => {
   await finish();
 });
 
+test('shards queued behind slow ones are not given up while others still arrive; a stalled one is', async () => {
+  mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  try {
+    // Shard 1 comes after 10 s, shard 2 (queued behind it, as HTTP/1.1 sends six at a time) after 20 s, shard 3 never.
+    const arrives = { 1: 10000, 2: 20000 };
+    const fetch = (url, { signal }) => new Promise((resolve, reject) => {
+      const k = parseInt(url.pathname.match(/([0-9a-f]{4})\.aews$/)[1], 16);
+      signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+      if (arrives[k]) setTimeout(() => resolve(new Response(new Uint8Array([k]))), arrives[k]);
+    });
+    const added = [];
+    const explorer = { hasShard: () => false, addShard: (bytes, k) => added.push(k) };
+    const manifest = { files: 'set/{k}.aews', set: '0123456789abcdef' };
+    const store = new VectorStore({ explorer, manifest, base: new URL('http://site/data/manifest.json'), fetch });
+    const loads = [1, 2, 3].map((k) => store.load(k));
+    const advance = async (ms) => {
+      mock.timers.tick(ms);
+      for (let k = 0; k < 5; k++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    for (let t = 0; t < 40; t++) await advance(1000);
+    await Promise.all(loads);
+    assert.deepEqual(added, [1, 2], 'shard 2 came at 20 s, 5 s past the limit, while shard 1 had come at 10 s');
+    assert.deepEqual([...store.failed], [[3, 'nothing of set/0003.aews arrived for 15 s']]);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a shard spoilt once on the way is fetched again past the caches, and used', async () => {
+  const asked = [];
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
+    routes: [routeWordShard('ruled', async (route, body, response) => {
+      asked.push(route.request().url());
+      // A captive portal's page, sent with 200 in place of the file; the next answer is the file.
+      if (asked.length === 1) await route.fulfill({ status: 200, contentType: 'text/html', body: '<html><body>Sign in to the Wi-Fi</body></html>' });
+      else await route.fulfill({ response, body });
+    })],
+  });
+  await ready(page);
+  assert.ok((await readTable(page)).header.includes('ruled'));
+  assert.equal(await page.locator('#tokens .token.failed').count(), 0);
+  assert.equal(asked.length, 2, 'asked once more, then used');
+  await finish();
+});
+
+test('a shard gone because the site was updated says to reload the page', async () => {
+  let manifests = 0;
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
+    allow: [/404/],
+    routes: [
+      ['**/glove-6b-50d/manifest.json', async (route) => {
+        const response = await route.fetch();
+        const manifest = await response.json();
+        // Read again after the deploy: vectors built anew, another set.
+        if ((manifests += 1) > 1) manifest.set = 'ffffffffffffffff';
+        await route.fulfill({ response, body: JSON.stringify(manifest) });
+      }],
+      routeWordShard('ruled', (route) => route.fulfill({ status: 404, body: 'not found' })),
+    ],
+  });
+  await ready(page);
+  assert.match(await page.textContent('#unknown-note'), /'ruled' could not be loaded \(this site was updated since the page was opened \(its word vectors changed\): reload the page\)/);
+  await finish();
+});
+
+test('a page whose files stop coming says so, and what to do', async () => {
+  const { page, finish } = await openPage(site.browser, null, {
+    origins: [new URL(site.url).origin],
+    routes: [['**/glove-6b-50d/manifest.json', () => {}]], // never answered
+  });
+  await page.addInitScript(() => { window.aeStalledS = 1; });
+  await page.goto(site.url + hashFor(KING));
+  await page.waitForFunction(() => /^Still loading/.test(document.getElementById('status').textContent), null, { timeout: 10000 });
+  assert.equal(await page.textContent('#status'), 'Still loading after 1 s: the connection may be slow or stalled. Reload the page to try again.');
+  assert.equal(await page.textContent('#status-said'), await page.textContent('#status'), 'said, not only shown');
+  await finish();
+});
+
 test('a shard served under another shard\'s name is refused as damaged, and not asked for again and again', async () => {
   let asked = 0;
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
@@ -256,7 +335,7 @@ test('a shard served under another shard\'s name is refused as damaged, and not 
   assert.ok(!(await readTable(page)).header.includes('ruled'));
   assert.match(await page.textContent('#unknown-note'), /'ruled' could not be loaded \([0-9a-f/]+\.aews is damaged: invalid word-vector file: it holds shard [0-9a-f]{4}, not [0-9a-f]{4}\)/);
   await page.waitForTimeout(500);
-  assert.equal(asked, 1, 'the shard of ruled was asked for once');
+  assert.equal(asked, 2, 'the shard of ruled was asked for once, and once more past the caches');
   await finish();
 });
 
@@ -355,7 +434,10 @@ test('after one visit the page opens with no network, and says which words need 
   await page.fill('#sentence', 'The king and queen ruled the kingdom with wisdom');
   await page.waitForSelector('#tokens .token.pending.failed');
   assert.match(await page.textContent('#unknown-note'), /'wisdom' could not be loaded \(.*could not be downloaded \(offline\?\)\)/);
+  // Back online, the word comes without a click.
   await context.setOffline(false);
+  await page.waitForFunction(() => [...document.querySelectorAll('#weights thead th')].some((th) => th.textContent === 'wisdom'), null, { timeout: 10000 });
+  assert.equal(await page.locator('#tokens .token.failed').count(), 0);
   await finish();
 });
 

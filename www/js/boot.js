@@ -1,9 +1,12 @@
 // A classic deferred script that runs before the page's modules (deferred
 // scripts run in document order; start.js, async, may run earlier: it only
 // starts downloads, and the page reports their failures): if they fail to
-// load or throw, it shows what went wrong instead of leaving "Loading…" forever.
+// load or throw, it shows what went wrong instead of leaving "Loading…"
+// forever, and says when nothing has come for a while.
 (function () {
   'use strict';
+  // Seconds; a test may shorten it (window.aeStalledS, set before this runs), never lengthen it.
+  var STALLED_S = Math.max(1, Math.min(15, Number(window.aeStalledS) || 15));
   function show(text) {
     var target = document.getElementById('error');
     var status = document.getElementById('status');
@@ -13,6 +16,19 @@
     if (status) status.textContent = '';
     document.documentElement.setAttribute('data-failed', '1');
   }
+  // A file that never comes (a stalled connection, a server that stopped
+  // answering: a script, the wasm, the vectors' manifest) has no error to
+  // show. While the status still says its first "Loading…", after a while it
+  // says so, and what to do; the page's own status replaces it if the files
+  // come after all. (Words still loading after that have their own limit.)
+  setTimeout(function () {
+    var status = document.getElementById('status');
+    if (!status || status.textContent !== 'Loading…' || document.documentElement.hasAttribute('data-failed')) return;
+    var text = 'Still loading after ' + STALLED_S + ' s: the connection may be slow or stalled. Reload the page to try again.';
+    status.textContent = text;
+    var said = document.getElementById('status-said');
+    if (said) said.textContent = text;
+  }, STALLED_S * 1000);
   window.attentionExplorerFailed = function (error) {
     show('The page stopped with an error: ' + (error && error.message ? error.message : String(error)));
   };

@@ -5,9 +5,9 @@
 // (`explorer.missingShards`); this module fetches them, once each, and keeps
 // the state of every shard for the page: loading, or failed with a reason.
 //
-// A failed shard (HTTP error, timeout, a truncated, corrupt or foreign file)
-// stays failed until `retry()`: its words are marked with the reason and the
-// rest of the sentence is drawn. Nothing here touches the DOM.
+// A failed shard (HTTP error, timeout, a truncated, corrupt or foreign file,
+// twice) stays failed until `retry()`: its words are marked with the reason
+// and the rest of the sentence is drawn. Nothing here touches the DOM.
 
 const TIMEOUT_MS = 15000;
 /** Rounds of "fetch what is missing": a known word can reveal one more round. */
@@ -46,6 +46,8 @@ export class VectorStore {
     this.version = 0; // changes whenever a shard arrives or the failures are forgotten
     this.needed = null; // { text, version, shards }: the last text's shards not in yet (missing)
     this.arrived = new Set(); // URLs of the files read whole (the service worker keeps them: page.js)
+    this.lastArrival = -Infinity; // Date.now() when the last shard came in
+    this.updateCheck = null; // Promise of whether the site's shard set changed (#updated)
   }
 
   /** Whether the set is the small committed fallback, not the whole vocabulary. */
@@ -117,28 +119,69 @@ export class VectorStore {
     const url = this.shardUrl(k);
     const name = url.pathname.split('/').slice(-2).join('/');
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), TIMEOUT_MS);
+    const stop = this.#timeout(abort);
     this.requests += 1;
+    let answered = false;
     try {
       const response = await this.fetch(url, { signal: abort.signal, ...(this.reloads.has(k) ? { cache: 'reload' } : {}) });
+      if (response.status === 404 && await this.#updated()) throw new Error(`this site was updated since the page was opened (its word vectors changed): reload the page`);
       if (!response.ok) throw new Error(`the server answered HTTP ${response.status} for ${name}`);
+      answered = true;
       const bytes = new Uint8Array(await response.arrayBuffer());
       this.bytes += bytes.length;
+      this.lastArrival = Date.now();
       try {
         this.explorer.addShard(bytes, k);
         this.version += 1;
         this.arrived.add(url.href);
       } catch (error) {
-        this.reloads.add(k);
+        // A copy spoilt on the way or by a cache (a captive portal's page,
+        // a body cut short) is fetched again at once, past every cache;
+        // only a second bad copy fails.
+        if (!this.reloads.has(k)) {
+          this.reloads.add(k);
+          stop();
+          return this.#fetch(k);
+        }
         throw new Error(`${name} is damaged: ${error.message}`);
       }
     } catch (error) {
-      const reason = abort.signal.aborted ? `${name} did not arrive within ${TIMEOUT_MS / 1000} s` :
-        error instanceof TypeError ? `${name} could not be downloaded (offline?)` : error.message;
+      const reason = abort.signal.aborted ? `nothing of ${name} arrived for ${TIMEOUT_MS / 1000} s` :
+        !(error instanceof TypeError) ? error.message :
+          answered ? `${name} was cut off on the way` : `${name} could not be downloaded (offline?)`;
       this.failed.set(k, reason);
     } finally {
-      clearTimeout(timer);
+      stop();
     }
+  }
+
+  /**
+   * Aborts a request after TIMEOUT_MS, unless other shards arrived
+   * meanwhile: a long paste's requests wait their turn in the browser (six
+   * at a time over HTTP/1.1), and a slow but working connection must not
+   * fail them. Returns the function that stops the count.
+   */
+  #timeout(abort) {
+    let timer = 0;
+    const check = () => {
+      const quiet = Date.now() - this.lastArrival;
+      if (quiet >= TIMEOUT_MS) abort.abort();
+      else timer = setTimeout(check, TIMEOUT_MS - quiet);
+    };
+    timer = setTimeout(check, TIMEOUT_MS);
+    return () => clearTimeout(timer);
+  }
+
+  /**
+   * Whether the site now serves another shard set than this page's (a
+   * deploy of vectors built again: the page's shards are gone). Asked once,
+   * at the first shard that is not found.
+   */
+  #updated() {
+    this.updateCheck ??= this.fetch(new URL('manifest.json', this.base), { cache: 'no-cache' })
+      .then((response) => response.json())
+      .then((json) => typeof json?.set === 'string' && json.set !== this.manifest.set, () => false);
+    return this.updateCheck;
   }
 
   /** What is left to know about `word` (lowercased): null when nothing, else 'loading' or the failure's reason. */

@@ -56,6 +56,12 @@ class TokenStrip {
       this.ctx.engine?.vectors.retry();
       this.ctx.refresh();
     });
+    // Back online, the shards that failed offline are asked for again without a click.
+    window.addEventListener('online', () => {
+      if (!this.ctx.engine?.vectors.anyFailed) return;
+      this.ctx.engine.vectors.retry();
+      this.ctx.refresh();
+    });
     this.noteShown = null; // the texts the note shows
   }
 
