@@ -35,6 +35,16 @@ test('Q = [2, 3] over keys C, A, B scores 61, 8 and 26', async () => {
   await finish();
 });
 
+test('the comparison names the temperature that divides its scores', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + '#lab=play&t=10');
+  await ready(page);
+  await page.selectOption('#play-preset', 'saturation');
+  await waitForHeader(page, '#play-weights', ['x', 'y']);
+  // 100 and 80, ÷ √100, ÷ 10.
+  assert.deepEqual(rowNamed(await tableOf(page, '#play-compare'), 's = q·k ÷ √100 ÷ T (T = 10)'), ['1', '0.800']);
+  await finish();
+});
+
 test('scores 100 and 80 saturate unscaled and give 0.88 / 0.12 scaled by √100', async () => {
   const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
   await ready(page);
@@ -46,10 +56,11 @@ test('scores 100 and 80 saturate unscaled and give 0.88 / 0.12 scaled by √100'
   assert.deepEqual(rowNamed(compare, 's = q·k ÷ √100'), ['10', '8']);
   assert.deepEqual(rowNamed(compare, 'weight, scaling on'), ['0.8808', '0.1192']);
   assert.deepEqual(rowNamed(await tableOf(page, '#play-weights'), 'q1'), ['0.8808', '0.1192']);
-  // The step panel: exp(10) and exp(8), their sum, the weights.
+  // The step panel: exp(10) and exp(8), their sum, the weights; past 100, to the 6 digits float32 holds.
+  const six = (x) => String(Number(x.toPrecision(6)));
   const steps = await tableOf(page, '#play-steps .steps-table');
-  assert.deepEqual(steps.rows.map((r) => r.cells[2]), [Math.exp(10).toFixed(4), Math.exp(8).toFixed(4)]);
-  assert.equal(await page.textContent('#play-steps .sum-of-exps'), (Math.exp(10) + Math.exp(8)).toFixed(4));
+  assert.deepEqual(steps.rows.map((r) => r.cells[2]), [six(Math.exp(10)), six(Math.exp(8))]);
+  assert.equal(await page.textContent('#play-steps .sum-of-exps'), six(Math.exp(10) + Math.exp(8)));
   const hash = await hashOf(page);
   assert.equal(hash.pq, '1');
   assert.equal(hash.pk, '100; 80');

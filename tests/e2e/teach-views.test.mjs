@@ -27,6 +27,31 @@ test('masked keys say so in the steps, with weight 0, and a masked cell says it 
   await finish();
 });
 
+test('step 2 gives the reasons of the scaling actually applied, and exp(s) only the digits float32 holds', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&scale=0&t=0.1&focus=1'));
+  await ready(page);
+  const step2 = () => page.textContent('#explain ol li:nth-child(2)');
+  assert.equal(await step2(), 'Scale: s = q·k ÷ T (T = 0.1) = q·k × 10.0000: no ÷√50 (scaling is off), and T = 0.1, below 1, makes the weights sharper.');
+  await finish();
+  const other = await openPage(site.browser, site.url + hashFor(KING, '&t=0.5&focus=1'));
+  await ready(other.page);
+  assert.equal(await other.page.textContent('#explain ol li:nth-child(2)'), 'Scale: s = q·k × 1/√50 ÷ T (T = 0.5) = q·k × 0.2828: ÷√50 keeps long vectors from making the softmax all-or-nothing, and T = 0.5, below 1, makes the weights sharper.');
+  // exp(s) of king → king is about 3,540: 6 significant digits, as far as float32 holds them (not 3540.6612).
+  const large = [...(await tableOf(other.page, '#explain .steps-table')).rows.map((r) => r.cells[2]), await other.page.textContent('#explain .sum-of-exps')]
+    .filter((e) => Number(e) >= 100);
+  assert.ok(large.length >= 2, large.join(' '));
+  for (const e of large) assert.ok(e.replace(/\D/g, '').length <= 6, e);
+  assert.match(await other.page.textContent('#explain .nearest'), /\(cosine, among the 20,000 most frequent words\)/);
+  await other.finish();
+  // What if…: unscaled rows of repeated words share their weight (0.33 on average); the note does not say "almost all".
+  const whatif = await openPage(site.browser, site.url + hashFor('The cat saw the dog and the dog saw the cat', '&lab=whatif'));
+  await ready(whatif.page);
+  await whatif.page.waitForSelector('#whatif-compare caption');
+  const note = await whatif.page.textContent('#whatif-scaling-note');
+  assert.match(note, /Without the division by √d the softmax is sharper: rows put more of their weight on their largest key, mostly on the word itself, up to all of it\./);
+  await whatif.finish();
+});
+
 test('a clicked cell shows its dot product term by term, and the steps add up', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);
@@ -403,10 +428,10 @@ test('the scaling step names the temperature apart from the factor', async () =>
   await ready(page);
   const scaleStep = () => page.textContent('#explain .steps li:nth-child(2)');
   await page.waitForSelector('#explain .steps');
-  assert.match(await scaleStep(), /^Scale: s = q·k × 1\/√50 ÷ T \(T = 0\.05\) = q·k × 2\.8284,/);
+  assert.match(await scaleStep(), /^Scale: s = q·k × 1\/√50 ÷ T \(T = 0\.05\) = q·k × 2\.8284:/);
   await page.uncheck('#opt-scale');
-  await page.waitForFunction(() => !document.querySelector('#explain .steps li:nth-child(2)')?.textContent.includes('√'));
-  assert.match(await scaleStep(), /^Scale: s = q·k ÷ T \(T = 0\.05\) = q·k × 20(\.0000)?,/);
+  await page.waitForFunction(() => document.querySelector('#explain .steps li:nth-child(2)')?.textContent.includes('scaling is off'));
+  assert.match(await scaleStep(), /^Scale: s = q·k ÷ T \(T = 0\.05\) = q·k × 20(\.0000)?:/);
   await finish();
 });
 

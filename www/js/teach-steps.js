@@ -43,6 +43,27 @@ function scaleText(settings, scaleDim, factor) {
 }
 
 /**
+ * Why step 2 scales as it does: the ÷√d only when it is on (a reason given
+ * for a ÷T alone was false), and what the temperature does, by its side of 1.
+ */
+function scaleReasons(settings, scaleDim) {
+  const t = settings.temperature;
+  const temperature = t < 1 ? `T = ${t}, below 1, makes the weights sharper` : t > 1 ? `T = ${t}, above 1, makes them flatter` : '';
+  if (!settings.scale) return `: no ÷√${scaleDim} (scaling is off), and ${temperature}`;
+  const root = `÷√${scaleDim} keeps long vectors from making the softmax all-or-nothing`;
+  return temperature ? `: ${root}, and ${temperature}` : `, so that long vectors do not make the softmax all-or-nothing`;
+}
+
+/**
+ * A sum of exponentials as far as float32 holds it: 4 decimals below 100,
+ * else 6 significant digits (its last digits are rounding: 990263.8671 was
+ * 990264.0708 exactly).
+ */
+export function expNum(x) {
+  return x !== null && Number.isFinite(x) && Math.abs(x) >= 100 && Math.abs(x) < 1e6 ? String(Number(x.toPrecision(6))) : num(x, 4);
+}
+
+/**
  * Renders the steps of `steps.query` into `target`.
  * opts: { word, keyLabels, steps, cell (or null), settings, scaleDim, values
  *         (flat (keys, valueDim) Float32Array), valueDim, title, onClear,
@@ -104,7 +125,7 @@ class StepsPanel {
     const [score, scale, softmax, output] = this.items;
     putText(score, `Score each key: q·k, the dot product of the query vector of '${word}' with each key vector.`);
     putText(scale, settings.scale || settings.temperature !== 1
-      ? `Scale: ${scaleText(settings, scaleDim, steps.factor)}, so that long vectors do not make the softmax all-or-nothing.`
+      ? `Scale: ${scaleText(settings, scaleDim, steps.factor)}${scaleReasons(settings, scaleDim)}.`
       : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).');
     putText(softmax, 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
       (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : ''));
@@ -176,7 +197,7 @@ class StepsTable {
     while (rows.length < listed.length) this.body.append(keyRow());
     listed.forEach((j, k) => fillKeyRow(rows[k], j, opts, cell));
     const [exps, total, shifted] = this.sums;
-    putText(exps, steps.sumOfExps === null ? 'overflow' : num(steps.sumOfExps, 4));
+    putText(exps, steps.sumOfExps === null ? 'overflow' : expNum(steps.sumOfExps));
     putText(total, weight(steps.weights.reduce((a, b) => a + b, 0)));
     putText(shifted, num(steps.shiftedSum, 4));
     return this.scroll;
@@ -219,7 +240,7 @@ function fillKeyRow(tr, j, opts, cell) {
   const masked = steps.scaled[j] === null;
   const cells = masked
     ? [['masked', 'masked'], ['0', 'masked'], [weight(0), 'weight'], ['0', 'masked']]
-    : [[num(steps.scaled[j], 3), ''], [steps.exps[j] === null ? 'overflow' : num(steps.exps[j], 4), ''], [weight(steps.weights[j]), 'weight'], [num(steps.shiftedExps[j], 4), 'muted']];
+    : [[num(steps.scaled[j], 3), ''], [steps.exps[j] === null ? 'overflow' : expNum(steps.exps[j]), ''], [weight(steps.weights[j]), 'weight'], [num(steps.shiftedExps[j], 4), 'muted']];
   [scaled, exp, w, shifted].forEach((td, k) => {
     putText(td, cells[k][0]);
     put(td, 'className', cells[k][1]);

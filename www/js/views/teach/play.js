@@ -98,7 +98,7 @@ export function mountPlay(lab, ctx) {
       const focus = Math.min(teach.lf, data.rows - 1);
       // No word vectors here, and the scaling is the playground's own d_k.
       panel.show(data, { focus, settings: { vectors: false, scaleDim: teach.play.dk || view.dim }, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${counted(data.cols, 'key')}, d_k = ${view.dim}, d_v = ${view.valueDim}` });
-      if (views.off && views.on) compareScaling(compare, views, data, focus, teach.play.dk || view.dim);
+      if (views.off && views.on) compareScaling(compare, views, data, focus, teach.play.dk || view.dim, state.temperature);
       showProjected(inputs, teach.play, view, data);
       labSteps(steps, ctx, view, data, focus, teach.lc, state, { scaleDim: teach.play.dk || view.dim });
     },
@@ -124,14 +124,16 @@ function presetMenu(store) {
   return preset;
 }
 
-function compareScaling(table, views, data, focus, dk) {
+function compareScaling(table, views, data, focus, dk, temperature) {
   const n = data.cols;
+  // The page's temperature divides both sides: the label says so.
+  const byT = temperature !== 1 ? ` ÷ T (T = ${temperature})` : '';
   const offSteps = views.off.explainRow(focus);
   const onSteps = views.on.explainRow(focus);
   compareRows(table, data.colLabels, [
     ['q·k', offSteps.dots, (x) => num(x)],
     ['weight, scaling off', offSteps.weights],
-    [`s = q·k ÷ √${dk}`, onSteps.scaled, (x) => num(x)],
+    [`s = q·k ÷ √${dk}${byT}`, onSteps.scaled, (x) => num(x)],
     ['weight, scaling on', onSteps.weights],
   ].map(([label, values, format]) => [label, Array.from(values).slice(0, n), format]), `Query '${data.rowLabels[focus]}'`);
 }

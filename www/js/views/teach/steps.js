@@ -5,6 +5,7 @@
 // after the panel is painted.
 
 import { el } from '../../dom.js';
+import { grouped } from '../../text.js';
 import { heaviestKeys, num, renderSteps, weight } from '../../teach-steps.js';
 import { indexProblem, linkCheck } from './common.js';
 
@@ -46,7 +47,8 @@ export function mountSteps(panel, ctx) {
       const cell = state.cell !== null && state.cell < analysis.n ? analysis.cell(i, state.cell) : null;
       const word = analysis.labels[i];
       const masked = analysis.fullyMasked[i] === 1;
-      const nearest = nearestLines(word);
+      const searched = grouped(ctx.engine?.vectors.manifest.neighbors?.words ?? analysis.n);
+      const nearest = nearestLines(word, ctx.engine?.source ? `the ${searched} words of your file` : `the ${searched} most frequent words`);
       renderSteps(target, {
         word,
         rowLabels: analysis.labels,
@@ -98,10 +100,11 @@ export function mountSteps(panel, ctx) {
   }
 }
 
-function nearestLines(word) {
+/** The lines of the nearest words, searched among `searched` (the words of the index: GloVe's 20,000 most frequent). */
+function nearestLines(word, searched) {
   const nearest = el('p', null, 'nearest');
   const context = el('span', '…', 'nearest-words');
-  nearest.append(`Words nearest to the context vector of '${word}' (cosine): `, context);
+  nearest.append(`Words nearest to the context vector of '${word}' (cosine, among ${searched}): `, context);
   const ownLine = el('p', null, 'nearest');
   const own = el('span', '…', 'nearest-words own');
   ownLine.append('…and to its own vector: ', own);

@@ -14,7 +14,7 @@ import { counted } from '../../text.js';
 export function mountWhatif(lab, ctx) {
   const { store } = ctx;
   const nothing = errorLine('whatif-nothing');
-  const scalingNote = el('p', scalingText(50), 'note');
+  const scalingNote = el('p', scalingText(50, true), 'note');
   scalingNote.id = 'whatif-scaling-note';
   lab.append(el('h3', 'Scaling on beside scaling off'), scalingNote, nothing);
   const focusPage = (row, col = null) => store.update({ focus: row, cell: col }, 'push');
@@ -83,16 +83,22 @@ export function mountWhatif(lab, ctx) {
     },
     render(state, analysis) {
       if (analysis.pending || showNothing(nothing, results, analysis)) return;
-      put(scalingNote, 'textContent', scalingText(analysis.dim));
+      put(scalingNote, 'textContent', scalingText(analysis.dim, state.self));
       renderCompare(state, analysis);
       renderPadding(state, analysis);
     },
   };
 }
 
-/** Why scaling matters, for vectors of `dim` dimensions (the analysis's: GloVe's 50, or the user's file's). */
-function scalingText(dim) {
-  return `Dot products of ${dim}-dimensional vectors are large. Without the division by √d the softmax saturates: each row puts almost all its weight on one key (here, mostly the word itself). The focused row of the sentence is compared below the two heatmaps.`;
+/**
+ * Why scaling matters, for vectors of `dim` dimensions (the analysis's:
+ * GloVe's 50, or the user's file's). Not "each row is one-hot": how sharp
+ * depends on the sentence (a sentence of repeated words stays at 0.33) and
+ * on the temperature; the captions give the figure.
+ */
+function scalingText(dim, self) {
+  const which = self ? ', mostly on the word itself' : '';
+  return `Dot products of ${dim}-dimensional vectors are large. Without the division by √d the softmax is sharper: rows put more of their weight on their largest key${which}, up to all of it. The captions give each side's average largest weight; the focused row of the sentence is compared below the two heatmaps.`;
 }
 
 /** What the padded panel shows: a pad length the sentence already fills is kept (it is the user's), and pads nothing. */
