@@ -11,8 +11,9 @@ use std::process::{Command, Output};
 
 use attention_model::format::{encode, required_tensors};
 use attention_model::testing::built_model_dir;
-use attention_model::{shard_file, Config, DType, Tensor, CORE_FILE};
+use attention_model::{shard_file, Config, DType, Tensor, CORE_FILE, MANIFEST_FILE};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 const CAT: &str = "The cat sat on the mat because it was tired";
 
@@ -74,6 +75,16 @@ impl TinyModel {
         for (k, shard) in files.shards.iter().enumerate() {
             std::fs::write(dir.join(shard_file(k)), shard).unwrap();
         }
+        // The manifest the CLI checks every file against, as scripts/build-model writes it.
+        let entry = |file: String, bytes: &[u8]| {
+            let sha256: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+            serde_json::json!({ "file": file, "bytes": bytes.len(), "sha256": sha256 })
+        };
+        let shards: Vec<Value> =
+            files.shards.iter().enumerate().map(|(k, s)| entry(shard_file(k), s)).collect();
+        let manifest =
+            serde_json::json!({ "core": entry(CORE_FILE.to_owned(), &files.core), "shards": shards });
+        std::fs::write(dir.join(MANIFEST_FILE), manifest.to_string()).unwrap();
         TinyModel(temp)
     }
 
