@@ -214,3 +214,36 @@ test('copy link puts the current state in the clipboard', async () => {
   assert.equal(link, site.url + '#s=The%20king%20and%20queen%20ruled%20the%20kingdom&self=1&causal=0&scale=0');
   await finish();
 });
+
+test('a blog that renders its widgets again does not keep the removed ones', async () => {
+  // Same origin as the widgets, so that they share one heap and lend each other their engine.
+  // (A text file as the host page: its favicon.ico is the one 404.)
+  const { page, context, finish } = await openPage(site.browser, `${site.url}examples.txt`, { allow: [/status of 404/] });
+  const cdp = await context.newCDPSession(page);
+  const documents = async () => {
+    for (let k = 0; k < 2; k++) await cdp.send('HeapProfiler.collectGarbage');
+    return (await cdp.send('Memory.getDOMCounters')).documents;
+  };
+  const widget = (sentence) => page.evaluate(([base, s]) => new Promise((resolve) => {
+    const frame = Object.assign(document.createElement('iframe'), { src: `${base}embed.html#s=${encodeURIComponent(s)}&focus=1` });
+    document.body.append(frame);
+    const check = () => (frame.contentDocument?.documentElement.dataset.ready === '1' ? resolve() : setTimeout(check, 50));
+    check();
+  }), [site.url, sentence]);
+  await widget(KING);
+  await page.waitForTimeout(300);
+  const start = await documents();
+  // One widget stays; another comes and goes, then a re-render replaces the first (the new one borrows, then loads its own).
+  for (let k = 0; k < 6; k++) {
+    await widget(`The cat sat on the mat ${k}`);
+    await page.evaluate((last) => document.querySelectorAll('iframe')[last ? 0 : 1].remove(), k % 2 === 1);
+    await page.waitForTimeout(300);
+  }
+  const frames = await page.evaluate(() => document.querySelectorAll('iframe').length);
+  assert.equal(frames, 1);
+  assert.ok(await documents() <= start + 1, `documents: ${start} at the start, ${await documents()} after 6 widgets removed`);
+  // The widget left draws as before.
+  const left = page.frameLocator('iframe');
+  assert.match(await left.locator('#status').textContent(), /tokens in the attention/);
+  await finish();
+});

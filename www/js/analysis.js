@@ -12,15 +12,20 @@
 import { newCanvas } from './dom.js';
 import { settingsOf } from './state.js';
 
-const tables = new Map(); // palette → its 256 r, g, b triples
+// Kept per wasm module: a widget that borrowed another frame's module and
+// loads its own when that frame goes must not keep the other's arrays (and
+// with them, that frame's whole page).
+const tablesOf = new WeakMap(); // wasm → palette → its 256 r, g, b triples
 
 /** The colour table of `palette` (from the core's colormaps). */
 export function colormap(wasm, palette) {
+  if (!tablesOf.has(wasm)) tablesOf.set(wasm, new Map());
+  const tables = tablesOf.get(wasm);
   if (!tables.has(palette)) tables.set(palette, wasm.colormapTable(palette));
   return tables.get(palette);
 }
 
-const bars = new Map(); // palette → its colour bar
+const bars = new Map(); // palette → its colour bar (a canvas of this frame)
 
 /**
  * The colour bar of `palette`: a 1 × 256 canvas, the top of the scale on top,

@@ -198,6 +198,7 @@ class Page {
     this.complete = null; // the last analysis computed, freed when the next one replaces it
     this.running = null; // the AnalysisJob computing a long text's analysis, if any
     this.fetchTimer = 0;
+    this.leaving = new AbortController(); // aborted when this frame's page goes (pagehide)
     this.ensuring = null; // the text whose shards are being fetched
     this.checked = null; // { engine, version, text, settled } last found within the limits with every shard in (settled: none failed)
     this.shown = null; // the analysis (or pending one) the views drew last
@@ -238,10 +239,15 @@ class Page {
     const hub = engineHub({ share: ctx.embed });
     // A widget that borrowed another's engine loads its own when that one
     // leaves the post (a blog that renders its posts again removes widgets).
-    hub.lender?.addEventListener('pagehide', () => this.rehome(), { once: true });
+    // What this frame hangs on the lender goes with this frame: the lender's
+    // listeners would keep every removed widget's page alive (0.5 MB each).
+    hub.lender?.addEventListener('pagehide', () => this.rehome(), { once: true, signal: this.leaving.signal });
+    window.addEventListener('pagehide', (event) => {
+      if (!event.persisted) this.leaving.abort(); // not a page kept for Back (bfcache), which may come back
+    });
     if (!(await this.adopt(hub))) return;
     this.render();
-    keepOffline(ctx.defaultEngine.vectors, this.store);
+    keepOffline(() => ctx.defaultEngine.vectors, this.store);
   }
 
   /** Loads this frame's own engine in place of the one it borrowed, and computes with it. */
@@ -272,7 +278,7 @@ class Page {
     // changes nothing here: the view that asked for it draws it.
     let timer = 0;
     let last = 0;
-    ctx.defaultEngine.vectors.listen(() => {
+    const stop = ctx.defaultEngine.vectors.listen(() => {
       if (!this.shown?.pending && !this.shown?.tokens.some((t) => t.pending)) return;
       timer ||= setTimeout(() => {
         timer = 0;
@@ -280,6 +286,7 @@ class Page {
         ctx.refresh();
       }, Math.max(0, last + LOADING_REDRAW_MS - performance.now()));
     });
+    this.leaving.signal.addEventListener('abort', stop, { once: true });
     return true;
   }
 
@@ -485,7 +492,7 @@ const OFFLINE_QUIET_MS = 4000;
  * Registers the service worker (sw.js) after the first heatmap, so that the
  * page opens without the network from then on. The worker keeps every file
  * of the app and takes control of this visit as it starts; the word-vector
- * files that `vectors` (the default store) fetched before that are named to
+ * files that `vectors()` (the default store, read when needed: a widget may trade a borrowed one for its own) fetched before that are named to
  * it, and it keeps them too. Its install fetches and stores about 70 files:
  * on a 2-core machine, done while someone types, it made each keystroke's
  * frame 5-8 ms later (scripts/bench-page), so it waits for a pause
@@ -497,7 +504,7 @@ function keepOffline(vectors, store) {
   const workers = navigator.serviceWorker;
   if (!workers.controller) {
     workers.addEventListener('controllerchange', () => {
-      workers.controller?.postMessage({ type: 'keep', urls: [...vectors.arrived] });
+      workers.controller?.postMessage({ type: 'keep', urls: [...vectors().arrived] });
     }, { once: true });
   }
   const input = new AbortController();
