@@ -57,6 +57,8 @@
 //       network: true when the connection failed (no answer, a stall, a drop), which coming
 //       back online may cure
 
+import { counted, megabytes } from './text.js';
+
 const MODEL_URL = new URL('../model/', import.meta.url);
 const PKG_URL = new URL('../pkg-model/attention_model_wasm.js', import.meta.url);
 const WASM_URL = new URL('../pkg-model/attention_model_wasm_bg.wasm', import.meta.url);
@@ -284,13 +286,8 @@ async function useFile(entry, consume, onProgress = null) {
   return value;
 }
 
-function formatMB(bytes) {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
-}
-
 function seconds(ms) {
-  const s = Math.round(ms / 1000);
-  return s === 1 ? '1 second' : `${s} seconds`;
+  return counted(Math.round(ms / 1000), 'second');
 }
 
 /**
@@ -390,7 +387,7 @@ async function receive(response, entry, part, onProgress, watch) {
   const start = part.received;
   const reader = response.body?.getReader();
   const type = response.headers.get('Content-Type') ?? '';
-  const arrived = () => `${formatMB(part.received)} of ${formatMB(entry.bytes)}`;
+  const arrived = () => `${megabytes(part.received)} of ${megabytes(entry.bytes)}`;
   try {
     for (;;) {
       const { done, value } = reader ? await reader.read() : { done: true };
@@ -426,7 +423,7 @@ function looksLikeHtml(bytes, type) {
 
 /** An HTML page where a model file was expected: a missing file behind a catch-all page, a sign-in page, an error page. */
 function webPageError(entry, received) {
-  return new ModelFileError(`The server sent a web page (${received} bytes of HTML) instead of the model file ${entry.file}, which is ${formatMB(entry.bytes)}: the site may lack the file, or a sign-in or error page answered. Try again later, or ask whoever runs the site to check its model/ folder.`, entry.file);
+  return new ModelFileError(`The server sent a web page (${received} bytes of HTML) instead of the model file ${entry.file}, which is ${megabytes(entry.bytes)}: the site may lack the file, or a sign-in or error page answered. Try again later, or ask whoever runs the site to check its model/ folder.`, entry.file);
 }
 
 async function drain() {

@@ -38,8 +38,12 @@ export const weight = (w) => w.toFixed(4);
 /** Step 2 as an equation: the scale and the temperature by name, T's value apart, then the one factor they make. */
 function scaleText(settings, scaleDim, factor) {
   const scale = settings.scale ? ` × 1/√${scaleDim}` : '';
-  const temperature = settings.temperature !== 1 ? ` ÷ T (T = ${settings.temperature})` : '';
-  return `s = q·k${scale}${temperature} = q·k × ${num(factor, 4)}`;
+  return `s = q·k${scale}${byTemperature(settings.temperature)} = q·k × ${num(factor, 4)}`;
+}
+
+/** The temperature's share of a score's formula, " ÷ T (T = 0.5)", or '' at 1. */
+export function byTemperature(t) {
+  return t !== 1 ? ` ÷ T (T = ${t})` : '';
 }
 
 /**

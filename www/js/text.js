@@ -36,6 +36,11 @@ export function grouped(n) {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
+/** A size in megabytes, one decimal: "21.9 MB" (the model's downloads). */
+export function megabytes(bytes) {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
 /** A count and its noun, singular for one: "1 dimension", "4,000 words". */
 export function counted(n, noun) {
   return `${grouped(n)} ${noun}${n === 1 ? '' : 's'}`;

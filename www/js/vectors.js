@@ -178,9 +178,8 @@ export class VectorStore {
    * at the first shard that is not found.
    */
   #updated() {
-    this.updateCheck ??= this.fetch(new URL('manifest.json', this.base), { cache: 'no-cache' })
-      .then((response) => response.json())
-      .then((json) => typeof json?.set === 'string' && json.set !== this.manifest.set, () => false);
+    this.updateCheck ??= fetchManifest(new URL('manifest.json', this.base), this.fetch)
+      .then((manifest) => manifest.set !== this.manifest.set, () => false);
     return this.updateCheck;
   }
 

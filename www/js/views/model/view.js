@@ -27,12 +27,9 @@ import { ProjectionView } from './projection.js';
 import { FlowView } from './rollout.js';
 import { SearchView } from './search.js';
 import { buildSkeleton } from './skeleton.js';
+import { megabytes } from '../../text.js';
 
 const CSS_URL = new URL('../../../model.css', import.meta.url);
-
-function formatMB(bytes) {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
-}
 
 /** `map[p]`: the run token that covers piece `p` ([CLS] = 0), undefined when none shows it. */
 function tokenOfPiece(tokens) {
@@ -110,7 +107,6 @@ class ModelView {
     this.stale = false; // the run is another sentence's, which the model could not replace (hidden)
     this.loadedOnce = false;
     this.failure = null; // the worker's last error message, until a result replaces it
-    this.closed = false; // hidden since the last update
     this.downloaded = 0;
     this.runs = 0;
     this.carry = null; // the search's query and key pieces, while the units or [CLS]/[SEP] change
@@ -174,7 +170,7 @@ class ModelView {
       progress: ({ received, total }) => {
         dom.progress.max = total;
         dom.progress.value = received;
-        dom.status.textContent = `Downloading the model… ${formatMB(received)} of ${formatMB(total)}`;
+        dom.status.textContent = `Downloading the model… ${megabytes(received)} of ${megabytes(total)}`;
       },
       ready: ({ coreBytes, cached }) => {
         this.loadedOnce = true;
@@ -251,7 +247,7 @@ class ModelView {
     dom.retry.hidden = true;
     root.dataset.n = String(run.n);
     root.dataset.runMs = run.runMs.toFixed(2);
-    dom.status.textContent = `${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed in ${run.runMs.toFixed(0)} ms in a Web Worker · ${formatMB(this.downloaded)} downloaded this visit`;
+    dom.status.textContent = `${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed in ${run.runMs.toFixed(0)} ms in a Web Worker · ${megabytes(this.downloaded)} downloaded this visit`;
     performance.clearMarks('model-result'); // the last result's, not one per sentence
     performance.mark('model-result');
     dom.summary.textContent = summarize(run);
@@ -405,8 +401,7 @@ class ModelView {
     this.state = state;
     if (!glove.pending) this.glove = glove;
     // Reopened after a failure that Try again would fix: it starts again by itself.
-    if (this.closed && !dom.retry.hidden) this.restart();
-    this.closed = false;
+    if (root.hidden && !dom.retry.hidden) this.restart();
     root.hidden = false;
     dom.units[state.model.units].checked = true;
     dom.special.checked = state.model.special;
@@ -422,7 +417,6 @@ class ModelView {
   }
 
   hide() {
-    this.closed = true;
     this.root.hidden = true;
     this.head.release();
   }

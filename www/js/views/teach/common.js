@@ -211,3 +211,8 @@ export function linkCheck(ctx) {
 export function indexProblem(key, index, count, what) {
   return index !== null && index >= count ? { key, value: String(index), expected: `a ${what} from 0 to ${count - 1}` } : null;
 }
+
+/** How many words the nearest-word search covers: the index's (GloVe's 20,000 most frequent), or every word of a file. */
+export function nearestSearched(ctx, analysis) {
+  return ctx.engine?.vectors.manifest.neighbors?.words ?? analysis.n;
+}

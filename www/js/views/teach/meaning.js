@@ -12,7 +12,7 @@
 import { el, putText } from '../../dom.js';
 import { grouped } from '../../text.js';
 import { nextTask } from '../../vectors.js';
-import { errorLine, showNothing } from './common.js';
+import { errorLine, nearestSearched, showNothing } from './common.js';
 
 const NEAREST = 5;
 /** Rows listed: each costs two searches of the index. */
@@ -82,8 +82,7 @@ export function mountMeaning(lab, ctx) {
       putRow(i, labels[i], own, mixed);
     }
     const more = analysis.n > rows ? `; the first ${rows} of ${analysis.n} words` : '';
-    const size = ctx.engine.vectors.manifest.neighbors?.words ?? analysis.n;
-    putText(caption, `Nearest of the ${grouped(size)} most frequent vocabulary words by cosine similarity, with the similarity${more}`);
+    putText(caption, `Nearest of the ${grouped(nearestSearched(ctx, analysis))} most frequent vocabulary words by cosine similarity, with the similarity${more}`);
     table.removeAttribute('aria-busy');
   }
 

@@ -6,7 +6,7 @@ import { control, el, input, put, putField, scrolling } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { settingsOf } from '../../state.js';
 import { MAX_SCALE_DIM, PRESETS } from '../../teach-state.js';
-import { num } from '../../teach-steps.js';
+import { byTemperature, num } from '../../teach-steps.js';
 import {
   attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, wholeNumberField,
 } from './common.js';
@@ -126,14 +126,13 @@ function presetMenu(store) {
 
 function compareScaling(table, views, data, focus, dk, temperature) {
   const n = data.cols;
-  // The page's temperature divides both sides: the label says so.
-  const byT = temperature !== 1 ? ` ÷ T (T = ${temperature})` : '';
   const offSteps = views.off.explainRow(focus);
   const onSteps = views.on.explainRow(focus);
   compareRows(table, data.colLabels, [
     ['q·k', offSteps.dots, (x) => num(x)],
     ['weight, scaling off', offSteps.weights],
-    [`s = q·k ÷ √${dk}${byT}`, onSteps.scaled, (x) => num(x)],
+    // The page's temperature divides both sides: the label says so.
+    [`s = q·k ÷ √${dk}${byTemperature(temperature)}`, onSteps.scaled, (x) => num(x)],
     ['weight, scaling on', onSteps.weights],
   ].map(([label, values, format]) => [label, Array.from(values).slice(0, n), format]), `Query '${data.rowLabels[focus]}'`);
 }

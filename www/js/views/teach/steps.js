@@ -7,7 +7,7 @@
 import { el } from '../../dom.js';
 import { grouped } from '../../text.js';
 import { heaviestKeys, num, renderSteps, weight } from '../../teach-steps.js';
-import { indexProblem, linkCheck } from './common.js';
+import { indexProblem, linkCheck, nearestSearched } from './common.js';
 
 const NEAREST = 6;
 
@@ -47,7 +47,7 @@ export function mountSteps(panel, ctx) {
       const cell = state.cell !== null && state.cell < analysis.n ? analysis.cell(i, state.cell) : null;
       const word = analysis.labels[i];
       const masked = analysis.fullyMasked[i] === 1;
-      const searched = grouped(ctx.engine?.vectors.manifest.neighbors?.words ?? analysis.n);
+      const searched = grouped(nearestSearched(ctx, analysis));
       const nearest = nearestLines(word, ctx.engine?.source ? `the ${searched} words of your file` : `the ${searched} most frequent words`);
       renderSteps(target, {
         word,
