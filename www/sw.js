@@ -10,7 +10,12 @@
 //   served from the cache when there, else fetched and kept; those of an
 //   older set are dropped;
 // - everything else (the app, the vectors' manifest) is fetched first, so a
-//   new version is used at once, and the kept copy serves when offline.
+//   new version is used at once, and the kept copy serves when offline;
+// - a page (a navigation) waits PATIENCE_MS for the network, then opens from
+//   the kept copy: a link that connects but carries nothing ("lie-fi", a
+//   train's wifi) left a blank tab until the browser gave up, minutes later.
+//   Every file of a page opened so comes from the same copy (one version,
+//   with no wait of its own).
 // A word whose shard was never fetched stays unknown offline, and the page
 // says it needs the network. The trained model keeps its own cache (its
 // worker), and nothing of another origin is ever touched.
@@ -21,6 +26,9 @@ const BUILD = { version: 'unbuilt', set: '', files: [] };
 const APP = `attention-explorer-app-${BUILD.version}`;
 const SHARDS = 'attention-explorer-shards-v1';
 const SHARD_PATH = /\/data\/glove-6b-50d\/([0-9a-f]{16})\//;
+const PATIENCE_MS = 4000;
+// The pages (client ids) opened from the kept copy while this worker runs.
+const fromCopy = new Set();
 
 self.addEventListener('install', (event) => {
   // Revalidated, not taken from the HTTP cache as they are: one version of every file.
@@ -58,6 +66,8 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (request.method !== 'GET' || url.origin !== self.location.origin || url.pathname.includes('/model/')) return;
   if (SHARD_PATH.test(url.pathname)) event.respondWith(cacheFirst(request));
+  else if (request.mode === 'navigate') event.respondWith(navigate(event));
+  else if (fromCopy.has(event.clientId)) event.respondWith(keptFirst(request));
   else event.respondWith(networkFirst(request));
 });
 
@@ -94,16 +104,44 @@ async function cacheFirst(request) {
 async function networkFirst(request) {
   const cache = await caches.open(APP);
   try {
-    const response = await fetch(request);
-    // Kept under its address without the query (read back with ignoreSearch):
-    // links and probes with ever-new queries would otherwise each add a copy.
-    if (response.ok && response.type === 'basic') cache.put(withoutQuery(request.url), response.clone()).catch(() => {});
-    return response;
+    return await fetchAndKeep(cache, request);
   } catch (error) {
     const kept = await cache.match(request, { ignoreSearch: true });
     if (kept) return kept;
     throw error;
   }
+}
+
+/** A page: from the network if it answers within PATIENCE_MS, else (offline, or a server error) from the kept copy. */
+async function navigate(event) {
+  const cache = await caches.open(APP);
+  const network = fetchAndKeep(cache, event.request);
+  const kept = await cache.match(event.request, { ignoreSearch: true });
+  if (!kept) return network;
+  // A late answer is still kept (the worker stays up for it), for the next visit.
+  event.waitUntil(network.catch(() => {}));
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(resolve, PATIENCE_MS, null); });
+  const answer = await Promise.race([network.catch(() => null), late]);
+  clearTimeout(timer);
+  // A server error (a host down for maintenance, a proxy's 502) is no better than no answer.
+  if (answer && answer.status < 500) return answer;
+  if (event.resultingClientId) fromCopy.add(event.resultingClientId);
+  return kept;
+}
+
+/** A file of a page opened from the kept copy: the same copy, the network only for what it lacks. */
+async function keptFirst(request) {
+  const cache = await caches.open(APP);
+  return (await cache.match(request, { ignoreSearch: true })) ?? fetch(request);
+}
+
+async function fetchAndKeep(cache, request) {
+  const response = await fetch(request);
+  // Kept under its address without the query (read back with ignoreSearch):
+  // links and probes with ever-new queries would otherwise each add a copy.
+  if (response.ok && response.type === 'basic') cache.put(withoutQuery(request.url), response.clone()).catch(() => {});
+  return response;
 }
 
 function withoutQuery(href) {

@@ -53,7 +53,9 @@ async function siteHeaders(root) {
  * '/model/manifest.json') to `(bytes) => ({ status, body })`, what the server
  * answers instead of that file: a missing or lying file served by the server
  * itself, which a request from a Web Worker meets as surely as the page's
- * (Playwright's routes can miss a worker's first requests).
+ * (Playwright's routes can miss a worker's first requests). The answer may be
+ * a promise (one that never settles is a stalled link), and `null` serves the
+ * file as usual; the key '*' answers for every path without its own.
  */
 export async function serveDist(root = DIST, { answers = {} } = {}) {
   if (!existsSync(path.join(root, 'index.html'))) {
@@ -65,9 +67,10 @@ export async function serveDist(root = DIST, { answers = {} } = {}) {
       const url = new URL(request.url, 'http://localhost');
       let file = path.normalize(path.join(root, decodeURIComponent(url.pathname)));
       if (!file.startsWith(root)) throw new Error('outside');
-      const answer = answers[url.pathname];
-      if (answer) {
-        const { status, body } = answer(await readFile(file).catch(() => null));
+      const answer = answers[url.pathname] ?? answers['*'];
+      const answered = answer && (await answer(await readFile(file).catch(() => null)));
+      if (answered) {
+        const { status, body } = answered;
         response.writeHead(status, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'text/plain', 'Cache-Control': 'no-store' });
         response.end(body);
         return;

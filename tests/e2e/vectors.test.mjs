@@ -402,11 +402,8 @@ test('a bad vectors file gets a message naming the line, and the page keeps its 
   await finish();
 });
 
-test('after one visit the page opens with no network, and says which words need it', async () => {
-  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING), { allow: [/ERR_INTERNET_DISCONNECTED|Failed to load resource/] });
-  await ready(page);
-  // The service worker takes control of this first visit, keeps every file of
-  // the app, and the shards this visit fetched before it was in control.
+/** Waits until the service worker controls the page and keeps every shard the page fetched. */
+async function everythingKept(page) {
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20000 });
   const allKept = () => page.evaluate(async () => {
     const shards = performance.getEntriesByType('resource').map((e) => e.name).filter((name) => name.endsWith('.aews'));
@@ -418,6 +415,14 @@ test('after one visit the page opens with no network, and says which words need 
     assert.ok(Date.now() - started < 20000, 'the shards of the first visit are kept within 20 s');
     await page.waitForTimeout(200);
   }
+}
+
+test('after one visit the page opens with no network, and says which words need it', async () => {
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING), { allow: [/ERR_INTERNET_DISCONNECTED|Failed to load resource/] });
+  await ready(page);
+  // The service worker takes control of this first visit, keeps every file of
+  // the app, and the shards this visit fetched before it was in control.
+  await everythingKept(page);
   // Addresses with ever-new queries (links, probes) are kept once each, not once a query.
   const appFiles = () => page.evaluate(async () => {
     const names = (await caches.keys()).filter((name) => name.startsWith('attention-explorer-app'));
@@ -470,6 +475,29 @@ test('a new version whose install fails keeps the offline copy of the last one',
     await ready(page);
     assert.equal((await readTable(page)).rows[1].cells[2], '0.0489', 'the last version opens offline');
     await context.setOffline(false);
+    await finish();
+  } finally {
+    await server.close();
+  }
+});
+
+test('a link that connects but carries nothing, or a server down, opens the page from the offline copy', async () => {
+  // After one visit every request stalls (the server takes it and never
+  // answers), then every request gets a 503.
+  let link = 'good';
+  const answers = { stalled: () => new Promise(() => {}), down: () => ({ status: 503, body: 'down for maintenance' }) };
+  const server = await serveDist(DIST, { answers: { '*': () => answers[link]?.() ?? null } });
+  try {
+    const { page, finish } = await openPage(site.browser, server.url + hashFor(KING), { allow: [/503/] });
+    await ready(page);
+    await everythingKept(page);
+    for (link of ['stalled', 'down']) {
+      // The page waits 4 s for the network, then opens from the copy, and so
+      // do its files: each of them would wait for ever for this link.
+      await page.reload({ timeout: 20000 });
+      await ready(page);
+      assert.equal((await readTable(page)).rows[1].cells[2], '0.0489', link);
+    }
     await finish();
   } finally {
     await server.close();
