@@ -5,6 +5,7 @@
 // fetches) nor the trained model (its worker keeps its own). Also the
 // version (a hash of those files: any change makes the browser install the
 // worker again) and the shard set's id (shards of another set are dropped).
+// The version is also stamped into the modules that carry it (see engine.js).
 // Run by scripts/build:  node scripts/offline-files.mjs dist
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -30,11 +31,23 @@ const hash = createHash('sha256');
 for (const file of files) hash.update(`${file}\n`).update(readFileSync(path.join(root, file)));
 const { set } = JSON.parse(readFileSync(path.join(root, VECTORS), 'utf8'));
 if (!/^[0-9a-f]{16}$/.test(set)) throw new Error(`${VECTORS} names no shard set`);
+const version = hash.digest('hex').slice(0, 16);
+
+// The version in every module that carries it (engine.js sameBuild: a module
+// fetched after a deploy is not run beside the page's older ones).
+const STAMP = /^export const BUILT = '[^']*';$/m;
+const stamped = files.filter((file) => file.endsWith('.js')).filter((file) => {
+  const source = readFileSync(path.join(root, file), 'utf8');
+  if (!STAMP.test(source)) return false;
+  writeFileSync(path.join(root, file), source.replace(STAMP, `export const BUILT = '${version}';`));
+  return true;
+});
+if (!stamped.includes('js/engine.js')) throw new Error('js/engine.js has no \'export const BUILT = …\' line');
 
 const worker = path.join(root, 'sw.js');
 const source = readFileSync(worker, 'utf8');
 const marker = /^const BUILD = .*$/m;
 if (!marker.test(source)) throw new Error(`${worker} has no 'const BUILD = …' line`);
-const build = { version: hash.digest('hex').slice(0, 16), set, files: ['./', ...files] };
+const build = { version, set, files: ['./', ...files] };
 writeFileSync(worker, source.replace(marker, `const BUILD = ${JSON.stringify(build)};`));
-console.error(`${worker}: ${build.files.length} files kept at install, version ${build.version}`);
+console.error(`${worker}: ${build.files.length} files kept at install, version ${build.version}, stamped into ${stamped.length} modules`);

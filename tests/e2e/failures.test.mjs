@@ -53,6 +53,32 @@ test('one shard failing: its words are marked, the rest is drawn', async () => {
   await finish();
 });
 
+test('a view fetched after a deploy is not run beside the page’s older modules: the page says to reload', async () => {
+  // The site is deployed again after the page opened: the modules fetched
+  // from then on carry another build's version.
+  let deployed = false;
+  const redeploy = (body) => ({ status: 200, body: deployed ? body.toString('utf8').replace(/^export const BUILT = '[0-9a-f]{16}';$/m, "export const BUILT = '0000000000000002';") : body });
+  const server = await serveDist(DIST, { answers: { '/js/views/teach/whatif.js': redeploy, '/js/views/model/view.js': redeploy } });
+  try {
+    const { page, finish } = await openPage(site.browser, server.url + hashFor(KING));
+    await ready(page);
+    deployed = true;
+    await page.click('#tab-whatif');
+    await page.waitForSelector('#lab-whatif .error');
+    assert.equal(await page.textContent('#lab-whatif .error'), 'This view could not be loaded (this site was updated since the page was opened). Reload the page.');
+    await page.click('#model-open');
+    await page.waitForSelector('#error:not([hidden])');
+    assert.equal(await page.textContent('#error'), 'The trained-model view could not be loaded: this site was updated since the page was opened. Reload the page.');
+    // What the page holds is still drawn, and a tab of its own build still opens.
+    assert.equal((await readTable(page)).rows[1].cells[2], '0.0489');
+    await page.click('#tab-play');
+    await page.waitForSelector('#play-weights tbody tr');
+    await finish();
+  } finally {
+    await server.close();
+  }
+});
+
 test('the trained model’s files failing: the model view says which, GloVe stays, a retry is offered', { skip: !hasModel && 'no built model' }, async () => {
   for (const [pattern, expected] of [
     ['**/model/minilm-core.aebm', /minilm-core\.aebm could not be downloaded: the server answered HTTP 404/],

@@ -10,6 +10,21 @@ const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
 const WASM_URL = new URL('../pkg/attention_wasm_bg.wasm', import.meta.url);
 export const VECTORS_URL = new URL('../data/glove-6b-50d/manifest.json', import.meta.url);
 
+// The build's version: scripts/offline-files.mjs writes it into every file
+// with this line (the page's modules, and each module fetched later).
+export const BUILT = 'unbuilt';
+
+/**
+ * A module fetched after the page opened (a teaching tab's, the trained
+ * model's view), if it is of the page's own build. Fetched after a deploy, it
+ * would run beside the page's older modules: what it imports by a name they
+ * lack fails, but a change of behaviour would go unseen.
+ */
+export function sameBuild(module) {
+  if (module.BUILT !== BUILT) throw new Error('this site was updated since the page was opened');
+  return module;
+}
+
 let wasmLoading = null;
 
 /** The wasm module, instantiated once. Errors say what failed, for the page. */

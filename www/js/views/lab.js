@@ -12,16 +12,17 @@
 
 import { SLICED_ABOVE } from '../analysis.js';
 import { el, put } from '../dom.js';
+import { sameBuild } from '../engine.js';
 import { LABS } from '../teach-state.js';
 import { mountSteps } from './teach/steps.js';
 
 const TABS = {
   steps: ['Steps', async () => mountSteps],
-  whatif: ['What if…', async () => (await import('./teach/whatif.js')).mountWhatif],
-  play: ['Matrix playground', async () => (await import('./teach/play.js')).mountPlay],
-  heads: ['Multi-head', async () => (await import('./teach/heads.js')).mountHeads],
-  cross: ['Cross-attention', async () => (await import('./teach/cross.js')).mountCross],
-  meaning: ['Context vectors', async () => (await import('./teach/meaning.js')).mountMeaning],
+  whatif: ['What if…', async () => sameBuild(await import('./teach/whatif.js')).mountWhatif],
+  play: ['Matrix playground', async () => sameBuild(await import('./teach/play.js')).mountPlay],
+  heads: ['Multi-head', async () => sameBuild(await import('./teach/heads.js')).mountHeads],
+  cross: ['Cross-attention', async () => sameBuild(await import('./teach/cross.js')).mountCross],
+  meaning: ['Context vectors', async () => sameBuild(await import('./teach/meaning.js')).mountMeaning],
 };
 
 export function mountLab(ctx) {

@@ -4,6 +4,7 @@
 // GloVe analysis like every view, and nothing while it is closed.
 
 import { attr, put } from '../dom.js';
+import { sameBuild } from '../engine.js';
 import { defaultModel } from '../model-state.js';
 
 export function mountModelSlot(ctx) {
@@ -22,6 +23,7 @@ export function mountModelSlot(ctx) {
 
   function load() {
     loading ??= import('./model/view.js')
+      .then(sameBuild)
       .then(({ mountModel }) => {
         view = mountModel(root, ctx);
         if (last) view.update(...last);

@@ -29,6 +29,9 @@ import { SearchView } from './search.js';
 import { buildSkeleton } from './skeleton.js';
 import { megabytes } from '../../text.js';
 
+// Checked by the page when it fetches this module (engine.js sameBuild).
+export const BUILT = 'unbuilt';
+
 const CSS_URL = new URL('../../../model.css', import.meta.url);
 
 /** `map[p]`: the run token that covers piece `p` ([CLS] = 0), undefined when none shows it. */

@@ -9,6 +9,9 @@ import { DEFAULT_SENTENCE_B, MAX_SENTENCE_B } from '../../teach-state.js';
 import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, showNothing } from './common.js';
 import { counted } from '../../text.js';
 
+// Checked by the page when it fetches this module (engine.js sameBuild).
+export const BUILT = 'unbuilt';
+
 const EXAMPLE = { a: 'Where is the Eiffel Tower?', b: DEFAULT_SENTENCE_B };
 
 export function mountCross(lab, ctx) {

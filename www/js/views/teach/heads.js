@@ -10,6 +10,9 @@ import { legend } from '../../legend.js';
 import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showNothing, wholeNumberField } from './common.js';
 import { counted } from '../../text.js';
 
+// Checked by the page when it fetches this module (engine.js sameBuild).
+export const BUILT = 'unbuilt';
+
 const MAX_SEED = 4294967295;
 
 /** A distinct colour per head: hues a golden angle apart, readable on light and dark. */

@@ -14,6 +14,9 @@ import { grouped } from '../../text.js';
 import { nextTask } from '../../vectors.js';
 import { errorLine, nearestSearched, showNothing } from './common.js';
 
+// Checked by the page when it fetches this module (engine.js sameBuild).
+export const BUILT = 'unbuilt';
+
 const NEAREST = 5;
 /** Rows listed: each costs two searches of the index. */
 const MAX_ROWS = 64;

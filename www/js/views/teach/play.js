@@ -13,6 +13,9 @@ import {
 import { panelData } from '../../analysis.js';
 import { counted } from '../../text.js';
 
+// Checked by the page when it fetches this module (engine.js sameBuild).
+export const BUILT = 'unbuilt';
+
 const FIELDS = [
   ['q', 'Q', 'one row per query'], ['k', 'K', 'empty: same as Q'], ['v', 'V', 'empty: same as K'],
   ['wq', 'W_q', 'optional'], ['wk', 'W_k', 'optional'], ['wv', 'W_v', 'optional'],

@@ -11,6 +11,9 @@ import {
 } from './common.js';
 import { counted } from '../../text.js';
 
+// Checked by the page when it fetches this module (engine.js sameBuild).
+export const BUILT = 'unbuilt';
+
 export function mountWhatif(lab, ctx) {
   const { store } = ctx;
   const nothing = errorLine('whatif-nothing');
