@@ -235,8 +235,7 @@ fn write_shard_set(full: &Embeddings, dir: &Path, args: &BuildArgs) -> Result<()
         bytes,
         neighbors.len()
     );
-    println!("{}  {}", manifest.sha256, dir.display());
-    Ok(())
+    crate::output::print_line(&format!("{}  {}", manifest.sha256, dir.display()))
 }
 
 /// Whether `folder` holds nothing but the files a shard set has there
@@ -325,8 +324,7 @@ fn write_subset(full: &Embeddings, out: &Path, args: &BuildArgs) -> Result<(), F
         let list: Vec<String> = unknown.into_iter().collect();
         eprintln!("note: words of those sentences missing from the full vocabulary: {}", quote_list(&list));
     }
-    println!("{}  {}", hex(&Sha256::digest(&bytes)), out.display());
-    Ok(())
+    crate::output::print_line(&format!("{}  {}", hex(&Sha256::digest(&bytes)), out.display()))
 }
 
 /// Every word the tokenizer asked about and found: keeping them all makes a

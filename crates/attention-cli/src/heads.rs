@@ -11,7 +11,7 @@
 //! first piece (said on stderr); `--words` ranks whole words.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use attention_core::error::quote;
 use attention_model::heads::{HeadBehaviour, HeadMatch};
@@ -34,9 +34,10 @@ pub struct HeadsArgs {
     /// The key token, written like --from.
     #[arg(long, value_name = "TOKEN")]
     to: String,
-    /// The model folder that scripts/build-model writes.
-    #[arg(long, value_name = "DIR", default_value = "model")]
-    model: PathBuf,
+    /// The model folder that scripts/build-model writes. Default: the one it wrote into the
+    /// checkout this binary was built from (model/).
+    #[arg(long, value_name = "DIR")]
+    model: Option<PathBuf>,
     /// Whole words instead of WordPiece pieces (attention summed over a word's key pieces and
     /// averaged over its query pieces; [CLS] and [SEP] stay).
     #[arg(long)]
@@ -48,6 +49,9 @@ pub struct HeadsArgs {
     #[arg(long, value_name = "N", default_value_t = 10, allow_negative_numbers = true)]
     top: usize,
 }
+
+/// Where `scripts/build-model` puts the model in this checkout.
+const BUILT_MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../model");
 
 /// The tokens of the chosen view, and what the ranking reads.
 struct View {
@@ -69,7 +73,13 @@ pub fn run(args: &HeadsArgs) -> Result<(), Failure> {
     if args.top == 0 {
         return Err(Failure::usage("--top 0 prints nothing: give 1 or more"));
     }
-    let dir = &args.model;
+    let dir = args.model.as_deref().unwrap_or(Path::new(BUILT_MODEL));
+    if args.model.is_none() && !dir.join(CORE_FILE).is_file() {
+        return Err(Failure::usage(format!(
+            "no trained model in this checkout (model/{CORE_FILE} is missing): build it with scripts/build-model, \
+             or name its folder with --model DIR"
+        )));
+    }
     if !dir.join(CORE_FILE).is_file() {
         return Err(Failure::usage(format!(
             "no trained model in '{}' ({} is missing): build it with scripts/build-model, or name its folder with --model DIR",

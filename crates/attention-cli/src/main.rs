@@ -10,7 +10,7 @@ mod output;
 mod vectors;
 
 use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -24,7 +24,8 @@ use clap::{Args, Parser, Subcommand};
     version,
     about = "Scaled dot-product self-attention, softmax(QKᵀ/√d)·V, over GloVe word vectors.",
     long_about = "Prints where each word of a sentence attends, using the raw GloVe 6B 50d \
-                  vectors as queries, keys and values (the tutorial setting), scaled by 1/√50.\n\n\
+                  vectors as queries, keys and values (the tutorial setting), scaled by 1/√d (1/√50 for \
+                  them).\n\n\
                   Unknown words are listed on stderr and left out of the attention. The vectors are the \
                   whole GloVe vocabulary that scripts/build-data writes into the checkout this binary \
                   was built from, else a built-in fallback of the most frequent words; --embeddings or \
@@ -36,7 +37,9 @@ use clap::{Args, Parser, Subcommand};
                   attention --model model --layer 5 --head 11 \"The cat sat on the mat because it was tired\"\n  \
                   attention build-data --glove glove.6B.50d.txt --shards my-vectors\n\n\
                   A sentence that starts with a command's name (build-data, heads, help) goes after --:\n  \
-                  attention -- help me",
+                  attention -- help me\n\n\
+                  Exit status: 0 when the weights were printed (unknown words are listed on stderr), 1 when \
+                  the output could not be written, 2 for bad arguments, text, vectors or model files.",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -48,8 +51,9 @@ struct Cli {
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// The sentence (several arguments are joined with spaces). Put -- before one that starts
-    /// with build-data, heads or help: attention -- help me
+    /// The sentence (several arguments are joined with spaces). Without one, or with -, it is read
+    /// from standard input. Put -- before one that starts with build-data, heads or help:
+    /// attention -- help me
     sentence: Vec<String>,
     /// A token may not attend to itself (self mask).
     #[arg(long)]
@@ -169,11 +173,39 @@ fn with_sentence_tip(mut error: clap::Error) -> clap::Error {
     error
 }
 
+/// The most that is read from standard input: far more text than the 1,024
+/// words that are analysed.
+const MAX_STDIN_BYTES: u64 = 4 << 20;
+
+/// The sentence: the arguments, else (none, or `-`) standard input when it is not a terminal.
+fn sentence_of(args: &[String]) -> Result<String, Failure> {
+    let piped = !io::stdin().is_terminal();
+    if !(args.is_empty() && piped || args == ["-"]) {
+        return Ok(args.join(" "));
+    }
+    let mut bytes = Vec::new();
+    io::stdin()
+        .lock()
+        .take(MAX_STDIN_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::usage(format!("cannot read standard input: {e}")))?;
+    if bytes.len() as u64 > MAX_STDIN_BYTES {
+        return Err(Failure::usage(format!(
+            "standard input holds more than {} MiB: at most 1,024 words are analysed",
+            MAX_STDIN_BYTES >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Failure::usage(format!("standard input is not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+    })
+}
+
 fn run(args: &RunArgs) -> Result<(), Failure> {
-    let sentence = args.sentence.join(" ");
+    let sentence = sentence_of(&args.sentence)?;
     if sentence.trim().is_empty() {
         return Err(Failure::usage(
-            "the sentence is empty: try attention \"The king and queen ruled the kingdom\"",
+            "the sentence is empty: try attention \"The king and queen ruled the kingdom\", \
+             or give it on standard input",
         ));
     }
     if let Some(dir) = &args.model {

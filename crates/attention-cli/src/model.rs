@@ -184,10 +184,9 @@ fn write_text(out: &mut impl Write, view: &View, layer: usize, head: usize) -> i
         writeln!(out, "Attention weights for '{query}':")?;
         for (j, key) in view.tokens.iter().enumerate() {
             let weight = weights[i * n + j];
-            let bar = "█".repeat((weight * crate::output::BAR_WIDTH).round() as usize);
             // Padded by terminal columns, as the GloVe output is: a CJK piece takes two.
             let pad = " ".repeat(width - key.width());
-            writeln!(out, "  {key}{pad} {weight:.4} {bar}")?;
+            writeln!(out, "  {key}{pad} {}", crate::output::weight_and_bar(weight))?;
         }
     }
     Ok(())

@@ -10,7 +10,17 @@ use unicode_width::UnicodeWidthStr;
 use crate::Failure;
 
 /// Characters of █ for a weight of 1.
-pub const BAR_WIDTH: f32 = 40.0;
+const BAR_WIDTH: f32 = 40.0;
+
+/// A weight with 4 decimals and its bar, with no space after it when the bar is empty.
+pub fn weight_and_bar(weight: f32) -> String {
+    let bar = "█".repeat((weight * BAR_WIDTH).round() as usize);
+    if bar.is_empty() {
+        format!("{weight:.4}")
+    } else {
+        format!("{weight:.4} {bar}")
+    }
+}
 
 /// For each query token, `Attention weights for '<token>':` and one line per
 /// key token: the token, the weight with 4 decimals, and a bar ∝ the weight.
@@ -35,8 +45,7 @@ pub fn write_text(out: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
                 continue;
             }
             let weight = attention.weight(i, j);
-            let bar = "█".repeat((weight * BAR_WIDTH).round() as usize);
-            writeln!(out, "  {key}{pad} {weight:.4} {bar}")?;
+            writeln!(out, "  {key}{pad} {}", crate::output::weight_and_bar(weight))?;
         }
     }
     Ok(())
@@ -112,6 +121,12 @@ pub fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> io::Resu
         None => io::Error::other(e),
     })?;
     writeln!(out)
+}
+
+/// Prints one line to stdout, as [`finish`] ends any output.
+pub fn print_line(line: &str) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    finish(writeln!(out, "{line}").and_then(|()| out.flush()))
 }
 
 /// The end of printing to stdout: a pipe closed early (`attention … | head`)

@@ -38,9 +38,15 @@ pub struct Vectors {
 
 /// The vectors to use, holding at least every word `texts` need.
 pub fn load(explicit: Option<&Path>, texts: &[&str]) -> Result<Vectors, Failure> {
-    let from_env = std::env::var_os(ENV_VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(path) = explicit.map(Path::to_path_buf).or(from_env) {
-        return open(&path, texts);
+    if let Some(path) = explicit {
+        return open(path, texts);
+    }
+    if let Some(path) = std::env::var_os(ENV_VAR).filter(|v| !v.is_empty()).map(PathBuf::from) {
+        // A variable set long ago in a shell profile is easily forgotten: the message names it.
+        return open(&path, texts).map_err(|failure| Failure {
+            message: format!("{} (named by ${ENV_VAR})", failure.message),
+            ..failure
+        });
     }
     let built = Path::new(BUILT_SET);
     if built.join("manifest.json").is_file() {

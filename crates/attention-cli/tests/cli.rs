@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failure should stop the test
 
 use std::fs;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -437,6 +437,88 @@ fn json_into_a_pipe_closed_early_ends_quietly() {
     let long = "the cat sat on the mat ".repeat(16);
     let out = attention_into_head(&["--model", dir.to_str().unwrap(), "--json", &long]);
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+}
+
+#[test]
+fn build_data_into_a_pipe_already_closed_ends_quietly() {
+    let temp = tempfile::tempdir().unwrap();
+    let glove = temp.path().join("glove.txt");
+    fs::write(&glove, "the 1 0\ncat 0 1\nsat 1 1\nmat -1 0\n").unwrap();
+    let set = temp.path().join("set");
+    // As in `attention build-data … | true`: the reader is gone before the digest is printed.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attention"))
+        .args([
+            "build-data",
+            "--glove",
+            glove.to_str().unwrap(),
+            "--shards",
+            set.to_str().unwrap(),
+            "--count",
+            "4",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(set.join("manifest.json").is_file());
+}
+
+#[test]
+fn a_line_with_no_bar_ends_with_its_weight() {
+    let temp = tempfile::tempdir().unwrap();
+    let glove = temp.path().join("far.txt");
+    fs::write(&glove, "the 10 0\ncat 0 10\n").unwrap();
+    let out = stdout(&attention(&["--embeddings", glove.to_str().unwrap(), "--no-scale", "the cat"]));
+    assert!(out.contains("\n  cat 0.0000\n"), "{out:?}");
+    assert!(out.lines().all(|line| !line.ends_with(' ')), "{out:?}");
+}
+
+/// Runs `attention args` with `input` on its standard input.
+fn attention_reading(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attention"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Refused when the sentence is given as arguments: the binary may be gone before it reads.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_sentence_can_come_on_standard_input() {
+    let argued = stdout(&attention(&["The king and queen"]));
+    for args in [&[][..], &["-"]] {
+        let out = attention_reading(args, b"The king\r\nand queen\n");
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out), argued, "{args:?}");
+    }
+    // Arguments win over a pipe.
+    assert_eq!(stdout(&attention_reading(&["The king and queen"], b"ignored")), argued);
+    assert_clean_failure(
+        &attention_reading(&[], b"the \xff cat"),
+        "standard input is not UTF-8 text (byte 4)",
+    );
+    assert_clean_failure(&attention_reading(&[], b" \n"), "or give it on standard input");
+}
+
+#[test]
+fn vectors_named_by_the_environment_say_so_when_they_fail() {
+    let out = Command::new(env!("CARGO_BIN_EXE_attention"))
+        .arg("the cat")
+        .env("ATTENTION_VECTORS", "/no/such/vectors")
+        .output()
+        .unwrap();
+    assert_clean_failure(&out, "cannot read '/no/such/vectors'");
+    assert!(stderr(&out).trim_end().ends_with("(named by $ATTENTION_VECTORS)"), "{}", stderr(&out));
 }
 
 #[test]

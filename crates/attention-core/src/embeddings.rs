@@ -565,6 +565,17 @@ pub fn sniff(head: &[u8]) -> Format {
 
 /// The error for a file that is neither format.
 pub fn unknown_format(head: &[u8]) -> Error {
+    if head.is_empty() {
+        return invalid("the file is empty".into());
+    }
+    // A line of text (a word, then numbers) whose word has bytes that are not UTF-8.
+    let line = String::from_utf8_lossy(head.split(|b| *b == b'\n').next().unwrap_or_default()).into_owned();
+    let mut fields = line.split_ascii_whitespace();
+    if let (Some(_), Some(number)) = (fields.next(), fields.next()) {
+        if number.parse::<f32>().is_ok() {
+            return invalid("line 1 is not UTF-8 text, so this is not a word-vector text file".into());
+        }
+    }
     let magic: String = head
         .iter()
         .take(4)
@@ -712,6 +723,13 @@ mod tests {
     fn binary_files_with_another_magic_are_named_as_such() {
         let err = Embeddings::from_bytes(b"GLOV\x00\x01\x02\x03binary").unwrap_err().to_string();
         assert!(err.contains("wrong magic bytes 'GLOV'"), "{err}");
+        let said = |bytes: &[u8]| Embeddings::from_bytes(bytes).unwrap_err().to_string();
+        assert!(said(b"").ends_with("the file is empty"), "{}", said(b""));
+        assert!(
+            said(b"\xff\xfe 1 2 3\n").contains("line 1 is not UTF-8 text"),
+            "{}",
+            said(b"\xff\xfe 1 2 3\n")
+        );
         assert_eq!(sniff(b"the 0.1 0.2\n"), Format::GloveText);
         assert_eq!(sniff(b"400000 50\nthe 0.1\n"), Format::GloveText);
         assert_eq!(sniff(b"AEWV\x01"), Format::Subset);

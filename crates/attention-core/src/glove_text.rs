@@ -86,11 +86,10 @@ impl TextReader {
             return Err(invalid("the file holds no word vectors".into()));
         }
         if let Some((count, _)) = self.header {
-            if !self.full && count != self.words.len() {
-                return Err(invalid(format!(
-                    "the header says {count} words, the file holds {}",
-                    self.words.len()
-                )));
+            // The words merged into another spelling are lines of the file too.
+            let lines = self.words.len() + self.merged;
+            if !self.full && count != lines {
+                return Err(invalid(format!("the header says {count} words, the file holds {lines}")));
             }
         }
         Embeddings::new(self.dim, self.words, self.vectors)
@@ -272,6 +271,9 @@ mod tests {
     fn word2vec_headers_are_read_and_checked() {
         let ok = read_in_chunks(b"2 2\nthe 1 2\ncat 3 4\n", 5).unwrap();
         assert_eq!((ok.len(), ok.dim()), (2, 2));
+        // A cased file (fastText, word2vec) counts "The" in its header, though it is read as "the".
+        let cased = read_in_chunks(b"3 2\nthe 1 2\nThe 2 1\ncat 3 4\n", 5).unwrap();
+        assert_eq!(cased.words(), ["the", "cat"]);
         for (text, expected) in [
             ("2 3\nthe 1 2\ncat 3 4\n", "line 2: 'the' has 2 numbers, the header says 3"),
             ("3 2\nthe 1 2\ncat 3 4\n", "the header says 3 words, the file holds 2"),
