@@ -33,8 +33,8 @@ The rules, in the order they are tried on each piece of text:
 8. Whatever is left is one token, known or not.
 
 "Character" in rules 3 to 7 means a cluster: a character with the
-extenders after it (combining marks U+0300..U+036F, U+1AB0..U+1AFF,
-U+1DC0..U+1DFF, U+20D0..U+20FF, U+FE20..U+FE2F; variation selectors
+extenders after it (every mark, Unicode category M: accents, Indic
+viramas and vowel signs, Thai tone marks, the keycap U+20E3; variation selectors
 U+FE00..U+FE0F, U+E0100..U+E01EF; skin tones U+1F3FB..U+1F3FF; tags
 U+E0020..U+E007F; the zero-width joiner U+200D; the invisible characters
 U+00AD, U+061C, U+200C, U+200E, U+200F, U+202A..U+202E, U+2060..U+2064,
@@ -100,11 +100,14 @@ EXTENDERS = INVISIBLE + (
 
 
 def is_extender(c):
-    return any(lo <= ord(c) <= hi for lo, hi in EXTENDERS)
+    return unicodedata.category(c) in MARKS or any(lo <= ord(c) <= hi for lo, hi in EXTENDERS)
 
 
 def is_invisible(c):
     return any(lo <= ord(c) <= hi for lo, hi in INVISIBLE)
+
+
+MARKS = ("Mn", "Mc", "Me")
 
 
 def is_regional_indicator(c):
@@ -151,12 +154,15 @@ def check_characters(text):
     """
     import unicodedata
 
-    for c in text:
+    for i, c in enumerate(text):
         cat = unicodedata.category(c)
         where = f"{c!r} (U+{ord(c):04X}, {cat})"
         if cat == "Cn":
             raise ValueError(f"{where}: unassigned in Python's Unicode {unicodedata.unidata_version}")
-        if cat in ("Mn", "Mc", "Me") and not any(lo <= ord(c) <= hi for lo, hi in NON_ALPHABETIC_MARKS):
+        # A mark joins the character before it, whose class decides; only a
+        # mark that starts a piece is classed by itself.
+        first = i == 0 or text[i - 1] in WHITESPACE or text[i - 1] == ZWSP
+        if cat in MARKS and first and not any(lo <= ord(c) <= hi for lo, hi in NON_ALPHABETIC_MARKS):
             raise ValueError(f"{where}: a mark that may be Unicode Alphabetic (a word character in Rust)")
         if cat == "So" and "LATIN" in unicodedata.name(c, ""):
             raise ValueError(f"{where}: a symbol that may be Unicode Alphabetic (a word character in Rust)")

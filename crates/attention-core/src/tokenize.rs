@@ -148,17 +148,17 @@ fn is_word_char(c: char) -> bool {
 const ZWJ: char = '\u{200D}';
 
 /// Characters that belong to the one before them, so that no cut separates
-/// them from it: combining marks (é typed as e + U+0301), variation
-/// selectors (❤ + U+FE0F is the emoji ❤️), skin tones, emoji tag sequences
-/// and the zero-width joiner (👩‍👧, which also takes the character after it).
+/// them from it: marks of every script (é typed as e + U+0301, a Thai tone
+/// mark, a Devanagari virama, the keycap ⃣), variation selectors (❤ +
+/// U+FE0F is the emoji ❤️), skin tones, emoji tag sequences and the
+/// zero-width joiner (👩‍👧, which also takes the character after it).
 fn is_extender(c: char) -> bool {
     matches!(c,
-        '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
-        | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}' // combining marks (and keycap ⃣)
-        | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' // variation selectors
+        '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' // variation selectors
         | '\u{1F3FB}'..='\u{1F3FF}' // skin tones
         | '\u{E0020}'..='\u{E007F}' // tags
         | ZWJ)
+        || (!c.is_ascii() && unicode_normalization::char::is_combining_mark(c))
         || is_invisible(c)
 }
 
@@ -496,6 +496,16 @@ mod tests {
         assert_eq!(shortened("cafe\u{301}s", 4), "cafe\u{301}…");
         assert_eq!(shortened("ab\u{1F469}\u{200D}\u{1F467}cd", 3), "ab\u{1F469}\u{200D}\u{1F467}…");
         assert_eq!(shortened("", 3), "");
+    }
+
+    #[test]
+    fn marks_of_every_script_stay_with_their_word() {
+        // A Devanagari virama, Thai tone marks, a Tamil virama, Sinhala's
+        // al-lakuna + joiner: words of their own, never a chip per mark.
+        for word in ["नमस्ते", "ที่", "ก็", "தமிழ்", "ខ្មែរ", "ශ්\u{200D}රී"]
+        {
+            assert_eq!(toks(&format!("the {word}.")), ["the", word, "."], "{word}");
+        }
     }
 
     #[test]
