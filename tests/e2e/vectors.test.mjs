@@ -269,6 +269,31 @@ test('shards queued behind slow ones are not given up while others still arrive;
   }
 });
 
+test('a text of two thousand shards asks for at most 64 at once, and gets them all', async () => {
+  // As a browser that refuses requests past its limit (Chromium: ERR_INSUFFICIENT_RESOURCES).
+  let out = 0;
+  let most = 0;
+  const fetch = async (url) => {
+    out += 1;
+    most = Math.max(most, out);
+    try {
+      if (out > 100) throw new TypeError('Failed to fetch');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return new Response(new Uint8Array([1]));
+    } finally {
+      out -= 1;
+    }
+  };
+  const added = [];
+  const explorer = { hasShard: () => false, addShard: (bytes, k) => added.push(k) };
+  const manifest = { files: 'set/{k}.aews', set: '0123456789abcdef' };
+  const store = new VectorStore({ explorer, manifest, base: new URL('http://site/data/manifest.json'), fetch });
+  await Promise.all(Array.from({ length: 2000 }, (_, k) => store.load(k)));
+  assert.equal(added.length, 2000);
+  assert.deepEqual([...store.failed], []);
+  assert.equal(most, 64);
+});
+
 test('a shard spoilt once on the way is fetched again past the caches, and used', async () => {
   const asked = [];
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {

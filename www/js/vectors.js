@@ -14,6 +14,13 @@ const TIMEOUT_MS = 15000;
 const MAX_ROUNDS = 8;
 /** Shard requests started in one task (ensure). */
 const REQUESTS_PER_TASK = 16;
+/**
+ * Shard requests out at once. A list of 2,500 different words needs about
+ * 2,000 shards, and Chromium refused a tenth of them when all were asked at
+ * once (ERR_INSUFFICIENT_RESOURCES), which read as "offline?"; the browser
+ * sends six at a time over HTTP/1.1, and about a hundred over HTTP/2.
+ */
+const MAX_IN_FLIGHT = 64;
 
 /** The manifest of a shard set, checked: what every later request relies on. */
 export function checkManifest(json) {
@@ -48,6 +55,8 @@ export class VectorStore {
     this.arrived = new Set(); // URLs of the files read whole (the service worker keeps them: page.js)
     this.lastArrival = -Infinity; // Date.now() when the last shard came in
     this.updateCheck = null; // Promise of whether the site's shard set changed (#updated)
+    this.inFlight = 0; // requests out (at most MAX_IN_FLIGHT)
+    this.queue = []; // the requests waiting for one of them to end, first come first served
   }
 
   /** Whether the set is the small committed fallback, not the whole vocabulary. */
@@ -106,13 +115,27 @@ export class VectorStore {
   load(k) {
     if (this.explorer.hasShard(k) || this.failed.has(k)) return Promise.resolve();
     if (!this.loading.has(k)) {
-      const done = this.#fetch(k).finally(() => {
+      const done = this.#limited(() => this.#fetch(k)).finally(() => {
         this.loading.delete(k);
         this.changed();
       });
       this.loading.set(k, done);
     }
     return this.loading.get(k);
+  }
+
+  /** Runs `request` when fewer than MAX_IN_FLIGHT are out (its timeout starts then). */
+  async #limited(request) {
+    if (this.inFlight < MAX_IN_FLIGHT) this.inFlight += 1;
+    else await new Promise((resolve) => this.queue.push(resolve));
+    try {
+      return await request();
+    } finally {
+      // The slot goes to the next in the queue, or is freed.
+      const next = this.queue.shift();
+      if (next) next();
+      else this.inFlight -= 1;
+    }
   }
 
   async #fetch(k) {
