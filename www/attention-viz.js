@@ -36,6 +36,7 @@
   const HEIGHT = 'attention-explorer:height';
   const READY = 'attention-explorer:ready';
   const RESIZE = 'attention-explorer:resize';
+  const SLOT = 'attention-explorer-frame';
   // Friendly attribute names and the link keys they write (state.js documents the keys).
   const NAMED = {
     sentence: 's', temperature: 't', palette: 'pal', threshold: 'th', 'model-layer': 'mlayer', 'model-head': 'mhead',
@@ -83,13 +84,14 @@
       super();
       this._frame = null;
       this._onMessage = (event) => this._message(event);
+      this._onViolation = (event) => this._refused(event);
       try {
         const root = this.attachShadow({ mode: 'open' });
         const style = document.createElement('style');
         style.textContent = ':host{display:block;margin:1em 0}' +
           'p{font:14px/1.4 system-ui,sans-serif;padding:12px;border:1px dashed #c2410c;border-radius:8px;margin:0}';
         const slot = document.createElement('slot');
-        slot.name = 'attention-explorer-frame';
+        slot.name = SLOT;
         root.append(style, slot);
         const frame = document.createElement('iframe');
         frame.slot = slot.name;
@@ -109,12 +111,25 @@
 
     connectedCallback() {
       window.addEventListener('message', this._onMessage);
+      document.addEventListener('securitypolicyviolation', this._onViolation);
+      // An iframe copied from another widget (cloneNode, a post saved as HTML) is not this one's: one shows.
+      for (const child of Array.from(this.children)) {
+        if (child !== this._frame && child.localName === 'iframe' && child.slot === SLOT) child.remove();
+      }
       if (this._frame && this._frame.parentNode !== this) this.append(this._frame);
       this._load();
     }
 
     disconnectedCallback() {
       window.removeEventListener('message', this._onMessage);
+      document.removeEventListener('securitypolicyviolation', this._onViolation);
+    }
+
+    /** The post's Content-Security-Policy refused the widget's frame: say so, and show the element's own content. */
+    _refused(event) {
+      if (!this._frame || !/^(frame|child|default)-src/.test(event.effectiveDirective || '')) return;
+      if (String(event.blockedURI || '').indexOf(ORIGIN) !== 0) return;
+      this._fail(new Error(`this page's Content-Security-Policy (${event.effectiveDirective}) does not allow frames from ${ORIGIN}`));
     }
 
     attributeChangedCallback() {
@@ -148,7 +163,10 @@
         const p = document.createElement('p');
         p.textContent = `Attention Explorer could not start here: ${error?.message ?? String(error)}`;
         this._frame?.remove();
-        (this.shadowRoot ?? this.attachShadow({ mode: 'open' })).replaceChildren(p);
+        this._frame = null;
+        // The element's own content (the snippet's link to the full page) shows under the message.
+        const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
+        root.replaceChildren(...root.querySelectorAll('style'), p, document.createElement('slot'));
       } catch {
         // Nothing more can be done without touching the host page.
       }

@@ -54,6 +54,8 @@ async function theBlog() {
     '/widgets.html': widgets(site.url),
     '/iframe.html': `<!doctype html><meta charset="utf-8"><title>Post</title><p>Before.</p>${await snippetOf()}<p>After.</p>`,
     '/bare.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
+    // A blog whose policy allows frames from itself only.
+    '/strict.html': widgets(site.url).replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="frame-src 'self'">`),
   });
   return blogOrigin;
 }
@@ -177,6 +179,31 @@ test('without JavaScript the widget shows its fallback content', async () => {
   assert.equal(await page.locator('attention-viz a').first().textContent(), 'See it in Attention Explorer');
   assert.ok(await page.locator('attention-viz a').first().isVisible());
   await context.close();
+});
+
+test('a widget copied with cloneNode shows one widget, with its own numbers', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/widgets.html`);
+  await widgetTable(page.frameLocator('attention-viz >> nth=0 >> iframe'));
+  // As a host that saves and restores a post's HTML (Turbo snapshots, editors): the copy holds the first one's iframe.
+  await page.evaluate(() => document.body.append(document.querySelector('attention-viz').cloneNode(true)));
+  assert.equal(await page.locator('attention-viz >> nth=2 >> iframe').count(), 1);
+  const copy = await widgetTable(page.frameLocator('attention-viz >> nth=2 >> iframe'));
+  assert.equal(copy.rows[1].cells[2], '0.0489');
+  await finish();
+});
+
+test('a blog whose policy refuses the widget’s frame says so, and shows the link', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin], allow: [/Content Security Policy|CSP violation/] });
+  await page.goto(`${origin}/strict.html`);
+  const said = page.locator('attention-viz >> nth=0 >> p');
+  await said.waitFor({ timeout: 10000 });
+  assert.equal(await said.textContent(), `Attention Explorer could not start here: this page's Content-Security-Policy (frame-src) does not allow frames from ${new URL(site.url).origin}`);
+  assert.ok(await page.locator('attention-viz a').first().isVisible(), 'the link to the full page shows');
+  assert.equal(await page.locator('attention-viz iframe').count(), 0);
+  await finish();
 });
 
 test('the embed page shows the view its link names, without page chrome', async () => {
