@@ -137,6 +137,34 @@ test('a widget keeps working when the widget that lent it its engine leaves the 
   await finish();
 });
 
+test('a reader’s own file, read in a widget that borrowed its engine, keeps working when the lender leaves', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/widgets.html`);
+  const frames = [0, 1].map((k) => page.frameLocator(`attention-viz >> nth=${k} >> iframe`));
+  for (const frame of frames) await widgetTable(frame);
+  const lends = await Promise.all(frames.map((frame) => frame.locator('html').evaluate(() => Boolean(window.attentionExplorerHub))));
+  const borrower = frames[lends.indexOf(false)];
+  // The file is read on the lender's wasm; then the post renders again without the lender.
+  await borrower.locator('#vectors-file').setInputFiles({ name: 'own.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0\nking 0 1\nand 1 1\nqueen 1 0\ncat 0 1\nsat 1 1\non 1 0\nmat 0 1\n') });
+  await borrower.locator('#vectors-note >> text=/your file own\.txt/').waitFor({ state: 'attached' });
+  await page.evaluate((k) => document.querySelectorAll('attention-viz')[k].remove(), lends.indexOf(true));
+  const left = page.frameLocator('attention-viz >> iframe');
+  await left.locator('#opt-scale').click();
+  await left.locator('html[data-ready="1"]').waitFor();
+  const inked = () => left.locator('#arrows').evaluate((canvas) => {
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i]) n++;
+    return n;
+  });
+  for (const started = Date.now(); (await inked()) === 0;) {
+    assert.ok(Date.now() - started < 10000, 'the arrows are drawn again');
+    await page.waitForTimeout(200);
+  }
+  await finish();
+});
+
 test('the iframe snippet sizes its iframe, accepting only the widget’s own messages', async () => {
   const origin = await theBlog();
   const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });

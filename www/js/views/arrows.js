@@ -47,7 +47,8 @@ export function mountArrows(ctx) {
       const widest = labelWidth(measure, analysis.labels, ctx.theme, ' 0.00');
       // As tall as the heatmap beside it, at least 480 px; in a fixed-size iframe, what is left.
       const maxHeight = left > 0 ? Math.max(160, left - 30) : Math.max(480, Math.min(width * 1.2, 900));
-      geometry = new ctx.wasm.ArrowGeometry(analysis.n, width, widest, ctx.theme.fontSize, maxHeight);
+      // The analysis's own module: a file's vectors read on a module lent by another widget stay on it.
+      geometry = new analysis.wasm.ArrowGeometry(analysis.n, width, widest, ctx.theme.fontSize, maxHeight);
       layout = arrowLayout(geometry);
       sizeCanvas(canvas, layout.width, layout.height);
     }
