@@ -97,8 +97,10 @@
         frame.slot = slot.name;
         frame.title = 'Attention Explorer: attention weights of a sentence';
         frame.loading = 'lazy';
-        // Inline styles, so that the post's own styles for iframes do not reach this one.
-        frame.style.cssText = 'display:block;width:100%;border:0;margin:0;padding:0;color-scheme:normal;';
+        // Inline and important, so that the post's own styles for iframes (a theme's
+        // `iframe { height: auto !important; aspect-ratio: 16/9 }`) do not reach this one.
+        frame.style.cssText = ['display:block', 'width:100%', 'max-width:none', 'min-width:0', 'max-height:none', 'min-height:0',
+          'aspect-ratio:auto', 'border:0', 'margin:0', 'padding:0', 'color-scheme:normal'].map((rule) => `${rule} !important`).join(';');
         frame.addEventListener('load', () => {
           // The embed page then takes its natural height, and reports it.
           frame.contentWindow?.postMessage({ type: RESIZE }, ORIGIN);
@@ -139,7 +141,7 @@
     _load() {
       try {
         if (!this._frame) return;
-        if (!this._frame.style.height) this._frame.style.height = `${pixels(this.getAttribute('height'), 560)}px`;
+        if (!this._frame.style.height) this._frame.style.setProperty('height', `${pixels(this.getAttribute('height'), 560)}px`, 'important');
         const src = EMBED + hashOf(this);
         if (this._frame.src !== src) this._frame.src = src;
       } catch (error) {
@@ -154,7 +156,7 @@
       const data = event.data;
       if (data && data.type === READY) frame.contentWindow.postMessage({ type: RESIZE }, ORIGIN);
       if (data && data.type === HEIGHT && typeof data.height === 'number' && Number.isFinite(data.height) && data.height > 0) {
-        frame.style.height = `${Math.min(Math.ceil(data.height), 20000)}px`;
+        frame.style.setProperty('height', `${Math.min(Math.ceil(data.height), 20000)}px`, 'important');
       }
     }
 

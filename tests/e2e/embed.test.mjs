@@ -56,6 +56,8 @@ async function theBlog() {
     '/bare.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
     // A blog whose policy allows frames from itself only.
     '/strict.html': widgets(site.url).replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="frame-src 'self'">`),
+    // A theme that makes every iframe a 16:9 video box.
+    '/themed.html': widgets(site.url).replace('</head>', '<style>iframe { height: auto !important; aspect-ratio: 16 / 9; max-width: 400px }</style></head>'),
   });
   return blogOrigin;
 }
@@ -219,6 +221,21 @@ test('a widget copied with cloneNode shows one widget, with its own numbers', as
   assert.equal(await page.locator('attention-viz >> nth=2 >> iframe').count(), 1);
   const copy = await widgetTable(page.frameLocator('attention-viz >> nth=2 >> iframe'));
   assert.equal(copy.rows[1].cells[2], '0.0489');
+  await finish();
+});
+
+test('a theme’s styles for every iframe do not squeeze the widget', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/themed.html`);
+  const frame = page.frameLocator('attention-viz >> nth=0 >> iframe');
+  await widgetTable(frame);
+  await page.waitForFunction(() => !['', '560px'].includes(document.querySelector('attention-viz iframe').style.height));
+  const box = await page.locator('attention-viz >> nth=0 >> iframe').boundingBox();
+  const element = await page.locator('attention-viz >> nth=0').boundingBox();
+  const inner = await frame.locator('html').evaluate((html) => Math.ceil(html.getBoundingClientRect().height));
+  assert.ok(Math.abs(box.height - inner) <= 2, `iframe ${box.height}px, content ${inner}px`);
+  assert.equal(box.width, element.width);
   await finish();
 });
 
