@@ -56,6 +56,7 @@ async function theBlog() {
     '/bare.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
     // A blog whose policy allows frames from itself only.
     '/strict.html': widgets(site.url).replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="frame-src 'self'">`),
+    '/sandboxed.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe sandbox="allow-scripts" src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
     // A theme that makes every iframe a 16:9 video box.
     '/themed.html': widgets(site.url).replace('</head>', '<style>iframe { height: auto !important; aspect-ratio: 16 / 9; max-width: 400px }</style></head>'),
   });
@@ -221,6 +222,16 @@ test('a widget copied with cloneNode shows one widget, with its own numbers', as
   assert.equal(await page.locator('attention-viz >> nth=2 >> iframe').count(), 1);
   const copy = await widgetTable(page.frameLocator('attention-viz >> nth=2 >> iframe'));
   assert.equal(copy.rows[1].cells[2], '0.0489');
+  await finish();
+});
+
+test('a frame sandboxed without allow-same-origin says what the embedding site can do', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin], allow: [/CORS|Failed to load/] });
+  await page.goto(`${origin}/sandboxed.html`);
+  const error = page.frameLocator('iframe').locator('#error');
+  await error.waitFor({ timeout: 10000 });
+  assert.equal(await error.textContent(), 'The page cannot run in a frame sandboxed without "allow-same-origin": its scripts cannot load. The site embedding it can add allow-same-origin to the iframe\'s sandbox, or link to the page.');
   await finish();
 });
 

@@ -36,7 +36,11 @@
   window.addEventListener('error', function (event) {
     var node = event.target;
     if (node && node.tagName === 'SCRIPT') {
-      show('The page could not load its script ' + (node.getAttribute('src') || '') + '. Reload the page.');
+      // A frame sandboxed without allow-same-origin has no origin of its own:
+      // its modules cannot load (they need CORS), and a reload cannot help.
+      show(self.origin === 'null'
+        ? 'The page cannot run in a frame sandboxed without "allow-same-origin": its scripts cannot load. The site embedding it can add allow-same-origin to the iframe\'s sandbox, or link to the page.'
+        : 'The page could not load its script ' + (node.getAttribute('src') || '') + '. Reload the page.');
     } else if (event.error && !document.documentElement.hasAttribute('data-ready')) {
       show('The page could not start: ' + event.error.message);
     }
