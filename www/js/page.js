@@ -220,6 +220,9 @@ class Page {
       this.render();
     });
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.applyTheme(this.store.get().theme));
+    // Paper is white: the canvases drawn for printing (lazyDrawing) take the light theme's colours, as the CSS does.
+    addEventListener('beforeprint', () => this.applyTheme('light'));
+    addEventListener('afterprint', () => this.applyTheme(this.store.get().theme));
   }
 
   /** Light, dark or as the system (`auto`): the page's colours, and the painters' colours read from them. */
