@@ -146,8 +146,9 @@ class MainHeatmap {
     // Row labels go left of the cells and column labels above them: the widest of either sizes both margins.
     const shownLabels = win ? [...analysis.labels.slice(win.row0, win.row0 + span), ...analysis.labels.slice(win.col0, win.col0 + span)] : analysis.labels;
     const widest = labelWidth(this.base.getContext('2d'), shownLabels, ctx.theme);
-    const layout = this.heatmap.setGeometry(new ctx.wasm.HeatmapGeometry(span, span, width, widest, ctx.theme.fontSize));
-    this.view = { ...analysis.data, ...paintable(ctx.wasm, analysis.data, this.palette), n: analysis.n, labels: analysis.labels, layout, window: win, theme: ctx.theme };
+    // The analysis's own module (a file's vectors read on a module lent by another widget stay on it).
+    const layout = this.heatmap.setGeometry(new analysis.wasm.HeatmapGeometry(span, span, width, widest, ctx.theme.fontSize));
+    this.view = { ...analysis.data, ...paintable(analysis.wasm, analysis.data, this.palette), n: analysis.n, labels: analysis.labels, layout, window: win, theme: ctx.theme };
     paintBase(this.base, this.overlay, this.view, ctx.theme);
     this.overlay.setAttribute('aria-label', `Attention heatmap of ${counted(analysis.n, 'token')}${win ? `, zoomed to ${shownPart(win)}` : ''}: rows are queries, columns are keys. Arrow keys move the focus, + and − zoom, Escape clears the focus. The same numbers are in the weights table.`);
     // Zoomed, one finger pans the heatmap rather than the page (style.css: touch-action).
