@@ -11,6 +11,7 @@
 
 import { newCanvas } from './dom.js';
 import { settingsOf } from './state.js';
+import { quoted } from './text.js';
 
 // Kept per wasm module: a widget that borrowed another frame's module and
 // loads its own when that frame goes must not keep the other's arrays (and
@@ -81,6 +82,25 @@ export function matrixCanvas(wasm, weights, masked, rows, cols, palette, max) {
 /** What the painters need beyond the data: the cells, the colour table and bar, and the ticks of `palette` and `max`. */
 export function paintable(wasm, data, palette, max = data.scaleMax) {
   return { cells: cellsOf(wasm, data, palette, max), table: colormap(wasm, palette), bar: colorbarOf(wasm, palette), scaleMax: max, ticks: Array.from(wasm.ticks(max, 4)) };
+}
+
+/** Words the error names before it says how many there are (error.rs `quote_list`). */
+const LISTED = 8;
+
+/**
+ * The error of an analysis as every view shows it. For a sentence without a
+ * known word, the core's message (error.rs NoKnownWords, NotLoaded) is
+ * written again here from the tokens, in the same words: the core quotes
+ * each word but does not isolate it, and a right-to-left list came out
+ * backwards ("('השטיח' ,'על'"). Any other error is shown as it is.
+ */
+function errorOf(error, tokens) {
+  if (!error || !tokens.length || tokens.some((t) => t.known) || !/^(None of the words|The vectors of) /.test(error)) return error;
+  const list = (words) => words.slice(0, LISTED).map((w) => quoted(w)).join(', ') + (words.length > LISTED ? `, … (${words.length} in all)` : '');
+  const pending = tokens.filter((t) => t.pending).map((t) => t.text);
+  return pending.length
+    ? `The vectors of ${list(pending)} have not arrived.`
+    : `None of the words is in the vocabulary (${list(tokens.map((t) => t.text))}): try common English words.`;
 }
 
 /** The plain data of any matrix view (the shape MatrixPanel and the painters take), copied out of wasm. */
@@ -185,7 +205,7 @@ export class Analysis {
       // The error says enough.
     }
     return Object.assign(Object.create(Analysis.prototype), {
-      engine, wasm: engine.wasm, state: pick(state), tokens, error: sentenceCase(error.message), n: 0, memos: {},
+      engine, wasm: engine.wasm, state: pick(state), tokens, error: errorOf(sentenceCase(error.message), tokens), n: 0, memos: {},
     });
   }
 

@@ -3,7 +3,7 @@
 // key that is present but bad falls back to its default *and* is noted, and
 // the page (or a widget) can say which settings it did not understand.
 
-import { excerpt, wellFormed } from './text.js';
+import { escapeHidden, excerpt, isolate, wellFormed } from './text.js';
 
 export class LinkParams {
   /** `text`: a URL hash or query (with or without its leading '#' or '?'). */
@@ -61,9 +61,21 @@ export function flag(text) {
   return text === '0' || text === 'false' ? false : null;
 }
 
+/**
+ * A value of a link as the note shows it after its key: its hidden
+ * characters escaped (`escapeHidden`) and the rest isolated (`isolate`), so
+ * that neither an override nor a right-to-left word in the link can turn the
+ * note around. Plain ASCII is left as it is: after `key=`, not even a leading
+ * digit (focus=99) can join another word's run.
+ */
+function shownValue(value) {
+  const shown = escapeHidden(value);
+  return /^[\x20-\x7E]*$/.test(shown) ? shown : isolate(shown);
+}
+
 /** A short sentence for the page about the settings a link got wrong, or ''. */
 export function describeProblems(problems) {
   if (!problems.length) return '';
-  const list = problems.slice(0, 4).map((p) => `${p.key}=${p.value} (expected ${p.expected})`).join('; ');
+  const list = problems.slice(0, 4).map((p) => `${p.key}=${shownValue(p.value)} (expected ${p.expected})`).join('; ');
   return `Some settings of the link could not be used as written: ${list}${problems.length > 4 ? '; …' : ''}.`;
 }

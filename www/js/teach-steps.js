@@ -11,7 +11,7 @@
 
 import { el, keepingFocus, put, putText, setChildren } from './dom.js';
 import { strongestKeys } from './paint.js';
-import { grouped } from './text.js';
+import { grouped, quoted } from './text.js';
 
 /** Terms of a dot product listed before "the other terms" are collapsed. */
 export const TERMS_SHOWN = 6;
@@ -127,17 +127,17 @@ class StepsPanel {
     const nodes = [this.head];
     if (opts.note) nodes.push(putText(this.note, opts.note));
     const [score, scale, softmax, output] = this.items;
-    putText(score, `Score each key: q·k, the dot product of the query vector of '${word}' with each key vector.`);
+    putText(score, `Score each key: q·k, the dot product of the query vector of ${quoted(word)} with each key vector.`);
     putText(scale, settings.scale || settings.temperature !== 1
       ? `Scale: ${scaleText(settings, scaleDim, steps.factor)}${scaleReasons(settings, scaleDim)}.`
       : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).');
     putText(softmax, 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
       (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : ''));
-    putText(output, `Output: the context vector of '${word}' is the weighted sum of the value vectors, Σ weight × v.`);
+    putText(output, `Output: the context vector of ${quoted(word)} is the weighted sum of the value vectors, Σ weight × v.`);
     nodes.push(this.list);
 
     if (opts.fullyMasked) {
-      nodes.push(putText(this.maskedNote, `Every key of '${word}' is masked, so it has no weights and its output is zero.`));
+      nodes.push(putText(this.maskedNote, `Every key of ${quoted(word)} is masked, so it has no weights and its output is zero.`));
     } else {
       nodes.push(this.table.update(opts));
       if (steps.sumOfExps === null) {
@@ -236,7 +236,7 @@ function fillKeyRow(tr, j, opts, cell) {
     }
     put(pick.dataset, 'key', String(j));
     putText(pick, keyLabels[j]);
-    put(pick, 'title', `Show q·k for '${keyLabels[j]}' term by term`);
+    put(pick, 'title', `Show q·k for ${quoted(keyLabels[j])} term by term`);
   } else {
     putText(th, keyLabels[j]);
   }

@@ -159,10 +159,11 @@ export function isolate(text) {
 
 /**
  * A word as the page's messages quote it: its first `max` UTF-16 units (see
- * `excerpt`), invisible characters escaped (`escapeHidden`), isolated
- * (`isolate`) and in single quotes.
+ * `excerpt`; 40, as the core's messages quote 40 characters), invisible
+ * characters escaped (`escapeHidden`), isolated (`isolate`: a right-to-left
+ * word keeps its place beside the numbers) and in single quotes.
  */
-export function quoted(word, max) {
+export function quoted(word, max = 40) {
   // Most words: a letter first, then printable ASCII, short enough (nothing to escape, shorten or isolate).
   if (word.length <= max && /^[A-Za-z][\x20-\x7E]*$/.test(word)) return `'${word}'`;
   return `'${isolate(escapeHidden(excerpt(word, max)))}'`;

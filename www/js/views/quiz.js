@@ -9,7 +9,7 @@
 import { copyText, el, keepingFocus, put } from '../dom.js';
 import { formatHash, MAX_QUESTIONS } from '../state.js';
 import { num, weight } from '../teach-steps.js';
-import { counted } from '../text.js';
+import { counted, quoted } from '../text.js';
 
 export function mountQuiz(ctx) {
   const panel = document.getElementById('quiz');
@@ -252,7 +252,9 @@ function reveal(q, guess) {
   const order = [...(q.keep ?? q.keys.keys())].sort((a, b) => q.weights[b] - q.weights[a]);
   const best = order[0];
   const right = isRight(q, guess);
-  box.append(el('p', right ? `Right: '${q.keys[guess]}' (${weight(q.weights[guess])}).` : `Not quite: you chose '${q.keys[guess]}' (${weight(q.weights[guess])}); the most is '${q.keys[best]}' (${weight(q.weights[best])}).`, right ? 'quiz-right' : 'quiz-wrong'));
+  // Each word isolated (`quoted`): a right-to-left one would take the weight after it into its run.
+  const [chosen, most] = [quoted(q.keys[guess]), quoted(q.keys[best])];
+  box.append(el('p', right ? `Right: ${chosen} (${weight(q.weights[guess])}).` : `Not quite: you chose ${chosen} (${weight(q.weights[guess])}); the most is ${most} (${weight(q.weights[best])}).`, right ? 'quiz-right' : 'quiz-wrong'));
   const list = el('ol', null, 'compare-list');
   for (const j of order.slice(0, 6)) {
     const item = el('li', null, j === guess ? 'self' : '');
@@ -272,8 +274,8 @@ function why(q, guess, best) {
   if (!q.steps) return q.why ? `What this head does on this sentence: ${q.why}.` : 'The weights are the softmax of this head’s scaled q·k scores.';
   const steps = q.steps();
   const dot = (j) => `q·k = ${num(steps.dots[j])}, scaled ${num(steps.scaled[j])}`;
-  const compare = guess === best ? '' : ` For '${q.keys[guess]}': ${dot(guess)}.`;
-  return `The softmax gives the most weight to the largest scaled score: for '${q.keys[best]}', ${dot(best)}.${compare} Raw vectors score high on words that are alike (and on the word itself), not on grammar.`;
+  const compare = guess === best ? '' : ` For ${quoted(q.keys[guess])}: ${dot(guess)}.`;
+  return `The softmax gives the most weight to the largest scaled score: for ${quoted(q.keys[best])}, ${dot(best)}.${compare} Raw vectors score high on words that are alike (and on the word itself), not on grammar.`;
 }
 
 /** Making a quiz from what is on screen: pick the words, copy the link. */

@@ -9,7 +9,7 @@
 
 import { put } from '../dom.js';
 import { fileEngine } from '../engine.js';
-import { counted, grouped } from '../text.js';
+import { counted, grouped, quoted } from '../text.js';
 
 const WORKER_URL = new URL('../vectors-worker.js', import.meta.url);
 /**
@@ -173,7 +173,8 @@ class SourceView {
       const merged = source.merged ? ` ${counted(source.merged, 'word')} spelled as an earlier one once lowercased ('King' after 'king') left out.` : '';
       put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${counted(source.words, 'word')} of ${counted(source.dim, 'dimension')}${kept}.${merged} It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
     } else if (state.vectors) {
-      put(this.note, 'textContent', `This link was made with the word vectors of the file '${state.vectors}', which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.`);
+      // The name is the link's, not the page's: quoted short, its hidden and direction characters escaped.
+      put(this.note, 'textContent', `This link was made with the word vectors of the file ${quoted(state.vectors)}, which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.`);
     } else if (engine) {
       const { manifest } = engine.vectors;
       put(this.note, 'textContent', manifest.fallback

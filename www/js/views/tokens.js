@@ -10,8 +10,6 @@ import { findKey, grouped, quoted } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
 const COLLAPSED = 80;
-/** UTF-16 units of a word that a note or a tooltip quotes (a pasted 20,000-letter "word" is named, not printed). */
-const QUOTED = 40;
 
 export function mountTokens(ctx) {
   const strip = document.getElementById('tokens');
@@ -123,7 +121,7 @@ class TokenStrip {
     const keys = this.findKeys();
     const rows = this.analysis.tokens.filter((t, i) => t.row != null && keys[i].includes(query)).map((t) => t.row);
     if (rows.length === 0) {
-      put(this.findStatus, 'textContent', `No token contains ${quoted(this.find.value.trim(), QUOTED)}.`);
+      put(this.findStatus, 'textContent', `No token contains ${quoted(this.find.value.trim())}.`);
       return;
     }
     const focus = this.store.get().focus ?? -1;
@@ -213,13 +211,13 @@ class TokenStrip {
     let failed = false;
     if (kind === 'known') {
       put(chip.dataset, 'row', String(t.row));
-      title = `Focus ${quoted(t.text, QUOTED)} (word ${t.row + 1})`;
+      title = `Focus ${quoted(t.text)} (word ${t.row + 1})`;
     } else if (kind === 'unknown') {
-      title = `${quoted(t.text, QUOTED)} is not in the vocabulary, so it has no vector and is left out of the attention.`;
+      title = `${quoted(t.text)} is not in the vocabulary, so it has no vector and is left out of the attention.`;
     } else if (kind === 'pending') {
       const status = this.ctx.engine?.vectors.statusOf(t.text);
       failed = Boolean(status && status !== 'loading');
-      const word = quoted(t.text, QUOTED);
+      const word = quoted(t.text);
       title = failed ? `${word}: its vector could not be loaded (${status})` : `${word}: loading its vector…`;
     }
     put(chip, 'className', `token ${kind}${failed ? ' failed' : ''}${focused ? ' focused' : ''}`);
@@ -290,7 +288,7 @@ function visible(original) {
 export function noteOf(analysis, vectors) {
   const tokens = analysis.tokens ?? [];
   const unique = (list) => [...new Set(list)];
-  const quote = (words) => words.slice(0, 8).map((w) => quoted(w, QUOTED)).join(', ') + (words.length > 8 ? ', …' : '');
+  const quote = (words) => words.slice(0, 8).map((w) => quoted(w)).join(', ') + (words.length > 8 ? ', …' : '');
   const unknown = unique(tokens.filter((t) => !t.known && !t.pending).map((t) => t.text));
   const pending = unique(tokens.filter((t) => t.pending).map((t) => t.text));
   const failed = vectors ? pending.filter((w) => (vectors.statusOf(w) ?? 'loading') !== 'loading') : [];

@@ -11,7 +11,7 @@ import {
   attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, wholeNumberField,
 } from './common.js';
 import { panelData } from '../../analysis.js';
-import { counted } from '../../text.js';
+import { counted, quoted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
 export const BUILT = 'unbuilt';
@@ -137,7 +137,7 @@ function compareScaling(table, views, data, focus, dk, temperature) {
     // The page's temperature divides both sides: the label says so.
     [`s = q·k ÷ √${dk}${byTemperature(temperature)}`, onSteps.scaled, (x) => num(x)],
     ['weight, scaling on', onSteps.weights],
-  ].map(([label, values, format]) => [label, Array.from(values).slice(0, n), format]), `Query '${data.rowLabels[focus]}'`);
+  ].map(([label, values, format]) => [label, Array.from(values).slice(0, n), format]), `Query ${quoted(data.rowLabels[focus])}`);
 }
 
 /** The matrices actually used, after the projections. */

@@ -5,7 +5,7 @@
 // after the panel is painted.
 
 import { el } from '../../dom.js';
-import { grouped } from '../../text.js';
+import { grouped, isolate, quoted } from '../../text.js';
 import { heaviestKeys, num, renderSteps, weight } from '../../teach-steps.js';
 import { indexProblem, linkCheck, nearestSearched } from './common.js';
 
@@ -74,7 +74,8 @@ export function mountSteps(panel, ctx) {
    */
   function fillNearest(analysis, i, { context, own, nodes }) {
     const d = analysis.dim;
-    const show = (list) => list.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
+    // Each word isolated: a right-to-left word of a file would take the number after it into its run.
+    const show = (list) => list.map((w) => `${isolate(w.word)} ${w.similarity.toFixed(2)}`).join(' · ');
     const { engine } = ctx;
     const [output, input] = [analysis.contextOf(i), analysis.vectors.subarray(i * d, (i + 1) * d)];
     const mixed = engine?.nearestNow(output, NEAREST);
@@ -104,19 +105,24 @@ export function mountSteps(panel, ctx) {
 function nearestLines(word, searched) {
   const nearest = el('p', null, 'nearest');
   const context = el('span', '…', 'nearest-words');
-  nearest.append(`Words nearest to the context vector of '${word}' (cosine, among ${searched}): `, context);
+  nearest.append(`Words nearest to the context vector of ${quoted(word)} (cosine, among ${searched}): `, context);
   const ownLine = el('p', null, 'nearest');
   const own = el('span', '…', 'nearest-words own');
   ownLine.append('…and to its own vector: ', own);
   return { context, own, nodes: [nearest, ownLine] };
 }
 
-/** Step 4 for a sentence: the heaviest terms of Σ weight × v, in words, and the first dimensions of the result. */
+/**
+ * Step 4 for a sentence: the heaviest terms of Σ weight × v, in words, and
+ * the first dimensions of the result. The words are isolated (`quoted`,
+ * `isolate`): a right-to-left one would otherwise swap places with the
+ * numbers beside it.
+ */
 function contextSummary(word, labels, steps) {
   const { keys, total } = heaviestKeys(steps.weights, 4);
-  const terms = keys.map((j) => `${weight(steps.weights[j])} × v(${labels[j]})`);
+  const terms = keys.map((j) => `${weight(steps.weights[j])} × v(${isolate(labels[j])})`);
   const p = el('p', null, 'context-sum');
-  p.append(`Step 4: context of '${word}' = ${terms.join(' + ')}${total > 4 ? ` + … (${total - 4} more)` : ''} = [${contextText(steps.context)}].`);
+  p.append(`Step 4: context of ${quoted(word)} = ${terms.join(' + ')}${total > 4 ? ` + … (${total - 4} more)` : ''} = [${contextText(steps.context)}].`);
   return p;
 }
 

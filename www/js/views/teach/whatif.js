@@ -9,7 +9,7 @@ import { MAX_PAD } from '../../teach-state.js';
 import {
   attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, meanMax, panelOptions, setTeach, showNothing, wholeNumberField,
 } from './common.js';
-import { counted } from '../../text.js';
+import { counted, quoted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
 export const BUILT = 'unbuilt';
@@ -63,7 +63,7 @@ export function mountWhatif(lab, ctx) {
     compareRows(compareTable, on.colLabels, [
       [`weight ÷ √${analysis.dim}`, on.weights.subarray(focus * on.cols, (focus + 1) * on.cols)],
       ['weight unscaled', off.weights.subarray(focus * off.cols, (focus + 1) * off.cols)],
-    ], `Row of '${on.rowLabels[focus]}'`);
+    ], `Row of ${quoted(on.rowLabels[focus])}`);
   }
 
   function renderPadding(state, analysis) {
