@@ -7,7 +7,9 @@
 // stand: a quote "'⁨محمد⁩' (0.7795)" reads in that order on screen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashFor, openPage, ready, useSite } from './helpers.mjs';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { DIST, hashFor, openPage, ready, useSite } from './helpers.mjs';
 
 const site = useSite();
 
@@ -141,5 +143,21 @@ test('a right-to-left sentence whose vectors did not arrive is named in order in
   });
   await page.waitForSelector('#error:not([hidden])');
   assert.equal(await page.textContent('#error'), `The vectors of '${iso('החתול')}', '${iso('ישב')}' have not arrived.`);
+  await finish();
+});
+
+// scripts/test builds the model and sets AE_REQUIRE_MODEL=1: there this runs (and fails without the model).
+const hasModel = process.env.AE_REQUIRE_MODEL === '1' || existsSync(path.join(DIST, 'model', 'manifest.json'));
+
+test('the trained model’s head search quotes a typed right-to-left word in place', { skip: !hasModel && 'no built model' }, async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat sat because it was tired', '&model=1'));
+  await ready(page);
+  await page.waitForSelector('#model-view[data-state="ready"][data-head]', { timeout: 90000 });
+  await page.fill('#model-search-query', 'שלום');
+  await page.fill('#model-search-key', 'cat');
+  await page.click('#model-search button[type="submit"]');
+  await page.waitForSelector('#model-search-status.error');
+  assert.equal(await page.textContent('#model-search-status'),
+    `Query: '${iso('שלום')}' is not in the sentence; its words are: the, cat, sat, because, it, was, tired.`);
   await finish();
 });

@@ -92,7 +92,7 @@ test('opened, a link’s sentence over the limit fills the box up to its last wh
     const chips = await page.$$eval('#tokens .token', (list) => list.map((t) => t.textContent));
     assert.ok(!chips.includes('kingd'), 'no word cut in two');
     assert.ok(await page.isVisible('#link-note'));
-    assert.match(await page.textContent('#link-note'), /s=the z+… \(expected at most 20,000 characters: the sentence was cut after its first 2 words \(19,994 characters\), before “kingdom queen”\)/);
+    assert.match(await page.textContent('#link-note'), /s=the z+… \(expected at most 20,000 characters: the sentence was cut after its first 2 words \(19,994 characters\), before 'kingdom queen'\)/);
     // The site's own parser (the tests above read www/js): the cut text's link notes nothing, a text that fits is kept as written.
     const again = await page.evaluate(async (texts) => {
       const { formatHash, parseHash } = await import('./js/state.js');

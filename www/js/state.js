@@ -49,7 +49,7 @@
 import { formatModel, parseModel, sameModel } from './model-state.js';
 import { defaultTeach, formatTeach, parseTeach, sameTeach } from './teach-state.js';
 import { flag, index, LinkParams, oneOf } from './params.js';
-import { cut, encode, excerpt, grouped, wholeChunks } from './text.js';
+import { cut, encode, excerpt, grouped, quoted, wholeChunks } from './text.js';
 
 export const DEFAULT_SENTENCE = 'The king and queen ruled the kingdom';
 export const TEMPERATURE_MIN = 0.001;
@@ -119,7 +119,7 @@ function readSentence(params) {
   const words = kept.match(/\S+/g)?.length ?? 0;
   const where = words > 1 ? `after its first ${grouped(words)} words (${grouped(kept.length)} characters)` : `to its first ${grouped(kept.length)} characters`;
   const rest = excerpt(text.slice(kept.length).trimStart(), 40);
-  const before = rest ? `, before “${rest}”` : '';
+  const before = rest ? `, before ${quoted(rest)}` : '';
   params.problems.push({ key: 's', value: excerpt(text, 40), expected: `at most ${grouped(MAX_SENTENCE_LENGTH)} characters: the sentence was cut ${where}${before}` });
   return kept;
 }

@@ -2,6 +2,7 @@
 // in the open head of the trained model, as bars.
 
 import { el } from '../../dom.js';
+import { quoted } from '../../text.js';
 
 const LIMIT = 40;
 
@@ -53,7 +54,7 @@ export function renderCompare(target, { state, glove, run, hv, focus, shownHead 
   target.dataset.modelWord = modelWord ?? '';
   const gloveRow = gloveWord !== null ? glove.weights.subarray(gloveFocus * glove.n, (gloveFocus + 1) * glove.n) : null;
   const gloveNote = !hasGlove ? 'No GloVe attention for this sentence (no word in its vocabulary).'
-    : modelWord !== null ? `'${modelWord}' is not a GloVe word here (unknown, or [CLS]/[SEP]).` : 'Nothing focused.';
+    : modelWord !== null ? `${quoted(modelWord)} is not a GloVe word here (unknown, or [CLS]/[SEP]).` : 'Nothing focused.';
   const columns = el('div', null, 'compare-columns');
   const name = shownHead ? `layer ${shownHead.layer}, head ${shownHead.head}` : 'the open head';
   columns.append(

@@ -8,6 +8,7 @@
 
 import { el } from '../../dom.js';
 import { num, renderSteps } from '../../teach-steps.js';
+import { quoted } from '../../text.js';
 
 export class InsideView {
   /** box: the section to fill; view: the model view (state, run, focus(), currentHead(), change(), client) */
@@ -80,12 +81,12 @@ export class InsideView {
     const parts = [`q, k and v are this head’s own projections of the layer’s input: ${details.dim} numbers each, one slice of the layer’s ${details.dim * run.heads}. The weights below are the heatmap’s row.`];
     const token = run.tokens[this.token];
     if (run.words && token && token.pieces[1] - token.pieces[0] > 1) {
-      parts.push(`In whole words the heatmap’s row of '${token.text}' averages the rows of its ${token.pieces[1] - token.pieces[0]} pieces; this is the row of its first piece, '${labels[details.query]}', over pieces.`);
+      parts.push(`In whole words the heatmap’s row of ${quoted(token.text)} averages the rows of its ${token.pieces[1] - token.pieces[0]} pieces; this is the row of its first piece, ${quoted(labels[details.query])}, over pieces.`);
     } else if (run.words) {
       parts.push('The panel counts in pieces: a word of several pieces gets the sum of their weights in the heatmap.');
     }
     if (run.hideSpecial) parts.push('[CLS] and [SEP] are hidden in the heatmap, but the head attends to them all the same: they are listed here.');
-    if (!details.picked) parts.push(`The dot product below is that of the strongest key, '${labels[details.cell.key]}'; click another key to see its own.`);
+    if (!details.picked) parts.push(`The dot product below is that of the strongest key, ${quoted(labels[details.cell.key])}; click another key to see its own.`);
     return parts.join(' ');
   }
 

@@ -13,6 +13,7 @@
 import { attr, el } from '../../dom.js';
 import { sizeCanvas } from '../../heatmap-view.js';
 import { font } from '../../paint.js';
+import { quoted } from '../../text.js';
 
 /** Above this many pieces only the lit and focused points are labelled. */
 const LABEL_ALL = 30;
@@ -209,7 +210,7 @@ export class ProjectionView {
     } else {
       const { n, labels, points } = picture;
       const token = this.view.run?.tokenOfPiece[p % n];
-      this.status.textContent = `${p < n ? 'Query' : 'Key'} of '${labels[p % n]}': (${points[2 * p].toFixed(2)}, ${points[2 * p + 1].toFixed(2)})`;
+      this.status.textContent = `${p < n ? 'Query' : 'Key'} of ${quoted(labels[p % n])}: (${points[2 * p].toFixed(2)}, ${points[2 * p + 1].toFixed(2)})`;
       this.view.setHover(token === undefined ? null : p < n ? { row: token, col: -1 } : { row: -1, col: token });
     }
     this.paint();

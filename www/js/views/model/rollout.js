@@ -6,6 +6,7 @@
 // (`mflow` in the link, see model-state.js).
 
 import { el } from '../../dom.js';
+import { quoted } from '../../text.js';
 
 const EXPLAIN = {
   rollout: 'Rollout estimates how much of each token’s representation after a layer comes from each input token, if attention were all that mixed tokens: each layer’s heads are averaged, the residual connection is counted as attention to itself (A + I, rows renormalised), and the layers are multiplied in order. Every row sums to 1. It is an estimate: it ignores the values, the feed-forward layers and the norms, and it averages heads that do different things.',
@@ -166,7 +167,7 @@ export class FlowView {
       tbody.append(tr);
     }
     const what = flow === 'rollout' ? 'comes from each input token (rollout)' : 'attends to each key, averaged over the heads';
-    this.table.replaceChildren(el('caption', `How much of '${run.labels[row]}' ${what}, after each layer.`), thead, tbody);
+    this.table.replaceChildren(el('caption', `How much of ${quoted(run.labels[row])} ${what}, after each layer.`), thead, tbody);
     Object.assign(this.table.dataset, { flow, row: String(row) });
   }
 

@@ -14,7 +14,7 @@ import { attr, el } from '../../dom.js';
 import { gloveToken } from './focus.js';
 import { markRanked, paintThumb, thumbSize } from './grid.js';
 import { bestMatch } from '../../model-spans.js';
-import { isolate } from '../../text.js';
+import { isolate, quoted } from '../../text.js';
 
 /** Heads marked on the grid. */
 const MARKED = 5;
@@ -71,10 +71,10 @@ export function resolveToken(run, sentence, text) {
   let found = words.filter((w) => w.text === word).map((w) => w.index);
   if (!found.length) found = run.labels.flatMap((label, i) => (label.toLowerCase() === word ? [i] : []));
   if (!found.length) {
-    const list = [...new Set(words.map((w) => w.text))].join(', ');
-    return { error: `'${typed}' is not in the sentence; its words are: ${list}.` };
+    const list = [...new Set(words.map((w) => w.text))].map(isolate).join(', ');
+    return { error: `${quoted(typed)} is not in the sentence; its words are: ${list}.` };
   }
-  if (nth > found.length) return { error: `'${word}' occurs ${found.length} time${found.length === 1 ? '' : 's'} in the sentence.` };
+  if (nth > found.length) return { error: `${quoted(word)} occurs ${found.length} time${found.length === 1 ? '' : 's'} in the sentence.` };
   return { index: found[nth - 1] };
 }
 

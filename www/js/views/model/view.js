@@ -27,7 +27,7 @@ import { ProjectionView } from './projection.js';
 import { FlowView } from './rollout.js';
 import { SearchView } from './search.js';
 import { buildSkeleton } from './skeleton.js';
-import { megabytes } from '../../text.js';
+import { megabytes, quoted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
 export const BUILT = 'unbuilt';
@@ -72,7 +72,7 @@ function summarize(run) {
   for (const h of heads) {
     if (!h.pattern) none++;
     else {
-      const name = h.pattern === 'focus' ? `'${run.labels[h.focus.token] ?? '?'}' (the other tokens’ common target)` : PATTERN_NAMES[h.pattern];
+      const name = h.pattern === 'focus' ? `${quoted(run.labels[h.focus.token] ?? '?')} (the other tokens’ common target)` : PATTERN_NAMES[h.pattern];
       counts.set(name, (counts.get(name) ?? 0) + 1);
     }
   }
