@@ -271,3 +271,26 @@ test('the new link keys round-trip, and the search follows a change of units', a
   assert.equal(await page.getAttribute('#model-rank-special', 'aria-pressed'), 'true');
   await finish();
 });
+
+test('rollout says when [CLS] and [SEP] are left out of it, and whole words say which row the panel shows', async () => {
+  const { page, finish } = await openModel('&focus=7&model=1&mflow=rollout&special=0');
+  await page.waitForSelector('#model-flow-table[data-flow="rollout"] tbody tr');
+  const explained = () => page.locator('#model-flow p.note').first().textContent();
+  assert.match(await explained(), /With \[CLS\] and \[SEP\] hidden, rollout is computed without them: .* This is another quantity than the rollout with them/);
+  await finish();
+  // Shown, the explanation is the rollout's own, and says what a share on [CLS] is.
+  const shown = await openModel('&focus=7&model=1&mflow=rollout');
+  await shown.page.waitForSelector('#model-flow-table[data-flow="rollout"] tbody tr');
+  const text = await shown.page.locator('#model-flow p.note').first().textContent();
+  assert.ok(!text.includes('hidden') && text.includes('attention parked there'), text);
+  await shown.finish();
+  // A word of two pieces in whole words: the panel's row is its first piece's, not the heatmap's.
+  const words = await openPage(site.browser, site.url + hashFor('Tokenization is hard', '&focus=0&model=1&units=words'));
+  await ready(words.page);
+  await modelReady(words.page);
+  await words.page.click('#model-inside summary');
+  await words.page.waitForSelector('#model-explain[data-state="ready"]');
+  const note = await words.page.locator('#model-explain').evaluate((box) => box.closest('details, section')?.textContent ?? box.textContent);
+  assert.ok(!note.includes('The weights below are the heatmap’s row.') && note.includes('averages the rows of its 2 pieces'), note);
+  await words.finish();
+});

@@ -363,3 +363,37 @@ test('Close gives the keyboard focus back to the button that opened the view', a
   assert.equal(await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(document.activeElement?.id), 0)))), 'model-open');
   await finish();
 });
+
+test('an edit of the sentence keeps the head search on its words, or says it was dropped', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1&mq=8&mk=2'));
+  await ready(page);
+  await modelReady(page);
+  const asked = () => page.evaluate(() => [document.querySelector('#model-search-query').value, document.querySelector('#model-search-key').value]);
+  assert.deepEqual(await asked(), ['it', 'cat']);
+  // A word typed before both: the search is still 'it' → 'cat', one token further on.
+  await page.evaluate(() => { location.hash = location.hash.replace(/s=[^&]*/, `s=${encodeURIComponent('The big cat sat on the mat because it was tired')}`); });
+  await page.waitForFunction(() => /mq=9&mk=3|mk=3.*mq=9/.test(location.hash) || (new URLSearchParams(location.hash.slice(1)).get('mq') === '9' && new URLSearchParams(location.hash.slice(1)).get('mk') === '3'), null, { timeout: MODEL_LOAD_MS });
+  assert.deepEqual(await asked(), ['it', 'cat']);
+  assert.match(await page.textContent('#model-search-status'), /'it' → 'cat'/);
+  // 'cat' gone: the search is dropped, and said.
+  await page.evaluate(() => { location.hash = location.hash.replace(/s=[^&]*/, `s=${encodeURIComponent('The big dog sat on the mat because it was tired')}`); });
+  await page.waitForFunction(() => /no longer in it/.test(document.querySelector('#model-search-status').textContent), null, { timeout: MODEL_LOAD_MS });
+  assert.equal(await page.textContent('#model-search-status'), "The sentence changed: 'cat' is no longer in it, so the search was dropped. Type a query word and a key word.");
+  const hash = await hashOf(page);
+  assert.deepEqual([hash.mq, hash.mk], [undefined, undefined]);
+  await finish();
+});
+
+test('the head search names a repeated word by its occurrence, and says when a word is several pieces', async () => {
+  const sentence = 'Tokenization is hard, and it is slow';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(sentence, '&model=1'));
+  await ready(page);
+  await modelReady(page);
+  await page.fill('#model-search-query', 'is#2');
+  await page.fill('#model-search-key', 'tokenization');
+  await page.click('#model-search button[type="submit"]');
+  await page.waitForFunction(() => /^All 72 heads/.test(document.querySelector('#model-search-status').textContent));
+  assert.equal(await page.textContent('#model-search-status'),
+    "All 72 heads by the weight 'is#2' → 'token', best first; the grid marks the best 5. 'Tokenization' is 2 pieces: the search uses its first, 'token' (choose whole words to rank by the word).");
+  await finish();
+});

@@ -78,9 +78,11 @@ export class InsideView {
   /** What the panel computes, and how it meets the heatmap in the current units. */
   note(details, run) {
     const labels = details.tokens.map((t) => t.text);
-    const parts = [`q, k and v are this head’s own projections of the layer’s input: ${details.dim} numbers each, one slice of the layer’s ${details.dim * run.heads}. The weights below are the heatmap’s row.`];
     const token = run.tokens[this.token];
-    if (run.words && token && token.pieces[1] - token.pieces[0] > 1) {
+    const split = run.words && token && token.pieces[1] - token.pieces[0] > 1;
+    // In whole words a word of several pieces has a row of its own in the heatmap, which the next sentence explains.
+    const parts = [`q, k and v are this head’s own projections of the layer’s input: ${details.dim} numbers each, one slice of the layer’s ${details.dim * run.heads}.${split ? '' : ' The weights below are the heatmap’s row.'}`];
+    if (split) {
       parts.push(`In whole words the heatmap’s row of ${quoted(token.text)} averages the rows of its ${token.pieces[1] - token.pieces[0]} pieces; this is the row of its first piece, ${quoted(labels[details.query])}, over pieces.`);
     } else if (run.words) {
       parts.push('The panel counts in pieces: a word of several pieces gets the sum of their weights in the heatmap.');

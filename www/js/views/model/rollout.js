@@ -9,7 +9,9 @@ import { el } from '../../dom.js';
 import { quoted } from '../../text.js';
 
 const EXPLAIN = {
-  rollout: 'Rollout estimates how much of each token’s representation after a layer comes from each input token, if attention were all that mixed tokens: each layer’s heads are averaged, the residual connection is counted as attention to itself (A + I, rows renormalised), and the layers are multiplied in order. Every row sums to 1. It is an estimate: it ignores the values, the feed-forward layers and the norms, and it averages heads that do different things.',
+  rollout: 'Rollout estimates how much of each token’s representation after a layer comes from each input token, if attention were all that mixed tokens: each layer’s heads are averaged, the residual connection is counted as attention to itself (A + I, rows renormalised), and the layers are multiplied in order. Every row sums to 1. It is an estimate: it ignores the values, the feed-forward layers and the norms, and it averages heads that do different things. A large share from [CLS] or [SEP] is mostly attention parked there (heads with nothing to do look at them), not meaning that comes from them.',
+  // [CLS] and [SEP] hidden: the worker runs rollout on the matrices without them.
+  hidden: 'With [CLS] and [SEP] hidden, rollout is computed without them: each layer’s attention among the other tokens, rows renormalised, then A + I and the layers multiplied as above. This is another quantity than the rollout with them, not the same numbers with two columns hidden: the share a token parks on [CLS] or [SEP] goes to the words instead, so shares between words look larger (show [CLS] and [SEP] to compare).',
   average: 'Each layer’s attention averaged over its 12 heads, with nothing carried from one layer to the next: the model’s own numbers. Rows sum to 1 when [CLS] and [SEP] are shown; without them, to what the token did not send there.',
 };
 
@@ -78,7 +80,7 @@ export class FlowView {
     if (this.details.open !== Boolean(flow)) this.details.open = Boolean(flow);
     if (!flow || !run) return;
     this.modes[flow].checked = true;
-    this.explain.textContent = EXPLAIN[flow];
+    this.explain.textContent = flow === 'rollout' && !state.model.special ? `${EXPLAIN.rollout} ${EXPLAIN.hidden}` : EXPLAIN[flow];
     if (this.asked !== run.id) {
       this.asked = run.id;
       this.flows = null;

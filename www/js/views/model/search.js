@@ -78,6 +78,19 @@ export function resolveToken(run, sentence, text) {
   return { index: found[nth - 1] };
 }
 
+/**
+ * For the first piece of a word of several, with pieces shown: what the
+ * search ranks by, as `attention heads` says it ('' for any other token).
+ */
+function firstPieceNote(run, sentence, index) {
+  if (run.words) return '';
+  let last = index;
+  while (run.tokens[last + 1]?.text.startsWith('##')) last++;
+  if (last === index) return '';
+  const word = sentence.slice(run.tokens[index].start, run.tokens[last].end);
+  return `${quoted(word)} is ${last - index + 1} pieces: the search uses its first, ${quoted(run.labels[index])} (choose whole words to rank by the word).`;
+}
+
 /** How token `index` is typed back: its label, with `#k` when the label repeats. */
 export function tokenText(run, index) {
   const label = run.labels[index];
@@ -289,10 +302,12 @@ export class SearchView {
       this.show(null);
       return;
     }
+    // Typed back as the fields take them: 'it#2' → 'it#1', not 'it' → 'it'.
     const what = message.pattern
       ? RANKED_BY[message.pattern]
-      : `the weight '${isolate(run.labels[message.query])}' → '${isolate(run.labels[message.key])}'`;
-    this.say(`All ${message.values.length} heads by ${what}, best first; the grid marks the best ${MARKED}.`);
+      : `the weight '${isolate(tokenText(run, message.query))}' → '${isolate(tokenText(run, message.key))}'`;
+    const notes = message.pattern ? [] : [message.query, message.key].map((i) => firstPieceNote(run, this.view.state.sentence, i));
+    this.say([`All ${message.values.length} heads by ${what}, best first; the grid marks the best ${MARKED}.`, ...new Set(notes)].filter(Boolean).join(' '));
     this.show({ ...message, what });
   }
 

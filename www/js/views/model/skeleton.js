@@ -16,7 +16,7 @@ export function buildSkeleton(root) {
   dom.close = el('button', 'Close', 'small');
   dom.close.type = 'button';
   head.append(el('h2', `A trained transformer: ${MODEL_NAME}`), dom.close);
-  dom.intro = el('p', 'The same sentence through MiniLM (6 layers × 12 heads, trained on a billion sentence pairs), computed on this page. Each head has learned its own query and key projections, so it can look at words for other reasons than similarity. What this view says about a head is measured on the sentence on screen: change the sentence and it may say something else.', 'model-intro');
+  dom.intro = el('p', 'The same sentence through MiniLM (6 layers × 12 heads, trained on a billion sentence pairs), computed on this page. Each head has learned its own query and key projections, so it can look at words for other reasons than similarity. What this view says about a head is measured on the sentence on screen: change the sentence and it may say something else. The model reads the sentence as WordPiece pieces (“tokenization” is token + ##ization) between two tokens of its own, [CLS] at the start and [SEP] at the end; many heads send most of their attention there when they have nothing to do, so a large weight on [CLS] or [SEP] is mostly parked attention, not meaning.', 'model-intro');
   loading(dom);
   const body = el('div', null, 'model-body');
   // Token indices of the link that the sentence turned out not to have (view.js dropPastEnd).

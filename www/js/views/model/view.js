@@ -237,6 +237,7 @@ class ModelView {
       ...message, id: ++this.runs, requestId: message.id, key, tokens, labels: tokens.map((t) => t.text), headMax: [],
       tokenOfPiece: tokenOfPiece(tokens),
     };
+    const before = this.run;
     const nn = run.n * run.n;
     for (let k = 0; k < run.layers * run.heads; k++) run.headMax.push(maxOf(run.weights.subarray(k * nn, (k + 1) * nn)));
     // The grid compares the heads: one colour scale for all of them.
@@ -257,6 +258,7 @@ class ModelView {
     buildGrid(dom.grid, run, this.colours);
     this.shown = null;
     if (this.carry && this.state?.model) this.carrySearch(run);
+    else if (before && this.state?.model) this.followWords(before, run);
     this.showDropped('');
     if (this.state?.model) this.showHead();
     // Views that read the model's numbers (a quiz about a head) hear of the result.
@@ -271,6 +273,32 @@ class ModelView {
     const k = key === null ? null : run.tokenOfPiece[key] ?? null;
     const { model } = this.state;
     if (q !== null && k !== null && (q !== model.query || k !== model.key)) this.change({ model: { ...model, query: q, key: k } }, 'replace');
+  }
+
+  /**
+   * After an edit of the sentence (same units), the search and the focus
+   * follow their words: the same text, the same occurrence. They are token
+   * indices (the link's mq, mk, mfocus), and an edit before them turned
+   * 'it' → 'cat' into whatever words had taken those places. A search whose
+   * word is gone is dropped, and its status says so.
+   */
+  followWords(before, run) {
+    if (before.sentence === run.sentence || before.words !== run.words || before.hideSpecial !== run.hideSpecial) return;
+    const { model } = this.state;
+    const follow = (i) => {
+      if (i === null || i >= before.labels.length) return i; // unset, or past the end (dropPastEnd says so)
+      const label = before.labels[i];
+      const nth = before.labels.slice(0, i).filter((l) => l === label).length;
+      return run.labels.map((l, j) => (l === label ? j : -1)).filter((j) => j >= 0)[nth] ?? -1;
+    };
+    const [query, key, focus] = [follow(model.query), follow(model.key), follow(model.focus)];
+    const kept = { ...model, focus: focus === -1 ? null : focus, query, key };
+    if (query === -1 || key === -1) {
+      const gone = [model.query, model.key].filter((i, k) => [query, key][k] === -1).map((i) => quoted(before.labels[i]));
+      this.search.say(`The sentence changed: ${gone.join(' and ')} ${gone.length > 1 ? 'are' : 'is'} no longer in it, so the search was dropped. Type a query word and a key word.`, true);
+      Object.assign(kept, { query: null, key: null, rank: null });
+    }
+    if (kept.query !== model.query || kept.key !== model.key || kept.focus !== model.focus) this.change({ model: kept }, 'replace');
   }
 
   /**
