@@ -25,7 +25,7 @@ import { HeadView } from './head.js';
 import { InsideView } from './inside.js';
 import { ProjectionView } from './projection.js';
 import { FlowView } from './rollout.js';
-import { SearchView } from './search.js';
+import { resolveToken, SearchView, tokenText } from './search.js';
 import { buildSkeleton } from './skeleton.js';
 import { megabytes, quoted } from '../../text.js';
 
@@ -285,12 +285,8 @@ class ModelView {
   followWords(before, run) {
     if (before.sentence === run.sentence || before.words !== run.words || before.hideSpecial !== run.hideSpecial) return;
     const { model } = this.state;
-    const follow = (i) => {
-      if (i === null || i >= before.labels.length) return i; // unset, or past the end (dropPastEnd says so)
-      const label = before.labels[i];
-      const nth = before.labels.slice(0, i).filter((l) => l === label).length;
-      return run.labels.map((l, j) => (l === label ? j : -1)).filter((j) => j >= 0)[nth] ?? -1;
-    };
+    // Unset, or past the end (dropPastEnd says so); else typed back ('it#2') and looked up as the search fields are.
+    const follow = (i) => (i === null || i >= before.labels.length ? i : resolveToken(run, run.sentence, tokenText(before, i)).index ?? -1);
     const [query, key, focus] = [follow(model.query), follow(model.key), follow(model.focus)];
     const kept = { ...model, focus: focus === -1 ? null : focus, query, key };
     if (query === -1 || key === -1) {
