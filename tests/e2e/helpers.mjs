@@ -196,40 +196,48 @@ export async function ready(page) {
 }
 
 /**
- * The weights table as { header: [keys], rows: [{ query, cells: [text] }] },
- * once it holds the current analysis (a long one is drawn a frame after the
- * heatmap, and the table is aria-busy until then).
+ * In the page: the weights table as { header: [keys], rows: [{ query, cells:
+ * [text], focused }] }, or null while it is aria-busy (a long one is drawn a
+ * frame after the heatmap) or, if `whole`, while it lacks a row.
  */
-export async function readTable(page, scope = page) {
-  return scope.locator('#weights:not([aria-busy="true"])').evaluate((table) => ({
+function weightsOf(whole) {
+  const table = document.getElementById('weights');
+  if (!table || table.getAttribute('aria-busy') === 'true') return null;
+  if (whole) {
+    // Scrolled into view again at every poll: a view drawn later (a deferred
+    // teaching tab) can grow the page and push the table out of view.
+    table.closest('.table-scroll').scrollIntoView({ block: 'center' });
+    if (table.tBodies[0]?.querySelectorAll('tr:not(.spacer)').length !== Number(table.getAttribute('aria-rowcount')) - 1) return null;
+  }
+  return {
     header: [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent),
     rows: [...table.querySelectorAll('tbody tr:not(.spacer)')].map((tr) => ({
       query: tr.querySelector('th').textContent,
       cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
       focused: tr.classList.contains('focused'),
     })),
-  }));
+  };
+}
+
+/** The weights table (see weightsOf), once it holds the current analysis. */
+export async function readTable(page) {
+  return (await page.waitForFunction(weightsOf, false, { polling: 100 })).jsonValue();
 }
 
 /**
- * Scrolls the weights table into view and waits until it holds every row:
- * past 16 tokens the table renders the rows in view only (the focused one
- * alone while off screen). For a table of up to about 20 rows.
+ * The whole weights table, scrolled into view: past 16 tokens the table
+ * renders the rows in view only (the focused one alone while off screen).
+ * For a table of up to about 20 rows. Checked and read in one step: between
+ * two, a view drawn later can push the table out of view, and it then holds
+ * the focused row alone.
  */
 export async function wholeTable(page) {
-  // Scrolled into view again at every poll: a view drawn later (a deferred
-  // teaching tab) can grow the page and push the table out of view.
-  await page.waitForFunction(() => {
-    const table = document.getElementById('weights');
-    table.closest('.table-scroll').scrollIntoView({ block: 'center' });
-    return table.tBodies[0]?.querySelectorAll('tr:not(.spacer)').length === Number(table.getAttribute('aria-rowcount')) - 1;
-  }, null, { polling: 100 });
-  return readTable(page);
+  return (await page.waitForFunction(weightsOf, true, { polling: 100 })).jsonValue();
 }
 
 /** The weights of query row `query` as numbers (the first row with that label). */
-export async function rowOf(page, query, scope = page) {
-  const table = await readTable(page, scope);
+export async function rowOf(page, query) {
+  const table = await readTable(page);
   const row = table.rows.find((r) => r.query === query);
   assert.ok(row, `no row '${query}' in ${JSON.stringify(table.rows.map((r) => r.query))}`);
   return row.cells.map(Number);
