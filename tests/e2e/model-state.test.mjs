@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatHash, parseHash, sameState } from '../../www/js/state.js';
 import { defaultModel } from '../../www/js/model-state.js';
-import { bestMatch, utf16Offsets, withUtf16Spans } from '../../www/js/model-spans.js';
+import { bestMatch, firstPiece, utf16Offsets, withUtf16Spans } from '../../www/js/model-spans.js';
 
 test('a closed model view adds nothing to the state or the link', () => {
   assert.equal('model' in parseHash('#s=hi&mlayer=2&mhead=3'), false, 'keys without model=1 are ignored');
@@ -98,4 +98,17 @@ test('a word split into pieces maps to the piece sharing most of it, and each pi
   const word = { start: 0, end: 10 };
   assert.equal(bestMatch(word, pieces), 2, 'the piece sharing the most characters');
   assert.equal(bestMatch(pieces[1], [word, { start: 11, end: 13 }]), 0);
+});
+
+test('a word maps to its first piece: the first that starts inside it, else the one that holds it', () => {
+  // 'unbelievably' as the model cuts it: un ##bel ##ie ##va ##bly.
+  const pieces = [{ start: 0, end: 0 }, { start: 0, end: 2 }, { start: 2, end: 5 }, { start: 5, end: 7 }, { start: 7, end: 9 }, { start: 9, end: 12 }];
+  assert.equal(firstPiece({ start: 0, end: 12 }, pieces), 1, "'un', not the longer '##bel'");
+  // "didn't": GloVe reads 'did' 'n't', the model 'didn' ''' 't'.
+  const model = [{ start: 0, end: 4 }, { start: 4, end: 5 }, { start: 5, end: 6 }];
+  assert.equal(firstPiece({ start: 0, end: 3 }, model), 0, "'did' is in 'didn'");
+  assert.equal(firstPiece({ start: 3, end: 6 }, model), 1, "'n't' starts with the apostrophe, not inside 'didn'");
+  // A GloVe word inside one model token maps to that token.
+  assert.equal(firstPiece({ start: 1, end: 3 }, model), 0);
+  assert.equal(firstPiece({ start: 7, end: 9 }, model), null, 'past the end: none');
 });

@@ -54,3 +54,16 @@ export function bestMatch(span, candidates) {
   });
   return best;
 }
+
+/**
+ * The index in `candidates` of the first piece of the word `span`: the first
+ * candidate that starts inside it (so "unbelievably" gives "un", not the
+ * longer "##lie", and "n't" of "didn't" gives "'", not "didn"), else the one
+ * that overlaps it the most (a word inside one candidate). Null when none
+ * overlaps. The head search and the CLI's `attention heads` take a word's
+ * first piece too.
+ */
+export function firstPiece(span, candidates) {
+  const k = candidates.findIndex((c) => c.start >= span.start && c.start < span.end && overlap(span, c) > 0);
+  return k >= 0 ? k : bestMatch(span, candidates);
+}

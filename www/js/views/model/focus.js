@@ -5,7 +5,7 @@
 // [CLS], which GloVe lacks) and moves the GloVe focus to the overlapping word.
 // Pure functions of the state, the GloVe analysis and the model's run.
 
-import { bestMatch } from '../../model-spans.js';
+import { bestMatch, firstPiece } from '../../model-spans.js';
 
 /** The GloVe token of row `row`, with its UTF-16 span, or null. */
 export function gloveToken(glove, row) {
@@ -22,7 +22,7 @@ export function gloveRowOf(glove, run, index) {
   return k === null ? null : known[k].row;
 }
 
-/** The model token in focus: the view's own choice when it agrees with the GloVe focus, else the GloVe focus mapped. */
+/** The model token in focus: the view's own choice when it agrees with the GloVe focus, else the GloVe focus's first piece. */
 export function modelFocus(state, glove, run) {
   if (!run || !state.model) return null;
   const own = state.model.focus;
@@ -30,5 +30,5 @@ export function modelFocus(state, glove, run) {
   const valid = own !== null && own < run.n;
   if (!gloveFocus) return valid && (state.focus === null || gloveRowOf(glove, run, own) === null) ? own : null;
   if (valid && gloveRowOf(glove, run, own) === state.focus) return own;
-  return bestMatch(gloveFocus, run.tokens.map((t) => (t.special ? { start: 0, end: 0 } : t)));
+  return firstPiece(gloveFocus, run.tokens.map((t) => (t.special ? { start: 0, end: 0 } : t)));
 }

@@ -13,7 +13,7 @@
 import { attr, el } from '../../dom.js';
 import { gloveToken } from './focus.js';
 import { markRanked, paintThumb, thumbSize } from './grid.js';
-import { bestMatch } from '../../model-spans.js';
+import { firstPiece } from '../../model-spans.js';
 import { isolate, quoted } from '../../text.js';
 
 /** Heads marked on the grid. */
@@ -386,7 +386,7 @@ function glovePair(state, glove, run) {
   }
   const key = gloveToken(glove, keyRow);
   const plain = run.tokens.map((t) => (t.special ? { start: 0, end: 0 } : t));
-  const q = bestMatch(query, plain);
-  const k = key ? bestMatch(key, plain) : null;
+  const q = firstPiece(query, plain);
+  const k = key ? firstPiece(key, plain) : null;
   return q !== null && k !== null ? [q, k] : null;
 }
