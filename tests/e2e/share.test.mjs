@@ -240,15 +240,98 @@ test('a download is what is drawn: its text and settings while new words load, a
   await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
   const own = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
   assert.match(own.caption, /^your own vectors \(tiny\.vec, 3d\) · scores ÷ √3/);
+  await page.focus('#export-figure');
+  assert.equal(await page.textContent('#export-figure option[value="main"]'), 'the heatmap (your own vectors)');
   await finish();
 });
 
 test('a picture’s title is cut between characters, never in an emoji', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(`${'a'.repeat(119)}😀 king`));
   await ready(page);
+  const { svgOf } = await import('../../www/js/figure.js');
+  const theme = { bg: '#fff', fg: '#000', muted: '#666', hatch: '#999' };
+  const table = Array.from({ length: 768 }, (_, k) => k % 256);
+  const titleOf = (svg) => [...svg.matchAll(/<text[^>]*font-weight="bold"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+  // Wherever the line ends, an emoji (two UTF-16 units, or several joined) is drawn whole or not at all.
+  for (let k = 55; k < 66; k++) {
+    const title = `${'a'.repeat(k)}😀👩‍👩‍👧🇫🇷 ${'b'.repeat(70)} king`;
+    const lines = titleOf(svgOf({ kind: 'glove', title, caption: 'c', rows: 1, cols: 1, rowLabels: ['king'], colLabels: ['king'], weights: new Float32Array([1]), masked: null, scaleMax: 1, palette: 'viridis' }, { table, theme, cellsUrl: () => '' }));
+    assert.equal(lines.length, 2, 'two lines at most');
+    assert.ok(lines.every((line) => !line.includes('\uFFFD')), lines.join(' / '));
+    assert.ok(title.startsWith(lines.join('').replace(/…$/, '').replace(/ /g, '')) || title.replace(/ /g, '').startsWith(lines.join('').replace(/…$/, '')), lines.join(' / '));
+  }
+  // The page's own download: the title in the same lines.
   const svg = await downloaded(page, 'main', '#export-svg');
-  const title = await page.evaluate((text) => new DOMParser().parseFromString(text, 'image/svg+xml').querySelector('text[font-weight="bold"]').textContent, svg.bytes.toString('utf8'));
-  assert.equal(title, 'a'.repeat(119), 'the emoji left out whole, not drawn as U+FFFD');
+  const lines = titleOf(svg.bytes.toString('utf8'));
+  assert.equal(lines[0], 'a'.repeat(lines[0].length), 'the long word cut to the line');
+  assert.ok(lines.every((line) => !line.includes('\uFFFD')));
+  await finish();
+});
+
+/** The lines of text of an SVG figure: its title, its caption, and its width. */
+function svgText(bytes) {
+  const svg = bytes.toString('utf8');
+  return {
+    width: Number(svg.match(/<svg [^>]*width="(\d+)"/)[1]),
+    title: [...svg.matchAll(/<text[^>]*font-weight="bold"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]),
+    caption: [...svg.matchAll(/<text[^>]*class="caption"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]),
+    desc: svg.match(/<desc>([^<]*)<\/desc>/)[1],
+  };
+}
+
+test('a download says what it is: its caption whole on the picture, the words left out, a file name for each figure', async () => {
+  const text = 'The zzqxv cat sat on the mat because it was tired of the long day';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&self=0&causal=1&t=0.5&theme=dark&lab=whatif'));
+  await ready(page);
+  await page.waitForSelector('#whatif-compare tbody tr');
+  await page.focus('#export-figure');
+  // The caption, wrapped to the figure's width, is all there: the causal mask too.
+  const svg = await downloaded(page, 'main', '#export-svg');
+  assert.equal(svg.name, 'attention-the-zzqxv-cat-sat-on-the-mat-because-it.svg', 'cut after a whole word');
+  const drawn = svgText(svg.bytes);
+  assert.ok(drawn.caption.length > 1, `wrapped: ${drawn.caption.join(' / ')}`);
+  assert.equal(drawn.caption.join(' · '), drawn.desc.replace(/&apos;|&#39;/g, "'"));
+  assert.match(drawn.desc, /temperature 0\.5 · no attention to itself · causal mask · left out \(no vector\): 'zzqxv'$/);
+  const json = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  assert.deepEqual(json.unknown, ['zzqxv']);
+  assert.equal(json.queries.length, 14, 'the 15 words but the unknown one');
+  // Each figure of the tab has its own name: the unscaled matrix does not overwrite the scaled one.
+  const names = [];
+  for (const figure of ['main', 'panel-Scaled', 'panel-Unscaled']) names.push((await downloaded(page, figure, '#export-csv')).name);
+  assert.deepEqual(names, [
+    'attention-the-zzqxv-cat-sat-on-the-mat-because-it.csv',
+    'attention-the-zzqxv-cat-sat-on-the-mat-because-it-scaled.csv',
+    'attention-the-zzqxv-cat-sat-on-the-mat-because-it-unscaled.csv',
+  ]);
+  // The dark picture is dark under its matrix too (it was transparent there, its pale labels unreadable on white).
+  const png = await downloaded(page, 'main', '#export-png');
+  const pixels = await page.evaluate(async (base64) => {
+    const image = Object.assign(new Image(), { src: `data:image/png;base64,${base64}` }); // the page's policy allows data: images, not fetches
+    await image.decode();
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const draw = canvas.getContext('2d');
+    draw.drawImage(image, 0, 0);
+    const data = draw.getImageData(0, 0, image.width, image.height).data;
+    let transparent = 0;
+    for (let k = 3; k < data.length; k += 4) if (data[k] < 255) transparent += 1;
+    return { transparent, corner: [...draw.getImageData(image.width - 2, image.height - 2, 1, 1).data] };
+  }, png.bytes.toString('base64'));
+  assert.equal(pixels.transparent, 0, 'every pixel opaque');
+  assert.ok(pixels.corner.slice(0, 3).every((c) => c < 80), `a dark background: ${pixels.corner}`);
+  await finish();
+});
+
+test('the playground’s download is titled and filled with its own matrices, not the sentence', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=play&pq=1%200%3B0%201&pk=1%200%3B0%201&pv=2%203%3B4%205&pn=x%20y'));
+  await ready(page);
+  await page.waitForSelector('#play-weights tbody tr');
+  await page.focus('#export-figure');
+  const file = await downloaded(page, 'panel-play-weights', '#export-json');
+  assert.equal(file.name, 'attention-matrix-playground-q-k-and-v-as-typed-playground.json');
+  const json = JSON.parse(file.bytes.toString('utf8'));
+  assert.equal(json.title, 'Matrix playground: Q, K and V as typed');
+  assert.deepEqual([json.inputs.q, json.inputs.k, json.inputs.v, json.inputs.names], ['1 0;0 1', '1 0;0 1', '2 3;4 5', 'x y']);
+  assert.deepEqual(json.queries, ['x', 'y']);
   await finish();
 });
 

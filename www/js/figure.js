@@ -7,10 +7,17 @@
 //
 // figure: { kind, title, caption, rows, cols, rowLabels, colLabels,
 //           weights: Float32Array (rows, cols), masked: Uint8Array | null,
-//           scaleMax, palette }
+//           scaleMax, palette, and optionally: file (what the file name adds
+//           to the title's words), unknown (the words left out), inputs (what
+//           the playground computed from) }
 
 import { formatTemperature } from './state.js';
-import { clip } from './text.js';
+import { wrapLines } from './text.js';
+
+/** A figure is at least this wide (CSS pixels), so that its caption has room beside a small matrix. */
+export const MIN_FIGURE_WIDTH = 560;
+/** Lines of the title at most (a long text's title ends in '…'). */
+export const TITLE_LINES = 2;
 
 /**
  * The caption of an analysis's settings, in words; `source`: the user's own
@@ -60,7 +67,8 @@ export function jsonOf(figure) {
     }
     weights.push(row);
   }
-  return `${JSON.stringify({ kind: figure.kind, title: figure.title, caption: figure.caption, queries: figure.rowLabels, keys: figure.colLabels, weights }, null, 1)}\n`;
+  const { kind, title, caption, unknown, inputs } = figure;
+  return `${JSON.stringify({ kind, title, caption, unknown, inputs, queries: figure.rowLabels, keys: figure.colLabels, weights }, null, 1)}\n`;
 }
 
 // XML allows neither most control characters, nor U+FFFE and U+FFFF, nor half an emoji: a
@@ -84,8 +92,16 @@ export function svgOf(figure, { table, theme, cellsUrl }) {
   const font = Math.min(11, cell);
   const longest = Math.max(...figure.rowLabels.map((l) => l.length), ...figure.colLabels.map((l) => l.length), 1);
   const label = Math.ceil((Math.min(160, 8 + 7 * longest) * font) / 11);
-  const [x0, y0] = [label + 16, 70 + label];
-  const width = x0 + figure.cols * cell + 90;
+  const x0 = label + 16;
+  const width = Math.max(MIN_FIGURE_WIDTH, x0 + figure.cols * cell + 90);
+  // No text is measured here: about 8.6 px a character of the 15 px bold
+  // title, 6.2 px of the 11 px caption (a little more than the average of a
+  // sans-serif, so that a line rarely runs past the edge).
+  const room = width - 32;
+  const title = wrapLines(figure.title, (line) => Array.from(line).length * 8.6 <= room, TITLE_LINES);
+  const caption = wrapLines(figure.caption, (line) => Array.from(line).length * 6.2 <= room);
+  const captionTop = 24 + 20 * title.length;
+  const y0 = captionTop + 15 * (caption.length - 1) + 26 + label;
   const height = y0 + figure.rows * cell + 24;
   const colour = (w) => {
     const t = Math.max(0, Math.min(255, Math.round((w / (figure.scaleMax || 1)) * 255))) * 3;
@@ -96,8 +112,8 @@ export function svgOf(figure, { table, theme, cellsUrl }) {
     `<title>${xml(figure.title)}</title>`,
     `<desc>${xml(figure.caption)}</desc>`,
     `<rect width="${width}" height="${height}" fill="${xml(theme.bg)}"/>`,
-    `<text x="16" y="24" font-size="15" font-weight="bold" fill="${xml(theme.fg)}">${xml(clip(figure.title, 120))}</text>`,
-    `<text x="16" y="44" class="caption" fill="${xml(theme.muted)}">${xml(figure.caption)}</text>`,
+    ...title.map((line, k) => `<text x="16" y="${24 + 20 * k}" font-size="15" font-weight="bold" fill="${xml(theme.fg)}">${xml(line)}</text>`),
+    ...caption.map((line, k) => `<text x="16" y="${captionTop + 15 * k}" class="caption" fill="${xml(theme.muted)}">${xml(line)}</text>`),
     `<g class="labels" fill="${xml(theme.fg)}"${font < 11 ? ` font-size="${font}"` : ''}>`,
     ...figure.rowLabels.map((l, i) => `<text x="${x0 - 6}" y="${y0 + (i + 0.5) * cell}" text-anchor="end" dominant-baseline="middle">${xml(l)}</text>`),
     ...figure.colLabels.map((l, j) => `<text transform="translate(${x0 + (j + 0.5) * cell},${y0 - 6}) rotate(-90)" dominant-baseline="middle">${xml(l)}</text>`),

@@ -20,7 +20,9 @@ export class MatrixPanel {
   /**
    * root: an element to fill. options: { ctx (the page's view context: wasm,
    * theme, widths), name (for labels), onFocus(row), onCell(row, col), arrows
-   * (default true), table (default true), tableId }
+   * (default true), table (default true), tableId, and for its exported
+   * figure title(state) (default: the sentence) and inputs(state) (what it
+   * was computed from, when not the sentence) }
    */
   constructor(root, options) {
     this.options = { ...options, theme: () => options.ctx.theme };
@@ -123,8 +125,8 @@ export class MatrixPanel {
     const named = text.startsWith(`${name}:`) ? text : `${name}: ${text}`;
     const settings = settingsCaption(state, engine?.explorer.dim ?? 50, engine?.source ?? null, this.settings);
     return {
-      kind: name, title: state.sentence,
-      caption: `${named} · ${settings}`,
+      kind: name, title: this.options.title?.(state) ?? state.sentence, file: name,
+      caption: `${named} · ${settings}`, inputs: this.options.inputs?.(state),
       rows: data.rows, cols: data.cols, rowLabels: data.rowLabels, colLabels: data.colLabels, weights: data.weights,
       masked: data.masked, scaleMax: this.scaleMax, palette: this.palette,
     };

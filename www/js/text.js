@@ -185,6 +185,43 @@ const GRAPHEMES = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter(unde
  * each is left out whole (cut as `cut` does when that one character is
  * longer than `max`).
  */
+/**
+ * `text` in lines that each pass `fits(line)` (a width check): broken at its
+ * ' · ' separators where it can, else between words, and a word too long for
+ * a line between characters (never inside an emoji). At most `most` lines:
+ * the last one kept ends in '…'.
+ */
+export function wrapLines(text, fits, most = Infinity) {
+  const lines = [];
+  let line = '';
+  const put = (piece, joiner) => {
+    if (line && fits(line + joiner + piece)) line += joiner + piece;
+    else if (!line && fits(piece)) line = piece;
+    else {
+      if (line) lines.push(line);
+      line = '';
+      // A piece wider than a line: as many characters as fit, then the rest.
+      const chars = GRAPHEMES ? Array.from(GRAPHEMES.segment(piece), (g) => g.segment) : Array.from(piece);
+      for (const char of chars) {
+        if (line && !fits(line + char)) {
+          lines.push(line);
+          line = '';
+        }
+        line += char;
+      }
+    }
+  };
+  for (const part of wellFormed(text).split(' · ')) {
+    if (fits(part) || (line && fits(`${line} · ${part}`))) put(part, ' · ');
+    else part.split(' ').forEach((word, k) => put(word, k === 0 ? ' · ' : ' '));
+  }
+  if (line) lines.push(line);
+  if (lines.length <= most) return lines;
+  let last = lines[most - 1];
+  while (last && !fits(`${last}…`)) last = clip(last, last.length - 1);
+  return [...lines.slice(0, most - 1), `${last.trimEnd()}…`];
+}
+
 export function clip(text, max) {
   const whole = wellFormed(text);
   const kept = cut(whole, max);

@@ -10,7 +10,7 @@ import { settingsCaption } from '../figure.js';
 import { announcer, el, put } from '../dom.js';
 import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay, strongestKeys } from '../paint.js';
-import { counted, grouped, isolate } from '../text.js';
+import { counted, grouped, isolate, quoted } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
@@ -55,7 +55,7 @@ class MainHeatmap {
     });
     ctx.observe(box, () => this.redraw());
     ctx.figures.set('main', {
-      name: 'the heatmap (GloVe)',
+      name: () => (this.analysis?.engine.source ? 'the heatmap (your own vectors)' : 'the heatmap (GloVe)'),
       visible: () => Boolean(this.analysis) && this.ctx.shows('heatmap', this.store.get()),
       figure: () => this.figure(),
     });
@@ -85,10 +85,14 @@ class MainHeatmap {
     // The text and settings of the analysis drawn: while a new text's words
     // arrive, the screen (and so the file) still shows the last one.
     const { state, engine } = analysis;
+    // The title is the whole text: the caption and the JSON say which of its words the matrix leaves out.
+    const unknown = analysis.tokens.filter((t) => !t.known).map((t) => t.text);
+    const shown = unknown.slice(0, 10).map((word) => quoted(word)).join(', ');
+    const leftOut = unknown.length ? ` · left out (no vector): ${shown}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}` : '';
     return {
-      kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim, engine.source), rows: analysis.n, cols: analysis.n,
+      kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim, engine.source) + leftOut, rows: analysis.n, cols: analysis.n,
       rowLabels: analysis.labels, colLabels: analysis.labels, weights: analysis.weights, masked: analysis.masked,
-      scaleMax: analysis.scaleMax, palette: this.store.get().palette,
+      scaleMax: analysis.scaleMax, palette: this.store.get().palette, unknown,
     };
   }
 

@@ -8,11 +8,11 @@
 
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
 import { copyText, download, el, newCanvas, put } from '../dom.js';
-import { csvOf, jsonOf, svgOf } from '../figure.js';
+import { csvOf, jsonOf, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES } from '../figure.js';
 import { hatchOf, heatmapLayout } from '../heatmap-view.js';
 import { font, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
-import { clip, grouped } from '../text.js';
+import { clip, grouped, wrapLines } from '../text.js';
 
 const VIEW_NAMES = {
   main: 'the heatmap and the arrows', heatmap: 'the heatmap', arrows: 'the arrows', steps: 'the steps of the focused word',
@@ -28,16 +28,26 @@ const LONG_LINK = 2000;
 
 /**
  * A file name's words from `text`: runs of letters and digits of any script
- * ('café', '東京') joined by '-', at most 40 characters, no '-' at either end.
- * A combining mark stays only inside a word, after the letter or digit it
- * belongs to: one after an emoji or a space (U+FE0F after '❤') would end the
- * name in an invisible character. Variation selectors go too: they only
- * choose how a character is drawn.
+ * ('café', '東京') joined by '-', at most `max` characters, whole words (a
+ * first word longer than that is cut), no '-' at either end. A combining
+ * mark stays only inside a word, after the letter or digit it belongs to:
+ * one after an emoji or a space (U+FE0F after '❤') would end the name in an
+ * invisible character. Variation selectors go too: they only choose how a
+ * character is drawn.
  */
-function slug(text) {
+function slug(text, max = 40) {
   const plain = text.normalize('NFC').toLowerCase().replace(/\p{Variation_Selector}/gu, '');
   const words = plain.match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? [];
-  return clip(words.join('-'), 40).replace(/-+$/, '') || 'sentence';
+  const whole = words.join('-');
+  const kept = clip(whole, max);
+  const cut = kept.lastIndexOf('-');
+  const atWord = kept.length === whole.length || whole[kept.length] === '-' || cut < 1 ? kept : kept.slice(0, cut);
+  return atWord.replace(/-+$/, '') || 'sentence';
+}
+
+/** The name of a download: the title's words, then what the figure is when it is not the main heatmap ('…-unscaled.csv', '…-minilm-layer-5-head-11.png'). */
+function fileName(figure, extension) {
+  return `attention-${slug(figure.title)}${figure.file ? `-${slug(figure.file, 30)}` : ''}.${extension}`;
 }
 
 /** Escapes text for an HTML attribute value or text in a snippet the user copies. */
@@ -149,11 +159,13 @@ class ShareView {
     const select = this.dom.figure;
     if (!select) return;
     const shown = [...this.ctx.figures].filter(([, entry]) => entry.visible());
-    const key = shown.map(([id]) => id).join();
+    // A name may change with what made the figure (your own vectors, not GloVe).
+    const named = shown.map(([id, entry]) => [id, typeof entry.name === 'function' ? entry.name() : entry.name]);
+    const key = JSON.stringify(named);
     if (select.dataset.key === key) return;
     const previous = select.value;
     select.dataset.key = key;
-    select.replaceChildren(...shown.map(([id, entry]) => Object.assign(el('option', entry.name), { value: id })));
+    select.replaceChildren(...named.map(([id, name]) => Object.assign(el('option', name), { value: id })));
     if (shown.some(([id]) => id === previous)) select.value = previous;
   }
 
@@ -177,12 +189,12 @@ class ShareView {
   }
 
   csv(figure = this.figure()) {
-    download(new Blob([csvOf(figure)], { type: 'text/csv' }), `attention-${slug(figure.title)}.csv`);
+    download(new Blob([csvOf(figure)], { type: 'text/csv' }), fileName(figure, 'csv'));
     this.flash('CSV downloaded.');
   }
 
   json(figure = this.figure()) {
-    download(new Blob([jsonOf(figure)], { type: 'application/json' }), `attention-${slug(figure.title)}.json`);
+    download(new Blob([jsonOf(figure)], { type: 'application/json' }), fileName(figure, 'json'));
     this.flash('JSON downloaded.');
   }
 
@@ -190,13 +202,13 @@ class ShareView {
     const { ctx } = this;
     const cellsUrl = (f) => cellsOf(ctx.wasm, f, f.palette).toDataURL('image/png');
     const text = svgOf(figure, { table: colormap(ctx.wasm, figure.palette), theme: ctx.theme, cellsUrl });
-    download(new Blob([text], { type: 'image/svg+xml' }), `attention-${slug(figure.title)}.svg`);
+    download(new Blob([text], { type: 'image/svg+xml' }), fileName(figure, 'svg'));
     this.flash('SVG downloaded.');
   }
 
   png(figure = this.figure()) {
     pictureOf(figure, this.ctx).toBlob((blob) => {
-      if (blob) download(blob, `attention-${slug(figure.title)}.png`);
+      if (blob) download(blob, fileName(figure, 'png'));
       this.flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
     }, 'image/png');
   }
@@ -219,27 +231,41 @@ export function pictureOf(figure, ctx) {
   const geometry = new wasm.HeatmapGeometry(figure.rows, figure.cols, 760, widest, theme.fontSize);
   const layout = heatmapLayout(geometry);
   geometry.free();
-  const [pad, head] = [16, 56];
-  const width = layout.width + pad * 2;
+  const pad = 16;
+  const width = Math.max(MIN_FIGURE_WIDTH, layout.width + pad * 2);
+  // The title (two lines at most) and the caption, wrapped to the picture's width.
+  const fits = (style) => {
+    measure.font = style;
+    return (line) => measure.measureText(line).width <= width - pad * 2;
+  };
+  const [titleFont, captionFont] = [font(theme, { size: 15, weight: 'bold' }), font(theme, { size: 11 })];
+  const title = wrapLines(figure.title, fits(titleFont), TITLE_LINES);
+  const caption = wrapLines(figure.caption, fits(captionFont));
+  const head = 20 * title.length + 2 + 15 * caption.length + 19;
   const height = layout.height + pad * 2 + head;
   const ratio = Math.max(2, window.devicePixelRatio || 1);
   const canvas = newCanvas(Math.round(width * ratio), Math.round(height * ratio));
   const draw = canvas.getContext('2d');
   draw.scale(ratio, ratio);
-  draw.fillStyle = theme.bg;
-  draw.fillRect(0, 0, width, height);
-  draw.fillStyle = theme.fg;
   draw.textBaseline = 'top';
-  draw.font = font(theme, { size: 15, weight: 'bold' });
-  draw.fillText(clip(figure.title, 110), pad, pad);
+  draw.fillStyle = theme.fg;
+  draw.font = titleFont;
+  title.forEach((line, k) => draw.fillText(line, pad, pad + 20 * k));
   draw.fillStyle = theme.muted;
-  draw.font = font(theme, { size: 11 });
-  draw.fillText(clip(figure.caption, 160), pad, pad + 22);
+  draw.font = captionFont;
+  caption.forEach((line, k) => draw.fillText(line, pad, pad + 20 * title.length + 2 + 15 * k));
   draw.translate(pad, pad + head);
   paintHeatmap(draw, {
     ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
     cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), bar: colorbarOf(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
     hatch: draw.createPattern(hatchOf(theme), 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
   });
+  // The background goes under everything last: the heatmap's painter clears
+  // its area first (on screen it draws over an empty canvas), which left the
+  // picture's matrix transparent, its labels unreadable on a dark slide.
+  draw.setTransform(1, 0, 0, 1, 0, 0);
+  draw.globalCompositeOperation = 'destination-over';
+  draw.fillStyle = theme.bg;
+  draw.fillRect(0, 0, canvas.width, canvas.height);
   return canvas;
 }

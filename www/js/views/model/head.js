@@ -101,7 +101,7 @@ export class HeadView {
     return {
       kind: 'model', title: state.sentence, caption: `${MODEL_NAME} · layer ${hv.layer}, head ${hv.head} · ${hv.units} · ${special}`,
       rows: hv.n, cols: hv.n, rowLabels: hv.labels, colLabels: hv.labels, weights: hv.weights, masked: null, scaleMax: hv.scaleMax, palette: state.palette,
-      layer: hv.layer, head: hv.head, description: hv.description,
+      layer: hv.layer, head: hv.head, description: hv.description, file: `MiniLM layer ${hv.layer} head ${hv.head}`,
     };
   }
 

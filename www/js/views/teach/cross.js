@@ -7,7 +7,7 @@ import { control, el, input, putField } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { DEFAULT_SENTENCE_B, MAX_SENTENCE_B } from '../../teach-state.js';
 import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, showNothing } from './common.js';
-import { counted } from '../../text.js';
+import { counted, excerpt } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
 export const BUILT = 'unbuilt';
@@ -35,7 +35,10 @@ export function mountCross(lab, ctx) {
   const error = errorLine();
   const nothing = errorLine('cross-nothing');
   lab.append(control('Sentence B (keys and values)', b), example, error, nothing);
-  const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Cross-attention', 'cross-weights'));
+  const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Cross-attention', 'cross-weights', {
+    // Both sentences in the title of its download, each cut (a long A would leave no room for B).
+    title: (state) => `A: ${excerpt(state.sentence, 60)} · B: ${excerpt(state.teach.b, 60)}`,
+  }));
   const steps = el('div', null, 'explain lab-steps');
   lab.append(panel.root, steps);
   const checkLink = linkCheck(ctx);

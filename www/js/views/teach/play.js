@@ -54,7 +54,11 @@ export function mountPlay(lab, ctx) {
   });
   const error = errorLine('play-error');
   lab.append(error);
-  const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Playground', 'play-weights'));
+  // Its figure is of the matrices typed here, not of the sentence: it carries them (the JSON), and says so.
+  const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Playground', 'play-weights', {
+    title: () => 'Matrix playground: Q, K and V as typed',
+    inputs: (state) => ({ ...state.teach.play }),
+  }));
   const compare = el('table', null, 'steps-table compare-table');
   compare.id = 'play-compare';
   const inputs = el('div', null, 'play-inputs');
