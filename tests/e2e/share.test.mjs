@@ -321,6 +321,24 @@ test('a download says what it is: its caption whole on the picture, the words le
   await finish();
 });
 
+test('zoomed in, the part on screen is a figure of its own, beside the whole matrix', async () => {
+  const words = ['the', 'king', 'and', 'queen', 'ruled', 'kingdom', 'while', 'people', 'of', 'city'];
+  const text = Array.from({ length: 200 }, (_, k) => words[k % words.length]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&zoom=10,20,12'));
+  await ready(page);
+  await page.focus('#export-figure');
+  assert.equal(await page.textContent('#export-figure option[value="main-zoomed"]'), 'the heatmap’s zoomed part (rows 11–22, columns 21–32 of 200)');
+  const whole = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  const file = await downloaded(page, 'main-zoomed', '#export-json');
+  assert.equal(file.name, 'attention-the-king-and-queen-ruled-kingdom-while-rows-11-22-columns-21-32.json');
+  const part = JSON.parse(file.bytes.toString('utf8'));
+  assert.deepEqual([part.queries.length, part.keys.length], [12, 12]);
+  assert.deepEqual(part.queries, whole.queries.slice(10, 22));
+  assert.deepEqual(part.weights[3], whole.weights[13].slice(20, 32), 'row 14, columns 21 to 32');
+  assert.match(part.caption, / · rows 11–22, columns 21–32 of 200$/);
+  await finish();
+});
+
 test('the playground’s download is titled and filled with its own matrices, not the sentence', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=play&pq=1%200%3B0%201&pk=1%200%3B0%201&pv=2%203%3B4%205&pn=x%20y'));
   await ready(page);

@@ -59,6 +59,12 @@ class MainHeatmap {
       visible: () => Boolean(this.analysis) && this.ctx.shows('heatmap', this.store.get()),
       figure: () => this.figure(),
     });
+    // Zoomed in, the part on screen too: its labels and numbers, which a picture of the whole long matrix has no room for.
+    ctx.figures.set('main-zoomed', {
+      name: () => `the heatmap’s zoomed part (${this.partName()})`,
+      visible: () => Boolean(this.analysis) && this.zoom.zoomed && this.ctx.shows('heatmap', this.store.get()),
+      figure: () => this.zoomedFigure(),
+    });
     this.views = box.closest('.views');
     if (ctx.embed && this.views) ctx.observe(this.views, () => this.redraw());
   }
@@ -93,6 +99,32 @@ class MainHeatmap {
       kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim, engine.source) + leftOut, rows: analysis.n, cols: analysis.n,
       rowLabels: analysis.labels, colLabels: analysis.labels, weights: analysis.weights, masked: analysis.masked,
       scaleMax: analysis.scaleMax, palette: this.store.get().palette, unknown,
+    };
+  }
+
+  /** The zoomed window in words, rows and columns counted from 1: 'rows 11–22, columns 1–12 of 200'. */
+  partName() {
+    const { row0, col0, rows, cols } = this.zoom.window ?? { row0: 0, col0: 0, rows: this.zoom.n, cols: this.zoom.n };
+    return `rows ${row0 + 1}–${row0 + rows}, columns ${col0 + 1}–${col0 + cols} of ${grouped(this.zoom.n)}`;
+  }
+
+  /** The part of the figure in the zoomed window, on the whole matrix's colour scale (as on screen). */
+  zoomedFigure() {
+    const whole = this.figure();
+    const part = this.zoom.window;
+    if (!whole || !part || whole.rows !== this.zoom.n) return whole;
+    const { row0, col0, rows, cols } = part;
+    const weights = new Float32Array(rows * cols);
+    const masked = whole.masked ? new Uint8Array(rows * cols) : null;
+    for (let i = 0; i < rows; i++) {
+      const from = (row0 + i) * whole.cols + col0;
+      weights.set(whole.weights.subarray(from, from + cols), i * cols);
+      masked?.set(whole.masked.subarray(from, from + cols), i * cols);
+    }
+    return {
+      ...whole, rows, cols, weights, masked,
+      rowLabels: whole.rowLabels.slice(row0, row0 + rows), colLabels: whole.colLabels.slice(col0, col0 + cols),
+      caption: `${whole.caption} · ${this.partName()}`, file: `rows ${row0 + 1}-${row0 + rows} columns ${col0 + 1}-${col0 + cols}`,
     };
   }
 
