@@ -339,6 +339,21 @@ test('zoomed in, the part on screen is a figure of its own, beside the whole mat
   await finish();
 });
 
+test('CSV and JSON keep tiny weights, in the digits the CLI writes them', async () => {
+  // Unscaled at temperature 0.1 most weights are far below 1e-6: six decimals made them 0.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&scale=0&t=0.1'));
+  await ready(page);
+  const json = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  // attention --no-scale --temperature 0.1 --json "The king and queen ruled the kingdom", rows 'the' and 'king'.
+  assert.deepEqual(json.weights.slice(0, 2), [
+    [0.5, 7.414e-42, 2.1248345e-24, 0, 1.22e-43, 0.5, 1.9786958e-37],
+    [0, 1, 0, 3.6865475e-31, 0, 0, 9.604903e-34],
+  ]);
+  const csv = (await downloaded(page, 'main', '#export-csv')).bytes.toString('utf8').split('\r\n');
+  assert.equal(csv[1], '"the",0.5,7.414e-42,2.1248345e-24,0,1.22e-43,0.5,1.9786958e-37');
+  await finish();
+});
+
 test('the playground’s download is titled and filled with its own matrices, not the sentence', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=play&pq=1%200%3B0%201&pk=1%200%3B0%201&pv=2%203%3B4%205&pn=x%20y'));
   await ready(page);

@@ -42,6 +42,22 @@ function field(text) {
   return `"${safe.replace(/"/g, '""')}"`;
 }
 
+/**
+ * Weight `w` (a float32) in the fewest digits that read back as the same
+ * float32, as the CLI's JSON writes it: 1e-8 stays 1e-8 (six decimals made
+ * it 0, and a ratio of two such weights infinite). A float32 holds about 7.2
+ * digits, so its 6-digit rounding is already the shortest form when one of
+ * 6 digits or fewer reads back; the search starts there (a normal number).
+ */
+export function weightText(w) {
+  // Below float32's smallest normal number fewer digits are kept: search from one.
+  for (let digits = Math.abs(w) < 1.1754944e-38 ? 1 : 6; digits < 9; digits++) {
+    const text = String(Number(w.toPrecision(digits)));
+    if (Math.fround(Number(text)) === w) return text;
+  }
+  return String(Number(w.toPrecision(9)));
+}
+
 /** The weights as CSV (RFC 4180): a header `query \ key` and the keys, then a line per query; masked cells empty. */
 export function csvOf(figure) {
   const lines = [['query \\ key', ...figure.colLabels].map(field).join(',')];
@@ -49,7 +65,7 @@ export function csvOf(figure) {
     const cells = [field(figure.rowLabels[i])];
     for (let j = 0; j < figure.cols; j++) {
       const k = i * figure.cols + j;
-      cells.push(figure.masked?.[k] ? '' : figure.weights[k].toFixed(6));
+      cells.push(figure.masked?.[k] ? '' : weightText(figure.weights[k]));
     }
     lines.push(cells.join(','));
   }
@@ -63,7 +79,7 @@ export function jsonOf(figure) {
     const row = [];
     for (let j = 0; j < figure.cols; j++) {
       const k = i * figure.cols + j;
-      row.push(figure.masked?.[k] ? null : Number(figure.weights[k].toFixed(6)));
+      row.push(figure.masked?.[k] ? null : Number(weightText(figure.weights[k])));
     }
     weights.push(row);
   }
