@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { hashFor, hashOf, KING, openPage, readTable, ready, useSite, wholeTable } from './helpers.mjs';
 
 const site = useSite();
@@ -139,6 +140,18 @@ test('downloads: the SVG holds one cell per weight and the caption; PNG, CSV and
   assert.deepEqual([...png.bytes.subarray(1, 4)].map((b) => String.fromCharCode(b)).join(''), 'PNG');
   const width = png.bytes.readUInt32BE(16);
   assert.ok(width >= 900, `drawn at twice the screen's resolution: ${width} px wide`);
+  // Tagged as such (192 pixels an inch: 7,559 a metre), with its checksum, so that a slide places it at its size on screen.
+  const chunks = [];
+  for (let at = 8; at < png.bytes.length;) {
+    const length = png.bytes.readUInt32BE(at);
+    const chunk = png.bytes.subarray(at + 4, at + 8 + length);
+    assert.equal(png.bytes.readUInt32BE(at + 8 + length), crc32(chunk), 'every chunk’s checksum holds');
+    chunks.push([chunk.subarray(0, 4).toString(), chunk.subarray(4)]);
+    at += 12 + length;
+  }
+  assert.deepEqual([chunks[0][0], chunks[1][0], chunks.at(-1)[0]], ['IHDR', 'pHYs', 'IEND']);
+  const phys = chunks[1][1];
+  assert.deepEqual([phys.readUInt32BE(0), phys.readUInt32BE(4), phys[8]], [7559, 7559, 1]);
   const csv = (await downloaded(page, 'main', '#export-csv')).bytes.toString('utf8').trim().split('\r\n');
   assert.equal(csv[0], '"query \\ key","the","king","and","queen","ruled","the","kingdom"');
   assert.deepEqual(csv[2].split(',').slice(1).map((v) => Number(v).toFixed(4)), table.rows[1].cells);

@@ -168,3 +168,41 @@ function legendSvg(x, y, height, max, table, theme, gradient) {
     `<text x="${x}" y="${y - 6}" fill="${xml(theme.muted)}">weight</text></g>`,
   ].join('');
 }
+
+let crcTable = null;
+/** The CRC-32 of `bytes` (ISO 3309, as PNG's chunks carry it). */
+function crc32(bytes) {
+  crcTable ??= Uint32Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c;
+  });
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = crcTable[(crc ^ byte) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * PNG `bytes` (as a canvas writes them: no pHYs chunk) with a pHYs chunk of
+ * `ratio` pixels per CSS pixel (96 a inch), so that a document or a slide
+ * places the picture at the size it had on screen: untagged, Word and
+ * Keynote took its 2× pixels for twice the size.
+ */
+export function withResolution(bytes, ratio) {
+  const perMetre = Math.round((ratio * 96) / 0.0254);
+  const chunk = new Uint8Array(21);
+  const view = new DataView(chunk.buffer);
+  view.setUint32(0, 9);
+  chunk.set([0x70, 0x48, 0x59, 0x73], 4); // "pHYs"
+  view.setUint32(8, perMetre);
+  view.setUint32(12, perMetre);
+  chunk[16] = 1; // the unit: the metre
+  view.setUint32(17, crc32(chunk.subarray(4, 17)));
+  // After the signature (8 bytes) and the IHDR chunk (25), which must come first.
+  const at = 33;
+  const out = new Uint8Array(bytes.length + chunk.length);
+  out.set(bytes.subarray(0, at));
+  out.set(chunk, at);
+  out.set(bytes.subarray(at), at + chunk.length);
+  return out;
+}

@@ -8,7 +8,7 @@
 
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
 import { copyText, download, el, newCanvas, put } from '../dom.js';
-import { csvOf, jsonOf, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES } from '../figure.js';
+import { csvOf, jsonOf, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES, withResolution } from '../figure.js';
 import { hatchOf, heatmapLayout } from '../heatmap-view.js';
 import { font, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
@@ -207,8 +207,8 @@ class ShareView {
   }
 
   png(figure = this.figure()) {
-    pictureOf(figure, this.ctx).toBlob((blob) => {
-      if (blob) download(blob, fileName(figure, 'png'));
+    pictureOf(figure, this.ctx).toBlob(async (blob) => {
+      if (blob) download(new Blob([withResolution(new Uint8Array(await blob.arrayBuffer()), pictureRatio())], { type: 'image/png' }), fileName(figure, 'png'));
       this.flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
     }, 'image/png');
   }
@@ -219,6 +219,11 @@ class ShareView {
     this.ctx.afterPaint(() => this.ctx.afterPaint(() => this.listFigures()));
     this.fill();
   }
+}
+
+/** Pixels of a picture per CSS pixel: the screen's, and 2 at least (sharp on a projector, in print). */
+function pictureRatio() {
+  return Math.max(2, window.devicePixelRatio || 1);
 }
 
 /** The figure drawn like the page draws it, titled and captioned, at twice the screen's resolution (at least). */
@@ -243,7 +248,7 @@ export function pictureOf(figure, ctx) {
   const caption = wrapLines(figure.caption, fits(captionFont));
   const head = 20 * title.length + 2 + 15 * caption.length + 19;
   const height = layout.height + pad * 2 + head;
-  const ratio = Math.max(2, window.devicePixelRatio || 1);
+  const ratio = pictureRatio();
   const canvas = newCanvas(Math.round(width * ratio), Math.round(height * ratio));
   const draw = canvas.getContext('2d');
   draw.scale(ratio, ratio);
