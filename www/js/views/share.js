@@ -239,9 +239,9 @@ export function pictureOf(figure, ctx) {
   const pad = 16;
   const width = Math.max(MIN_FIGURE_WIDTH, layout.width + pad * 2);
   // The title (two lines at most) and the caption, wrapped to the picture's width.
-  const fits = (style) => {
+  const fits = (style) => (line) => {
     measure.font = style;
-    return (line) => measure.measureText(line).width <= width - pad * 2;
+    return measure.measureText(line).width <= width - pad * 2;
   };
   const [titleFont, captionFont] = [font(theme, { size: 15, weight: 'bold' }), font(theme, { size: 11 })];
   const title = wrapLines(figure.title, fits(titleFont), TITLE_LINES);
