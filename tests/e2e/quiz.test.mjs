@@ -107,6 +107,11 @@ test('a bad question is left out with a note, and nothing runs as HTML', async (
   await page.waitForSelector('#quiz .quiz-choices button');
   assert.match(await page.textContent('#quiz'), /Question 2: row 99 does not exist: the sentence has \d+ known words, so it is left out\./);
   assert.equal(await page.locator('#quiz b').count(), 0);
+  // The first word with the causal mask and no attention to itself has nothing to choose from.
+  const masked = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.0.1&causal=1&self=0'));
+  await masked.page.waitForSelector('#quiz .quiz-score');
+  assert.match(await masked.page.textContent('#quiz'), /0 of 1 answered .*Question 1: every key of 'the' is masked \(the causal mask, and no attention to itself\): it attends to no word, so it is left out\./);
+  await masked.finish();
   const broken = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.<img>'));
   await ready(broken.page);
   assert.match(await broken.page.textContent('#link-note'), /quiz=g\.<img> \(expected g\.ROW\.ROW… or m\.LAYER\.HEAD\.TOKEN…/);

@@ -27,6 +27,26 @@ test('masked keys say so in the steps, with weight 0, and a masked cell says it 
   await finish();
 });
 
+test('the texts beside the numbers say what was computed: a row with every key masked, a factor below 0.01, the playground’s d_k, the tooltip without scaling', async () => {
+  // Causal and no attention to itself: the first word has no key left.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=0&causal=1&self=0'));
+  await ready(page);
+  assert.equal(await page.textContent('#explain ol li:nth-child(3)'), 'Softmax: every key is masked, so there is nothing to divide by: this page sets every weight to 0 (some libraries give NaN here).');
+  assert.match(await page.getAttribute('#weights', 'aria-label') ?? await page.textContent('#weights caption'), /a row sums to 1 \(to 0 when every key of its query is masked\)/);
+  await finish();
+  // At T = 1000 the factor is 0.0001414: four decimals printed 0.0001, which did not give the scores beside it.
+  const hot = await openPage(site.browser, site.url + hashFor(KING, '&t=1000&focus=1'));
+  await ready(hot.page);
+  assert.match(await hot.page.textContent('#explain ol li:nth-child(2)'), /= q·k × 0\.0001414:/);
+  await hot.finish();
+  // The saturation example scales by 1/√100 while q and k have one number each: the caption says both.
+  const play = await openPage(site.browser, site.url + hashFor(KING, '&lab=play&pq=10&pk=10%3B8&pv=1%3B0&pn=q1%20x%20y&pdk=100'));
+  await ready(play.page);
+  await play.page.waitForSelector('#play-weights tbody tr');
+  assert.match(await play.page.textContent('#lab-play'), /1 query × 2 keys, d_k = 100 \(set below; q and k have 1 number\), d_v = 1/);
+  await play.finish();
+});
+
 test('step 2 gives the reasons of the scaling actually applied, and exp(s) only the digits float32 holds', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&scale=0&t=0.1&focus=1'));
   await ready(page);
@@ -35,7 +55,7 @@ test('step 2 gives the reasons of the scaling actually applied, and exp(s) only 
   await finish();
   const other = await openPage(site.browser, site.url + hashFor(KING, '&t=0.5&focus=1'));
   await ready(other.page);
-  assert.equal(await other.page.textContent('#explain ol li:nth-child(2)'), 'Scale: s = q·k × 1/√50 ÷ T (T = 0.5) = q·k × 0.2828: ÷√50 keeps long vectors from making the softmax all-or-nothing, and T = 0.5, below 1, makes the weights sharper.');
+  assert.equal(await other.page.textContent('#explain ol li:nth-child(2)'), 'Scale: s = q·k × 1/√50 ÷ T (T = 0.5) = q·k × 0.2828: ÷√50 keeps the scores of 50 dimensions (their spread grows with √50) from making the softmax all-or-nothing, and T = 0.5, below 1, makes the weights sharper.');
   // exp(s) of king → king is about 3,540: 6 significant digits, as far as float32 holds them (not 3540.6612).
   const large = [...(await tableOf(other.page, '#explain .steps-table')).rows.map((r) => r.cells[2]), await other.page.textContent('#explain .sum-of-exps')]
     .filter((e) => Number(e) >= 100);

@@ -295,6 +295,20 @@ async function hoverCell(page, row, col, first, scroll = 0) {
   await page.waitForFunction((text) => !document.getElementById('tooltip').hidden && document.getElementById('tooltip').firstChild?.textContent === text, first);
 }
 
+test('the tooltip names what the softmax took: the scaled score, the score ÷ T, or the score itself', async () => {
+  const lines = async (hash) => {
+    const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, hash));
+    await ready(page);
+    await hoverCell(page, 1, 3, "'king' → 'queen'");
+    const text = [...(await page.locator('#tooltip div').allTextContents())];
+    await finish();
+    return text[2];
+  };
+  assert.match(await lines(''), /^score q·k \d+\.\d{3} → scaled \d+\.\d{3}$/);
+  assert.match(await lines('&scale=0'), /^score q·k \d+\.\d{3} \(not scaled\)$/);
+  assert.match(await lines('&scale=0&t=2'), /^score q·k \d+\.\d{3} → ÷ T \d+\.\d{3}$/);
+});
+
 test('a bidi override in an unknown word is quoted as an escape, and cannot turn the note around', async () => {
   // The override belongs to the word (left out of its spelling); the control character is a token.
   const { page, finish } = await openPage(site.browser, site.url + '#s=king%20%01%20zzqx%E2%80%AEabc%20queen');

@@ -38,7 +38,9 @@ export const weight = (w) => w.toFixed(4);
 /** Step 2 as an equation: the scale and the temperature by name, T's value apart, then the one factor they make. */
 function scaleText(settings, scaleDim, factor) {
   const scale = settings.scale ? ` × 1/√${scaleDim}` : '';
-  return `s = q·k${scale}${byTemperature(settings.temperature)} = q·k × ${num(factor, 4)}`;
+  // Four significant digits below 0.01 (at T = 1000, 0.0001414: four decimals made it 0.0001, which did not give the scores beside it).
+  const shown = factor !== 0 && Math.abs(factor) < 0.01 ? String(Number(factor.toPrecision(4))) : num(factor, 4);
+  return `s = q·k${scale}${byTemperature(settings.temperature)} = q·k × ${shown}`;
 }
 
 /** The temperature's share of a score's formula, " ÷ T (T = 0.5)", or '' at 1. */
@@ -54,8 +56,8 @@ function scaleReasons(settings, scaleDim) {
   const t = settings.temperature;
   const temperature = t < 1 ? `T = ${t}, below 1, makes the weights sharper` : t > 1 ? `T = ${t}, above 1, makes them flatter` : '';
   if (!settings.scale) return `: no ÷√${scaleDim} (scaling is off), and ${temperature}`;
-  const root = `÷√${scaleDim} keeps long vectors from making the softmax all-or-nothing`;
-  return temperature ? `: ${root}, and ${temperature}` : `, so that long vectors do not make the softmax all-or-nothing`;
+  const root = `÷√${scaleDim} keeps the scores of ${scaleDim} dimensions (their spread grows with √${scaleDim}) from making the softmax all-or-nothing`;
+  return temperature ? `: ${root}, and ${temperature}` : `, so that the scores of ${scaleDim} dimensions (their spread grows with √${scaleDim}) do not make the softmax all-or-nothing`;
 }
 
 /**
@@ -131,8 +133,11 @@ class StepsPanel {
     putText(scale, settings.scale || settings.temperature !== 1
       ? `Scale: ${scaleText(settings, scaleDim, steps.factor)}${scaleReasons(settings, scaleDim)}.`
       : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).');
-    putText(softmax, 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' +
-      (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : ''));
+    // A row whose every key is masked has no softmax: its weights are 0 (this tool's choice; some libraries give NaN there).
+    const none = steps.scaled.every((s) => s === null);
+    putText(softmax, none
+      ? 'Softmax: every key is masked, so there is nothing to divide by: this page sets every weight to 0 (some libraries give NaN here).'
+      : 'Softmax: exp(s) for each key, divided by their sum, so the weights are positive and add up to 1.' + (steps.scaled.some((s) => s === null) ? ' Masked keys get weight 0.' : ''));
     putText(output, `Output: the context vector of ${quoted(word)} is the weighted sum of the value vectors, Σ weight × v.`);
     nodes.push(this.list);
 

@@ -35,7 +35,7 @@ const MAX_SPAN = 1000;
 /** Rows and columns rendered beyond the visible ones, on each side. */
 const OVERSCAN = 2;
 
-const CAPTION = 'Attention weights: each row is a query token, each column a key token; a row sums to 1.';
+const CAPTION = 'Attention weights: each row is a query token, each column a key token; a row sums to 1 (to 0 when every key of its query is masked).';
 
 export class WeightsTable {
   /**

@@ -152,7 +152,10 @@ class MainHeatmap {
     if (masked[k]) {
       lines.push(`masked: ${this.maskedBecause(row, col)}`, `score q·k ${dot.toFixed(3)}`);
     } else {
-      lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${dot.toFixed(3)} → scaled ${scaled.toFixed(3)}`);
+      // What the softmax took: scaled (÷√d, and ÷T), ÷T alone with scaling off, or the score itself.
+      const { scale, temperature } = analysis.state;
+      const into = scale ? ` → scaled ${scaled.toFixed(3)}` : temperature !== 1 ? ` → ÷ T ${scaled.toFixed(3)}` : ' (not scaled)';
+      lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${dot.toFixed(3)}${into}`);
     }
     return lines;
   }

@@ -30,6 +30,8 @@ function question(quiz, index, { analysis, model }) {
   if (analysis.error || row >= analysis.n) return { invalid: `row ${row} does not exist: the sentence has ${counted(analysis.n || 0, 'known word')}` };
   const { n, labels, weights, masked } = analysis;
   const keep = [...Array(n).keys()].filter((j) => !masked[row * n + j]);
+  // The first word with the causal mask and no attention to itself: nothing to choose from.
+  if (!keep.length) return { invalid: `every key of ${quoted(labels[row])} is masked (the causal mask, and no attention to itself): it attends to no word` };
   const where = `${vectorsName(analysis.engine, analysis.dim)}, raw vectors as queries and keys`;
   return { row, word: labels[row], keys: labels, keep, weights: weights.subarray(row * n, (row + 1) * n), steps: () => analysis.steps(row), where };
 }

@@ -104,7 +104,10 @@ export function mountPlay(lab, ctx) {
       checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
       const focus = Math.min(teach.lf, data.rows - 1);
       // No word vectors here, and the scaling is the playground's own d_k.
-      panel.show(data, { focus, settings: { vectors: false, scaleDim: teach.play.dk || view.dim }, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${counted(data.cols, 'key')}, d_k = ${view.dim}, d_v = ${view.valueDim}` });
+      // d_k as the scaling takes it: set below, it is not the width of q and k, and the caption says both.
+      const dk = teach.play.dk || view.dim;
+      const width = teach.play.dk ? ` (set below; q and k have ${counted(view.dim, 'number')})` : '';
+      panel.show(data, { focus, settings: { vectors: false, scaleDim: dk }, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${counted(data.cols, 'key')}, d_k = ${dk}${width}, d_v = ${view.valueDim}` });
       if (views.off && views.on) compareScaling(compare, views, data, focus, teach.play.dk || view.dim, state.temperature);
       showProjected(inputs, teach.play, view, data);
       labSteps(steps, ctx, view, data, focus, teach.lc, state, { scaleDim: teach.play.dk || view.dim });

@@ -32,7 +32,7 @@ export function mountWhatif(lab, ctx) {
   lab.append(compareBox, compareScroll);
   lab.append(
     el('h3', 'Temperature and the causal mask'),
-    el('p', 'The temperature slider and the causal switch above change every view on the page: a temperature below 1 sharpens the softmax, above 1 flattens it; the causal mask hides later words, as in a decoder that writes one word at a time.', 'note'),
+    el('p', 'The temperature slider and the causal switch above change the GloVe views of the page (the trained model keeps its own: ÷√32, no temperature; cross-attention takes no causal mask): a temperature below 1 sharpens the softmax, above 1 flattens it; the causal mask hides later words, as in a decoder that writes one word at a time.', 'note'),
     el('h3', 'Padding mask'),
     el('p', 'Batches of sentences are padded to one length. The pad positions get zero vectors, and a padding mask hides them as keys, so that no word attends to them (their columns are hatched). The rows of the pads themselves still get computed and are simply ignored later.', 'note'),
   );
