@@ -24,7 +24,7 @@ const TEXT_KEYS = ['q', 'k', 'v', 'wq', 'wk', 'wv', 'names'];
 
 export function mountPlay(lab, ctx) {
   const { store } = ctx;
-  lab.append(el('p', 'Type small matrices, rows separated by ";" or new lines, numbers by spaces or commas. Queries are Q·W_q, keys K·W_k, values V·W_v; leave K empty to use Q, V empty to use K, and any W empty for no projection. The options above (scaling, temperature, masks) apply here too.', 'note'));
+  lab.append(el('p', 'Type small matrices, rows separated by ";" or new lines, numbers by spaces or commas. Queries are Q·W_q, keys K·W_k, values V·W_v; leave K empty to use Q, V empty to use K, and any W empty for no projection. The options above (scaling, temperature, masks) apply here too, by position: with no attention to itself, query i may not take key i, and with the causal mask, no key after i.', 'note'));
   const preset = presetMenu(store);
   lab.append(control('Load', preset));
   const fields = {};
