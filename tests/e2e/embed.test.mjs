@@ -53,6 +53,8 @@ async function theBlog() {
   blogOrigin ??= blog({
     '/widgets.html': widgets(site.url),
     '/iframe.html': `<!doctype html><meta charset="utf-8"><title>Post</title><p>Before.</p>${await snippetOf()}<p>After.</p>`,
+    // The same post, laid out for phones.
+    '/phone.html': `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Post</title><p>Before.</p>${await snippetOf()}<p>After.</p>`,
     '/bare.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
     // A blog whose policy allows frames from itself only.
     '/strict.html': widgets(site.url).replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="frame-src 'self'">`),
@@ -183,6 +185,22 @@ test('the iframe snippet sizes its iframe, accepting only the widget’s own mes
   await page.evaluate(() => window.postMessage({ type: 'attention-explorer:height', height: 5 }, '*'));
   await page.waitForTimeout(100);
   assert.ok((await page.locator('iframe').boundingBox()).height > 100);
+  await finish();
+});
+
+test('on a phone, the widget stacks its heatmap above its arrows and never scrolls sideways', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin], viewport: { width: 360, height: 740 }, phone: true });
+  await page.goto(`${origin}/phone.html`);
+  const frame = page.frameLocator('iframe');
+  await widgetTable(frame);
+  const layout = await frame.locator('html').evaluate(() => {
+    const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+    return { scroll: document.documentElement.scrollWidth, width: document.documentElement.clientWidth, heatmap: box('#heatmap-overlay').bottom, arrows: box('#arrows').top, right: box('#arrows').right };
+  });
+  assert.equal(layout.scroll, layout.width, 'no sideways scrolling (side by side, 419 px in 360)');
+  assert.ok(layout.arrows >= layout.heatmap, `the arrows (top ${layout.arrows}) below the heatmap (bottom ${layout.heatmap})`);
+  assert.ok(layout.right <= layout.width, `the arrows end at ${layout.right}, inside ${layout.width}`);
   await finish();
 });
 

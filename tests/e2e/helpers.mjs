@@ -145,10 +145,11 @@ export function useSite({ root = DIST, check } = {}) {
 /** Milliseconds by which every animation frame is delayed (0: none); see scripts/test-browser. */
 const SLOW_FRAMES = Number(process.env.AE_SLOW_FRAMES ?? 0);
 
-export async function openPage(browser, url, { allow = [], viewport = { width: 1200, height: 900 }, colorScheme = 'light', routes = [], origins = url ? [new URL(url).origin] : [] } = {}) {
+export async function openPage(browser, url, { allow = [], viewport = { width: 1200, height: 900 }, colorScheme = 'light', routes = [], origins = url ? [new URL(url).origin] : [], phone = false } = {}) {
   // The service worker controls a page soon after its first heatmap (sw.js), and a
   // route does not see the requests it makes: a test that routes blocks it.
-  const context = await browser.newContext({ viewport, colorScheme, serviceWorkers: routes.length ? 'block' : 'allow' });
+  // `phone`: a touch screen and a phone's viewport rules (page.tap, page.touchscreen).
+  const context = await browser.newContext({ viewport, colorScheme, serviceWorkers: routes.length ? 'block' : 'allow', hasTouch: phone, isMobile: phone });
   if (SLOW_FRAMES > 0) {
     // scripts/test-browser --slow-frames: every animation frame runs late, so a
     // test that reads the page before a deferred redraw has happened fails.

@@ -73,4 +73,12 @@ test('a sentence without a known word says so, and the page still works', async 
   assert.ok(await page.locator('#error').isHidden());
   assert.equal(await page.locator('#weights tbody tr').count(), 2);
   await finish();
+  // On a phone, a long unknown word wraps in the message: it does not widen the page (425 px in 360).
+  const phone = await openPage(site.browser, site.url + hashFor('Donaudampfschifffahrtsgesellschaftskapitänsmütze'), { viewport: { width: 360, height: 740 }, phone: true });
+  await phone.page.waitForFunction(() => !document.querySelector('#error').hidden);
+  assert.deepEqual(await phone.page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]), [360, 360]);
+  // Its text fields are 16 px at least: iOS zooms the page into a smaller one when it gets the focus.
+  const sizes = await phone.page.$$eval('textarea, input[type="text"], input[type="search"], input[type="number"], input:not([type])', (fields) => fields.map((f) => parseFloat(getComputedStyle(f).fontSize)));
+  assert.ok(sizes.length >= 3 && sizes.every((size) => size >= 16), sizes.join(' '));
+  await phone.finish();
 });

@@ -371,6 +371,45 @@ test('the find box ignores case and accents, and reads ’ as \'', async () => {
   await finish();
 });
 
+test('on a phone, a tap shows the cell’s weight beside, above or below the cell, never over it, in the main heatmap and in a teaching tab', async () => {
+  const text = 'The cat sat on the mat because it was tired';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&lab=whatif'), { viewport: { width: 360, height: 740 }, phone: true });
+  await ready(page);
+  /** Taps cell (row, col) of heatmap `overlay` (scrolled to the middle first) and returns the cell's box and the tooltip `tooltip`'s, once it shows `first`. */
+  const tap = async (overlay, tooltip, row, col, first) => {
+    const canvas = page.locator(overlay);
+    await canvas.scrollIntoViewIfNeeded();
+    // A teaching tab's heatmap is laid out once near the screen.
+    await canvas.evaluate((c) => new Promise((resolve) => {
+      const check = () => (c.dataset.matrix ? resolve() : requestAnimationFrame(check));
+      check();
+    }));
+    const cell = await canvas.evaluate((c, [r, k]) => {
+      c.scrollIntoView({ block: 'center' });
+      const [x, y] = c.dataset.matrix.split(',').map(Number);
+      const side = Number(c.dataset.cell);
+      const box = c.getBoundingClientRect();
+      return { x: box.left + x + k * side, y: box.top + y + r * side, width: side, height: side };
+    }, [row, col]);
+    await page.touchscreen.tap(cell.x + cell.width / 2, cell.y + cell.height / 2);
+    const shown = page.locator(tooltip);
+    await page.waitForFunction(([tip, text]) => !tip.hidden && tip.firstChild?.textContent === text, [await shown.elementHandle(), first]);
+    const tip = await shown.evaluate((t) => JSON.parse(JSON.stringify(t.getBoundingClientRect())));
+    return { cell, tip, lines: await shown.locator('div').allTextContents() };
+  };
+  const apart = (a, b) => a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+  // The middle columns, where beside the cell fits on neither side of a 360 px screen.
+  for (const col of [3, 4, 5, 6]) {
+    const { cell, tip } = await tap('#heatmap-overlay', '#tooltip', 2, col, `'sat' → '${text.toLowerCase().split(' ')[col]}'`);
+    assert.ok(apart(cell, tip), `column ${col}: the tooltip ${JSON.stringify(tip)} covers the cell ${JSON.stringify(cell)}`);
+  }
+  // What if…'s scaled heatmap: a tap gives the weight too (its cells print none at this size).
+  const { cell, tip, lines } = await tap('#lab-whatif .teach-panel canvas.overlay >> nth=0', '#lab-whatif .teach-panel .tooltip >> nth=0', 1, 4, "'cat' → 'the'");
+  assert.match(lines[1], /^weight 0\.\d{4}$/);
+  assert.ok(apart(cell, tip), `What if: the tooltip ${JSON.stringify(tip)} covers the cell ${JSON.stringify(cell)}`);
+  await finish();
+});
+
 test('the heatmap tooltip stays inside the viewport beside the last column and the last row', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('The king and queen'));
   await ready(page);

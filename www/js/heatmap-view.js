@@ -188,10 +188,11 @@ const TOOLTIP_GAP = 10;
  * Shows `lines` (the second one stressed) in `tooltip` beside cell (row, col)
  * of `layout` (rows and columns of the layout, not of the matrix): on the
  * side of the cell away from the matrix's nearer edge when it fits there,
- * else on the other side, else as far in as the viewport (an embed's frame
- * is its viewport) lets it; its middle level with the cell, moved up or
- * down to stay inside. A side chosen by the matrix's halves alone left it
- * cut off beside a small matrix on a narrow screen.
+ * else on the other side, its middle level with the cell, moved up or down
+ * to stay inside the viewport (an embed's frame is its viewport); when it
+ * fits on neither side (a phone), above the cell or below it. A side chosen
+ * by the matrix's halves alone left it cut off beside a small matrix on a
+ * narrow screen.
  */
 export function placeTooltip(tooltip, layout, row, col, lines) {
   tooltip.replaceChildren(...lines.map((line, index) => el('div', line, index === 1 ? 'strong' : '')));
@@ -209,10 +210,21 @@ export function placeTooltip(tooltip, layout, row, col, lines) {
   const [minY, maxY] = [y0 + TOOLTIP_MARGIN, y0 + page.clientHeight - TOOLTIP_MARGIN - height];
   const right = mx + (col + 1) * cell + TOOLTIP_GAP;
   const left = mx + col * cell - TOOLTIP_GAP - width;
+  const clamp = (at, min, max) => Math.max(min, Math.min(max, at));
   // Right of the cell in the left half of the matrix, left of it in the right half, when it fits.
   const sides = (col + 0.5) * cell > mw / 2 ? [left, right] : [right, left];
-  const x = sides.find((at) => at >= minX && at <= maxX) ?? Math.max(minX, Math.min(maxX, sides[0]));
-  const y = Math.max(minY, Math.min(maxY, my + (row + 0.5) * cell - height / 2));
+  let x = sides.find((at) => at >= minX && at <= maxX);
+  let y = clamp(my + (row + 0.5) * cell - height / 2, minY, maxY);
+  if (x === undefined) {
+    // Beside the cell fits on neither side (a phone: the tooltip put there covered the
+    // cell just tapped, and its row's label): above the cell, else below it, else beside.
+    const above = my + row * cell - TOOLTIP_GAP - height;
+    const below = my + (row + 1) * cell + TOOLTIP_GAP;
+    x = clamp(mx + (col + 0.5) * cell - width / 2, minX, maxX);
+    if (above >= minY) y = above;
+    else if (below <= maxY) y = below;
+    else x = clamp(sides[0], minX, maxX);
+  }
   tooltip.style.left = `${x}px`;
   tooltip.style.top = `${y}px`;
 }

@@ -234,7 +234,12 @@ export class MatrixPanel {
     target.addEventListener('click', (event) => {
       const hit = this.#hit(event);
       if (!hit || hit.kind === 0) return;
-      if (hit.kind === 1) this.options.onCell?.(hit.row, hit.col);
+      if (hit.kind === 1) {
+        // A tap has no hover first: its tooltip gives the weight, which a phone's small cells do not print.
+        this.hover = { row: hit.row, col: hit.col };
+        if (this.tooltip.hidden || this.#tooltipAt?.row !== hit.row || this.#tooltipAt?.col !== hit.col) this.#tooltip(hit.row, hit.col);
+        this.options.onCell?.(hit.row, hit.col);
+      }
       else if (hit.kind === 2) this.options.onFocus?.(hit.row);
     });
     target.addEventListener('keydown', (event) => {
