@@ -47,6 +47,33 @@ test('the texts beside the numbers say what was computed: a row with every key m
   await play.finish();
 });
 
+test('on a phone, a Steps table wider than its box shows a shadow at the edge it scrolls to', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat sat on the mat because it was tired', '&focus=2'), { viewport: { width: 360, height: 740 }, phone: true });
+  await ready(page);
+  const box = page.locator('#explain .steps-scroll').first();
+  await box.scrollIntoViewIfNeeded();
+  /** The brightness of the box's pixels 1 px inside its left and right edges, and in its middle, at the height of a row gap. */
+  const edges = async () => {
+    const shot = (await box.screenshot()).toString('base64');
+    return page.evaluate(async (base64) => {
+      const image = Object.assign(new Image(), { src: `data:image/png;base64,${base64}` });
+      await image.decode();
+      const canvas = new OffscreenCanvas(image.width, image.height);
+      const draw = canvas.getContext('2d');
+      draw.drawImage(image, 0, 0);
+      const at = (x) => [...draw.getImageData(x, Math.round(image.height / 2), 1, 1).data].slice(0, 3).reduce((a, b) => a + b) / 3;
+      return { left: at(1), middle: at(Math.round(image.width / 2)), right: at(image.width - 2) };
+    }, shot);
+  };
+  assert.ok(await box.evaluate((b) => b.scrollWidth > b.clientWidth + 50), 'wider than its box');
+  const start = await edges();
+  assert.ok(start.right < start.left - 20, `a shadow on the right, none on the left: ${JSON.stringify(start)}`);
+  await box.evaluate((b) => { b.scrollLeft = b.scrollWidth; });
+  const end = await edges();
+  assert.ok(end.left < end.right - 20, `at the end, on the left only: ${JSON.stringify(end)}`);
+  await finish();
+});
+
 test('step 2 gives the reasons of the scaling actually applied, and exp(s) only the digits float32 holds', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&scale=0&t=0.1&focus=1'));
   await ready(page);
