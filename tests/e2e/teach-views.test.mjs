@@ -167,6 +167,13 @@ test('scaling on beside off shows the saturation of the same row', async () => {
   assertClose(rowNamed(swapped, 'weight ÷ √50').map(Number), KING_ROW);
   assert.deepEqual(rowNamed(swapped, 'weight unscaled'), rowNamed(compare, 'weight unscaled'));
   await finish();
+  // A temperature divides both sides: their labels say so.
+  const hot = await openPage(site.browser, site.url + hashFor(KING, '&focus=1&lab=whatif&t=0.5'));
+  await ready(hot.page);
+  const labels = (await tableOf(hot.page, '#whatif-compare')).rows.map((r) => r.label);
+  assert.deepEqual(labels, ['weight ÷ √50 ÷ T (T = 0.5)', 'weight unscaled ÷ T (T = 0.5)']);
+  assert.match(await hot.page.textContent('#lab-whatif'), /Unscaled: scores ÷ T \(T = 0\.5\) only; the largest weight of a row is/);
+  await hot.finish();
 });
 
 test('a new short sentence shows in the open teaching tab in the same task as in the heatmap: one frame for the page', async () => {

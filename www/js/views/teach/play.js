@@ -140,7 +140,7 @@ function compareScaling(table, views, data, focus, dk, temperature) {
   const onSteps = views.on.explainRow(focus);
   compareRows(table, data.colLabels, [
     ['q·k', offSteps.dots, (x) => num(x)],
-    ['weight, scaling off', offSteps.weights],
+    [`weight, scaling off${byTemperature(temperature)}`, offSteps.weights],
     // The page's temperature divides both sides: the label says so.
     [`s = q·k ÷ √${dk}${byTemperature(temperature)}`, onSteps.scaled, (x) => num(x)],
     ['weight, scaling on', onSteps.weights],

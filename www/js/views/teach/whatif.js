@@ -9,6 +9,7 @@ import { MAX_PAD } from '../../teach-state.js';
 import {
   attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, meanMax, panelOptions, setTeach, showNothing, wholeNumberField,
 } from './common.js';
+import { byTemperature } from '../../teach-steps.js';
 import { counted, quoted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
@@ -58,11 +59,13 @@ export function mountWhatif(lab, ctx) {
     const focus = state.focus ?? 0;
     // One colour scale for both sides: the difference is the point.
     const scaleMax = Math.max(on.scaleMax, off.scaleMax);
-    scaled.show(on, { focus, scaleMax, settings: { scaled: true }, caption: `÷ √${analysis.dim}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
-    unscaled.show(off, { focus, scaleMax, settings: { scaled: false }, caption: `Unscaled: the largest weight of a row is ${meanMax(off).toFixed(2)} on average (the same colour scale)` });
+    // The page's temperature divides both sides: the labels say so.
+    const byT = byTemperature(state.temperature);
+    scaled.show(on, { focus, scaleMax, settings: { scaled: true }, caption: `÷ √${analysis.dim}${byT}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
+    unscaled.show(off, { focus, scaleMax, settings: { scaled: false }, caption: `Unscaled: ${byT ? `scores${byT} only; ` : ''}the largest weight of a row is ${meanMax(off).toFixed(2)} on average (the same colour scale)` });
     compareRows(compareTable, on.colLabels, [
-      [`weight ÷ √${analysis.dim}`, on.weights.subarray(focus * on.cols, (focus + 1) * on.cols)],
-      ['weight unscaled', off.weights.subarray(focus * off.cols, (focus + 1) * off.cols)],
+      [`weight ÷ √${analysis.dim}${byT}`, on.weights.subarray(focus * on.cols, (focus + 1) * on.cols)],
+      [`weight unscaled${byT}`, off.weights.subarray(focus * off.cols, (focus + 1) * off.cols)],
     ], `Row of ${quoted(on.rowLabels[focus])}`);
   }
 
