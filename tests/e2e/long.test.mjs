@@ -295,7 +295,7 @@ test('the heatmap zooms in until the labels can be read, and a click still hits 
 });
 
 test('a 100,000-word paste is cut to the limit, said so, and the page stays usable', async () => {
-  const { page, finish } = await openPage(site.browser, site.url + hashFor('The king'));
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor('The king'));
   await ready(page);
   const huge = words(100000);
   await page.locator('#sentence').evaluate((box, text) => {
@@ -304,13 +304,27 @@ test('a 100,000-word paste is cut to the limit, said so, and the page stays usab
   }, huge);
   await page.waitForSelector('#sentence-note:not([hidden])', { timeout: 20000 });
   await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 1025, null, { timeout: 20000 });
-  assert.match(await page.textContent('#sentence-note'), /cut after its first 1,024 known words/);
+  assert.match(await page.textContent('#sentence-note'), /cut after its first 1,024 known words, after '[^']+': the [\d,]+ characters after it \(99 % of the text\) are out of the box\./);
   const kept = await page.inputValue('#sentence');
   assert.equal(kept.split(' ').length, 1024, 'the box and the link keep the first 1,024 words');
   assert.equal((await hashOf(page)).s, kept);
+  // What was cut is not lost: the note's button copies it, all of it (a rough cut, then an exact one).
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.click('#sentence-note button');
+  await page.waitForFunction(() => document.querySelector('#sentence-note button').textContent === 'Copied');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), huge.split(' ').slice(1024).join(' '));
   // Still responsive: a short sentence draws again.
   await page.fill('#sentence', 'The king and queen');
   await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 5);
+  await finish();
+});
+
+test('a link to a text over the limit keeps its focus on the same word', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1100), '&focus=900'));
+  await ready(page);
+  await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 1025, null, { timeout: 20000 });
+  assert.equal((await hashOf(page)).focus, '900');
+  assert.equal(await page.locator('#tokens button.token.focused').textContent(), words(1100).split(' ')[900].toLowerCase());
   await finish();
 });
 
@@ -321,7 +335,7 @@ test('a paste over 20,000 characters is cut after its last whole word, and said 
   // 1,000 words of 20 letters and a space: 20,999 characters, as the clipboard gives them.
   await page.keyboard.insertText(Array(1000).fill('internationalization').join(' '));
   await page.waitForSelector('#sentence-note:not([hidden])');
-  assert.equal(await page.textContent('#sentence-note'), 'The text was cut after its first 952 words (19,991 characters): the box holds at most 20,000 characters.');
+  assert.equal(await page.textContent('#sentence-note'), 'The text was cut after its first 952 words (19,991 characters): the box holds at most 20,000 characters. Copy the text left out');
   const kept = await page.inputValue('#sentence');
   assert.equal(kept.length, 19991);
   assert.ok(kept.split(' ').every((w) => w === 'internationalization'), 'no word cut in two');

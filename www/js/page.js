@@ -103,6 +103,10 @@ function createContext(store, { embed }) {
      * A view registers what it draws; Share offers the visible ones.
      */
     figures: new Map(),
+    /** The last cut of a text over a limit: { sentence (kept), removed } (sentence.js and cut, below). */
+    lastCut: null,
+    /** A cut at the limit of known words, for the sentence box's note to say: { max, sentence, removed }, or null. */
+    cutFrom: null,
     /** Renders again in the next frame (a view's own trigger: a retry, say). */
     refresh: () => {},
     /** Computes with other vectors from now on (the user's own file, or the default again). */
@@ -460,8 +464,19 @@ class Page {
   /** Keeps the sentence up to UTF-16 index `at` (the link too), and says so where the sentence is typed. */
   cut(state, at) {
     const sentence = state.sentence.slice(0, at).trimEnd();
-    this.ctx.cutFrom = { max: this.ctx.wasm.maxTokens() };
-    queueMicrotask(() => this.store.update({ sentence, focus: null, cell: null }, 'replace'));
+    const max = this.ctx.wasm.maxTokens();
+    // What the cut leaves out, for the note and its Copy button: a writer's
+    // text does not vanish without a trace. The box's cut at 20,000
+    // characters (sentence.js), a rough cut and an exact one (analysisFor)
+    // leave out one tail between them (ctx.lastCut: the last cut's text and tail).
+    const { lastCut } = this.ctx;
+    const before = lastCut?.sentence === state.sentence ? lastCut.removed : '';
+    const removed = state.sentence.slice(sentence.length) + before;
+    this.ctx.lastCut = { sentence, removed };
+    this.ctx.cutFrom = { max, sentence, removed };
+    // The first `max` known words keep their rows: so do the focus and cell among them.
+    const kept = state.focus !== null && state.focus < max;
+    queueMicrotask(() => this.store.update({ sentence, focus: kept ? state.focus : null, cell: kept && state.cell < max ? state.cell : null }, 'replace'));
     return { pending: true, tokens: [], n: 0, state };
   }
 

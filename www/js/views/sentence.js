@@ -4,9 +4,9 @@
 // word, and the note says so (the box has no maxlength, which would cut a
 // paste silently, mid-word, before any script sees it).
 
-import { el, put } from '../dom.js';
+import { copyText, el, put } from '../dom.js';
 import { MAX_SENTENCE_LENGTH } from '../state.js';
-import { chunkEnd, cut, grouped, wholeChunks } from '../text.js';
+import { chunkEnd, cut, grouped, quoted, wholeChunks } from '../text.js';
 
 const EXAMPLES_URL = new URL('../../examples.txt', import.meta.url);
 
@@ -33,8 +33,11 @@ export function mountSentence(ctx) {
   const typed = () => {
     let sentence = cut(box.value, MAX_SENTENCE_LENGTH);
     if (box.value.length > MAX_SENTENCE_LENGTH) {
+      const whole = box.value;
       sentence = cutBox(box);
+      ctx.lastCut = { sentence, removed: whole.slice(sentence.length) };
       say(cutMessage(sentence), sentence);
+      note.append(' ', copyButton(ctx.lastCut.removed));
     }
     const { sentence: before, focus } = store.get();
     if (sentence !== before) store.update({ sentence, focus: keptFocus(drawn, focus, sentence), cell: null }, 'push', 'typing');
@@ -81,9 +84,10 @@ export function mountSentence(ctx) {
     update(state, analysis) {
       if (!analysis.pending && !analysis.error && analysis.state) drawn = { sentence: analysis.state.sentence, tokens: analysis.tokens };
       if (ctx.cutFrom) {
-        const { max } = ctx.cutFrom;
+        const { max, sentence, removed } = ctx.cutFrom;
         ctx.cutFrom = null;
-        say(`The text was cut after its first ${grouped(max)} known words: attention compares every word with every other, so its cost grows with the square of the length.`, null);
+        say(limitMessage(max, sentence, removed), null);
+        note.append(' ', copyButton(removed));
       } else if (cutSentence === null) {
         cutSentence = state.sentence;
       } else if (cutSentence !== undefined && cutSentence !== state.sentence) {
@@ -126,7 +130,28 @@ function cutBox(box) {
   return sentence;
 }
 
-/** What the note says of a text cut to `sentence`: how much is kept, and why, as for the limit of tokens (update, below). */
+/**
+ * What the note says of a text cut to `sentence` at the limit of `max` known
+ * words, `removed` left out: where it stopped, how much is gone, and why.
+ */
+function limitMessage(max, sentence, removed) {
+  const last = sentence.slice(-30).replace(/^\S*\s+/, '');
+  const gone = removed.trim();
+  return `The text was cut after its first ${grouped(max)} known words, after ${quoted(last)}: the ${grouped(gone.length)} characters after it (${Math.round((100 * removed.length) / (sentence.length + removed.length))} % of the text) are out of the box. ` +
+    'Attention compares every word with every other, so its cost grows with the square of the length.';
+}
+
+/** A button that copies `text` (what a cut left out) to the clipboard. */
+function copyButton(text) {
+  const button = el('button', 'Copy the text left out', 'small');
+  button.type = 'button';
+  button.addEventListener('click', async () => {
+    button.textContent = (await copyText(text.trim())) ? 'Copied' : 'The browser refused to copy';
+  });
+  return button;
+}
+
+/** What the note says of a text cut to `sentence`: how much is kept, and why, as for the limit of tokens (limitMessage). */
 function cutMessage(sentence) {
   const words = sentence.match(/\S+/g)?.length ?? 0;
   const limit = `the box holds at most ${grouped(MAX_SENTENCE_LENGTH)} characters`;
