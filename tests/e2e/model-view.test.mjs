@@ -197,6 +197,17 @@ test("the focus maps between the GloVe and model tokens through accented text", 
   await finish();
 });
 
+test('beside the reader’s own vectors, the comparison names them, not GloVe', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the cat sat because it was tired', '&model=1&focus=4'));
+  await ready(page);
+  await modelReady(page);
+  await page.setInputFiles('#vectors-file', { name: 'tiny.vec', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\ncat 0 1 0\nsat 0 0 1\nbecause 1 1 0\nit 0 1 1\nwas 1 0 1\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'), null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('#model-compare h3')?.textContent.startsWith('Your vectors'));
+  assert.deepEqual(await page.locator('#model-compare h3').allTextContents(), ["Your vectors ('tiny.vec'): raw", 'MiniLM: layer 5, head 11']);
+  await finish();
+});
+
 test('clicking a cell of the open head focuses its query, and the tooltip gives the weight', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1'));
   await ready(page);

@@ -136,7 +136,9 @@ export function paintBase(heatmap, overlay, view, theme) {
  * weaker than `share` of the strongest weight shown; `output`, if given, says
  * the share and the weight it cuts at.
  */
-export function paintFocusArrows(canvas, geometry, view, focus, share, theme, output) {
+export function paintFocusArrows(canvas, geometry, view, focused, share, theme, output) {
+  // A link's focus past the end is dropped by the page a moment later: until then, no row.
+  const focus = focused !== null && focused < view.n ? focused : null;
   const row = focus === null ? null : view.weights.subarray(focus * view.n, (focus + 1) * view.n);
   // The threshold is a share of the strongest weight shown, so that it
   // means the same for 7 tokens (weights near 0.4) and 700 (near 0.004).

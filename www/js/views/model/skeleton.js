@@ -92,7 +92,7 @@ function top(dom) {
   dom.grid.setAttribute('aria-label', 'Attention heads by layer and head');
   gridFigure.append(dom.grid);
   const compareFigure = el('figure', null, 'view model-compare-figure');
-  compareFigure.append(el('figcaption', 'The focused word, side by side: where it looks with raw GloVe vectors, and in the open head of the trained model.'));
+  compareFigure.append(el('figcaption', 'The focused word, side by side: where it looks with the page’s raw word vectors (GloVe, or your own file), and in the open head of the trained model.'));
   dom.compare = el('div', null, 'model-compare');
   dom.compare.id = 'model-compare';
   compareFigure.append(dom.compare);
