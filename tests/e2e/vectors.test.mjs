@@ -594,13 +594,17 @@ test('picking the file a link names drops a focus past its analysis, and says so
   await finish();
 });
 
-test('a cased vectors file is read as sentences are looked up: lowercased, the first of two spellings kept', async () => {
+test('a cased vectors file is read as sentences are looked up: lowercased, the lowercase spelling kept, else the first', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('The King and the queen'));
   await ready(page);
-  // As fastText and word2vec write them: a header counting every line, 'King' too.
-  const file = { name: 'cased.vec', mimeType: 'text/plain', buffer: Buffer.from('4 2\nking 1 0\nThe 1 1\nKing 0 1\nqueen 0 1\n') };
+  // As fastText and word2vec write them: a header counting every line, 'King' and 'The' too.
+  // 'The' comes first, but the sentence's 'the' is looked up as 'the': that line's numbers.
+  const file = { name: 'cased.vec', mimeType: 'text/plain', buffer: Buffer.from('5 2\nThe -1 0\nking 1 0\nthe 1 1\nKing 0 1\nqueen 0 1\n') };
   await page.setInputFiles('#vectors-file', file);
-  await page.waitForFunction(() => /your file cased\.vec, 3 words of 2 dimensions\. 1 word spelled as an earlier one/.test(document.querySelector('#vectors-note').textContent));
-  assert.deepEqual((await readTable(page)).header, ['the', 'king', 'the', 'queen']);
+  await page.waitForFunction(() => /your file cased\.vec, 3 words of 2 dimensions\. 2 words left out: spelled as another word of the file once lowercased/.test(document.querySelector('#vectors-note').textContent));
+  const table = await readTable(page);
+  assert.deepEqual(table.header, ['the', 'king', 'the', 'queen']);
+  // the = (1, 1), king = (1, 0), queen = (0, 1), ÷ √2: 'the' weighs 'the' 0.3349 and the others 0.1651 (with 'The''s (−1, 0): 0.3655, 0.0889, 0.3655, 0.1802).
+  assert.deepEqual(table.rows[0].cells, ['0.3349', '0.1651', '0.3349', '0.1651']);
   await finish();
 });

@@ -29,8 +29,8 @@ pub struct TextReader {
     header: Option<(usize, usize)>,
     /// Words as the tokenizer spells them (see [`TextReader::merged`]).
     words: Vec<String>,
-    /// Each spelling read, and whether its word was written so.
-    seen: HashMap<String, bool>,
+    /// Each spelling read: the index of its word, and whether it was written so.
+    seen: HashMap<String, (usize, bool)>,
     merged: usize,
     vectors: Vec<f32>,
     limit: Option<usize>,
@@ -166,24 +166,34 @@ impl TextReader {
         }
         // The tokenizer looks words up lowercased (and composed, without
         // invisible characters): "King" in a cased word2vec file is the
-        // "king" of a sentence, and the first of "king" and "King" is kept.
+        // "king" of a sentence. Of "king" and "King", the word written as
+        // the sentence's lookup spells it is kept, wherever it comes; of two
+        // other spellings ("King", "KING"), the first. A "The" on line 1 gave
+        // "the" its vector, though the file has "the" on line 2.
         let spelled = normalize(word);
-        match self.seen.entry(spelled.clone()) {
-            Entry::Occupied(first) if *first.get() && spelled == word => {
+        let exact = spelled == word;
+        let at = match self.seen.entry(spelled.clone()) {
+            Entry::Occupied(first) if first.get().1 && exact => {
                 return Err(invalid(format!("line {n}: the word {} appears twice", quote(word))));
+            }
+            Entry::Occupied(mut first) if exact => {
+                first.get_mut().1 = true;
+                Some(first.get().0)
             }
             Entry::Occupied(_) => {
                 self.merged += 1;
                 return Ok(());
             }
             Entry::Vacant(slot) if !spelled.is_empty() => {
-                slot.insert(spelled == word);
+                slot.insert((self.words.len(), exact));
+                None
             }
             Entry::Vacant(_) => {
                 self.merged += 1;
                 return Ok(());
             }
-        }
+        };
+        let mut values = Vec::with_capacity(numbers.len());
         for (i, number) in numbers.iter().enumerate() {
             let value: f32 = number.parse().map_err(|_| {
                 invalid(format!(
@@ -199,8 +209,15 @@ impl TextReader {
                     quote(number)
                 )));
             }
-            self.vectors.push(value);
+            values.push(value);
         }
+        if let Some(index) = at {
+            // The earlier spelling's row takes this word's numbers: the earlier one is the one merged.
+            self.vectors[index * self.dim..(index + 1) * self.dim].copy_from_slice(&values);
+            self.merged += 1;
+            return Ok(());
+        }
+        self.vectors.extend_from_slice(&values);
         self.words.push(spelled);
         if self.words.len() > MAX_WORDS as usize {
             return Err(invalid(format!("more than {MAX_WORDS} words")));
@@ -284,8 +301,9 @@ mod tests {
         }
     }
 
-    /// Sentences are looked up lowercased: a cased file's "King" is "king",
-    /// and of two words spelled the same lowercased, the first is kept.
+    /// Sentences are looked up lowercased: a cased file's "King" is "king".
+    /// Of two words spelled the same lowercased, the one written so is kept
+    /// wherever it comes, else the first.
     #[test]
     fn words_are_kept_as_the_tokenizer_spells_them() {
         let mut reader = TextReader::new();
@@ -294,6 +312,14 @@ mod tests {
         let read = reader.finish().unwrap();
         assert_eq!(read.words(), ["king", "the", "café"]);
         assert_eq!(read.vector("king"), Some(&[1.0, 0.0][..]));
+        // "the" after "The": the lowercase line's numbers, in the first one's place.
+        let mut reader = TextReader::new();
+        reader.feed(b"The -1 0\nking 0 1\nthe 1 0\nTHE 5 5\nKing 3 3\n").unwrap();
+        assert_eq!(reader.merged(), 3);
+        let read = reader.finish().unwrap();
+        assert_eq!(read.words(), ["the", "king"]);
+        assert_eq!(read.vector("the"), Some(&[1.0, 0.0][..]));
+        assert_eq!(read.vector("king"), Some(&[0.0, 1.0][..]));
         // A word written twice the same way is still a mistake of the file.
         let err = read_in_chunks(b"the 1 0\nking 0 1\nthe 1 1\n", 64).unwrap_err().to_string();
         assert!(err.contains("line 3: the word 'the' appears twice"), "{err}");
