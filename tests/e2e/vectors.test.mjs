@@ -2,6 +2,7 @@
 // still loading, shards that fail or arrive damaged and a retry, the
 // fallback, a file of the user's own, and a visit with no network.
 import { mock, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { VectorStore } from '../../www/js/vectors.js';
 import { DIST, hashFor, hashOf, KING, openPage, readTable, ready, rowOf, serveDist, useSite } from './helpers.mjs';
@@ -417,6 +418,9 @@ test('a bad vectors file gets a message naming the line, and the page keeps its 
     ['2 3\nthe 1 2 3\n', /the header says 2 words, the file holds 1/],
     ['the 1 two 3\n', /line 1: component 1 of 'the' is not a number: 'two'/],
     ['\x89PNG\r\n\x1a\n\x00\x00\xff\xfe', /line 1 is not UTF-8 text|has 0 numbers/],
+    // Files of a known other kind say what to do.
+    [gzipSync('the 1 2 3\n').toString('latin1'), /this is a gzip-compressed file: decompress it first \(gunzip\), then use the text file/],
+    ['2 3\nthe \x00\x00\x80\x3f\xff\xfe\x00\x40\n', /line 2 is not UTF-8 text: this looks like a word2vec binary file .* save_word2vec_format\(path, binary=False\)/],
   ]) {
     await page.setInputFiles('#vectors-file', { name: 'bad.txt', mimeType: 'text/plain', buffer: Buffer.from(content, 'latin1') });
     await page.waitForSelector('#vectors-error:not([hidden])');

@@ -568,6 +568,9 @@ pub fn unknown_format(head: &[u8]) -> Error {
     if head.is_empty() {
         return invalid("the file is empty".into());
     }
+    if head.starts_with(&[0x1f, 0x8b]) {
+        return crate::glove_text::not_text(1, head, false);
+    }
     // A line of text (a word, then numbers) whose word has bytes that are not UTF-8.
     let line = String::from_utf8_lossy(head.split(|b| *b == b'\n').next().unwrap_or_default()).into_owned();
     let mut fields = line.split_ascii_whitespace();
@@ -725,6 +728,8 @@ mod tests {
         assert!(err.contains("wrong magic bytes 'GLOV'"), "{err}");
         let said = |bytes: &[u8]| Embeddings::from_bytes(bytes).unwrap_err().to_string();
         assert!(said(b"").ends_with("the file is empty"), "{}", said(b""));
+        let gz = said(b"\x1f\x8b\x08\x00\x00\x00\x00\x00");
+        assert!(gz.contains("gzip-compressed file: decompress it first"), "{gz}");
         assert!(
             said(b"\xff\xfe 1 2 3\n").contains("line 1 is not UTF-8 text"),
             "{}",

@@ -128,9 +128,7 @@ impl TextReader {
         if raw.len() > MAX_LINE_BYTES {
             return Err(invalid(format!("line {n} is longer than {MAX_LINE_BYTES} bytes")));
         }
-        let text = std::str::from_utf8(raw).map_err(|_| {
-            invalid(format!("line {n} is not UTF-8 text, so this is not a word-vector text file"))
-        })?;
+        let text = std::str::from_utf8(raw).map_err(|_| not_text(n, raw, self.header.is_some()))?;
         // A byte-order mark (Windows editors start a UTF-8 file with one) is not
         // part of the first word.
         let text = if n == 1 { text.strip_prefix('\u{FEFF}').unwrap_or(text) } else { text };
@@ -257,6 +255,24 @@ impl TextReader {
     }
 }
 
+/// Why line `n` (`raw`, not UTF-8) is not text, with what to do when the
+/// file is of a known other kind: compressed, or word2vec's binary format.
+pub(crate) fn not_text(n: usize, raw: &[u8], header: bool) -> Error {
+    if n == 1 && raw.starts_with(&[0x1f, 0x8b]) {
+        return invalid(
+            "this is a gzip-compressed file: decompress it first (gunzip), then use the text file".into(),
+        );
+    }
+    if n == 2 && header {
+        return invalid(
+            "line 2 is not UTF-8 text: this looks like a word2vec binary file (a header line, then binary \
+             vectors). Save it as text first (gensim: save_word2vec_format(path, binary=False))"
+                .into(),
+        );
+    }
+    invalid(format!("line {n} is not UTF-8 text, so this is not a word-vector text file"))
+}
+
 fn invalid(reason: String) -> Error {
     Error::InvalidEmbeddings(reason)
 }
@@ -379,6 +395,11 @@ mod tests {
         let binary = [0x93u8, b'N', b'U', b'M', 0xff, 0xfe, b'\n'];
         let err = read_in_chunks(&binary, 2).unwrap_err().to_string();
         assert!(err.contains("line 1 is not UTF-8 text"), "{err}");
+        // A compressed file, and word2vec's binary format, say what to do.
+        let gz = read_in_chunks(b"\x1f\x8b\x08\x00\x00\x00", 4).unwrap_err().to_string();
+        assert!(gz.contains("gzip-compressed file: decompress it first"), "{gz}");
+        let bin = read_in_chunks(b"2 3\nthe \x00\x00\x80\x3f\xff\xfe\n", 4).unwrap_err().to_string();
+        assert!(bin.contains("line 2 is not UTF-8 text: this looks like a word2vec binary file"), "{bin}");
         let long = vec![b'a'; MAX_LINE_BYTES + 10];
         assert!(read_in_chunks(&long, 4096).unwrap_err().to_string().contains("longer than"));
     }
