@@ -213,6 +213,11 @@ export class MatrixPanel {
     this.#tooltipAt = { row, col };
   }
 
+  /** The tooltip of cell (row, col), unless it is shown already (nor the page laid out again for it). */
+  #tooltipOn(row, col) {
+    if (this.tooltip.hidden || this.#tooltipAt?.row !== row || this.#tooltipAt?.col !== col) this.#tooltip(row, col);
+  }
+
   #wire() {
     const target = this.overlay;
     target.addEventListener('pointermove', (event) => {
@@ -221,7 +226,7 @@ export class MatrixPanel {
       target.style.cursor = hover ? 'pointer' : 'default';
       // Most pointer moves stay inside one cell: its tooltip is not rebuilt, nor the overlay repainted.
       if (hit?.kind !== 1) this.tooltip.hidden = true;
-      else if (this.tooltip.hidden || this.#tooltipAt?.row !== hit.row || this.#tooltipAt?.col !== hit.col) this.#tooltip(hit.row, hit.col);
+      else this.#tooltipOn(hit.row, hit.col);
       if (hover?.row === this.hover?.row && hover?.col === this.hover?.col) return;
       this.hover = hover;
       this.#paintHover();
@@ -237,7 +242,7 @@ export class MatrixPanel {
       if (hit.kind === 1) {
         // A tap has no hover first: its tooltip gives the weight, which a phone's small cells do not print.
         this.hover = { row: hit.row, col: hit.col };
-        if (this.tooltip.hidden || this.#tooltipAt?.row !== hit.row || this.#tooltipAt?.col !== hit.col) this.#tooltip(hit.row, hit.col);
+        this.#tooltipOn(hit.row, hit.col);
         this.options.onCell?.(hit.row, hit.col);
       }
       else if (hit.kind === 2) this.options.onFocus?.(hit.row);

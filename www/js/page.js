@@ -103,10 +103,12 @@ function createContext(store, { embed }) {
      * A view registers what it draws; Share offers the visible ones.
      */
     figures: new Map(),
-    /** The last cut of a text over a limit: { sentence (kept), removed } (sentence.js and cut, below). */
+    /**
+     * The last cut of a text over a limit (sentence.js, and Page.cut below):
+     * { sentence (kept), removed, max (the limit of known words, or null for
+     * the box's limit of characters), said (whether the box's note said it) }.
+     */
     lastCut: null,
-    /** A cut at the limit of known words, for the sentence box's note to say: { max, sentence, removed }, or null. */
-    cutFrom: null,
     /** Renders again in the next frame (a view's own trigger: a retry, say). */
     refresh: () => {},
     /** Computes with other vectors from now on (the user's own file, or the default again). */
@@ -472,8 +474,7 @@ class Page {
     const { lastCut } = this.ctx;
     const before = lastCut?.sentence === state.sentence ? lastCut.removed : '';
     const removed = state.sentence.slice(sentence.length) + before;
-    this.ctx.lastCut = { sentence, removed };
-    this.ctx.cutFrom = { max, sentence, removed };
+    this.ctx.lastCut = { sentence, removed, max, said: false };
     // The first `max` known words keep their rows: so do the focus and cell among them.
     const kept = state.focus !== null && state.focus < max;
     queueMicrotask(() => this.store.update({ sentence, focus: kept ? state.focus : null, cell: kept && state.cell < max ? state.cell : null }, 'replace'));

@@ -102,9 +102,9 @@ class MainHeatmap {
     };
   }
 
-  /** The zoomed window in words, rows and columns counted from 1: 'rows 11–22, columns 1–12 of 200'. */
+  /** The zoomed window (zoomed in only) in words, rows and columns counted from 1: 'rows 11–22, columns 1–12 of 200'. */
   partName() {
-    const { row0, col0, rows, cols } = this.zoom.window ?? { row0: 0, col0: 0, rows: this.zoom.n, cols: this.zoom.n };
+    const { row0, col0, rows, cols } = this.zoom.window;
     return `rows ${row0 + 1}–${row0 + rows}, columns ${col0 + 1}–${col0 + cols} of ${grouped(this.zoom.n)}`;
   }
 

@@ -35,7 +35,7 @@ export function mountSentence(ctx) {
     if (box.value.length > MAX_SENTENCE_LENGTH) {
       const whole = box.value;
       sentence = cutBox(box);
-      ctx.lastCut = { sentence, removed: whole.slice(sentence.length) };
+      ctx.lastCut = { sentence, removed: whole.slice(sentence.length), max: null, said: true };
       say(cutMessage(sentence), sentence);
       note.append(' ', copyButton(ctx.lastCut.removed));
     }
@@ -83,9 +83,9 @@ export function mountSentence(ctx) {
   return {
     update(state, analysis) {
       if (!analysis.pending && !analysis.error && analysis.state) drawn = { sentence: analysis.state.sentence, tokens: analysis.tokens };
-      if (ctx.cutFrom) {
-        const { max, sentence, removed } = ctx.cutFrom;
-        ctx.cutFrom = null;
+      if (ctx.lastCut && !ctx.lastCut.said) {
+        const { max, sentence, removed } = ctx.lastCut;
+        ctx.lastCut.said = true;
         say(limitMessage(max, sentence, removed), null);
         note.append(' ', copyButton(removed));
       } else if (cutSentence === null) {
