@@ -14,7 +14,8 @@ import path from 'node:path';
 const root = process.argv[2];
 if (!root) throw new Error('usage: node scripts/offline-files.mjs DIST');
 const VECTORS = 'data/glove-6b-50d/manifest.json';
-const left = (file) => /^(data|model|pkg-model)\//.test(file) || file === 'sw.js' || file === '_headers';
+// Source maps are for DevTools, which fetches them when it opens.
+const left = (file) => /^(data|model|pkg-model)\//.test(file) || file === 'sw.js' || file === '_headers' || file.endsWith('.map');
 
 const files = [];
 const walk = (dir) => {
@@ -34,15 +35,18 @@ if (!/^[0-9a-f]{16}$/.test(set)) throw new Error(`${VECTORS} names no shard set`
 const version = hash.digest('hex').slice(0, 16);
 
 // The version in every module that carries it (engine.js sameBuild: a module
-// fetched after a deploy is not run beside the page's older ones).
-const STAMP = /^export const BUILT = '[^']*';$/m;
-const stamped = files.filter((file) => file.endsWith('.js')).filter((file) => {
+// fetched after a deploy is not run beside the page's older ones). In the
+// bundles it is a string of its own, 'unbuilt' in the sources.
+const STAMP = /(["'])unbuilt\1/g;
+const stamped = files.filter((file) => file.startsWith('js/') && file.endsWith('.js')).filter((file) => {
   const source = readFileSync(path.join(root, file), 'utf8');
-  if (!STAMP.test(source)) return false;
-  writeFileSync(path.join(root, file), source.replace(STAMP, `export const BUILT = '${version}';`));
+  if (source.search(STAMP) < 0) return false;
+  writeFileSync(path.join(root, file), source.replace(STAMP, `"${version}"`));
   return true;
 });
-if (!stamped.includes('js/engine.js')) throw new Error('js/engine.js has no \'export const BUILT = …\' line');
+for (const lazy of ['js/whatif.js', 'js/model-view.js']) {
+  if (!stamped.includes(lazy)) throw new Error(`${lazy} carries no 'unbuilt' version to stamp (export const BUILT = 'unbuilt')`);
+}
 
 const worker = path.join(root, 'sw.js');
 const source = readFileSync(worker, 'utf8');

@@ -4,7 +4,7 @@
 // here fails on a page error, as openPage records them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIST, hashFor, KING, openPage, readTable, ready, serveDist, useSite } from './helpers.mjs';
 
@@ -57,8 +57,10 @@ test('a view fetched after a deploy is not run beside the page’s older modules
   // The site is deployed again after the page opened: the modules fetched
   // from then on carry another build's version.
   let deployed = false;
-  const redeploy = (body) => ({ status: 200, body: deployed ? body.toString('utf8').replace(/^export const BUILT = '[0-9a-f]{16}';$/m, "export const BUILT = '0000000000000002';") : body });
-  const server = await serveDist(DIST, { answers: { '/js/views/teach/whatif.js': redeploy, '/js/views/model/view.js': redeploy } });
+  // The bundles carry the build's version as a string (scripts/offline-files.mjs stamps it).
+  const { version } = JSON.parse(readFileSync(path.join(DIST, 'sw.js'), 'utf8').match(/^const BUILD = (.*);$/m)[1]);
+  const redeploy = (body) => ({ status: 200, body: deployed ? body.toString('utf8').replaceAll(`"${version}"`, '"0000000000000002"') : body });
+  const server = await serveDist(DIST, { answers: { '/js/whatif.js': redeploy, '/js/model-view.js': redeploy } });
   try {
     const { page, finish } = await openPage(site.browser, server.url + hashFor(KING));
     await ready(page);

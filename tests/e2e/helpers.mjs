@@ -30,6 +30,8 @@ const TYPES = {
   '.md': 'text/markdown; charset=utf-8',
 };
 
+const SOURCES = path.join(ROOT, 'www');
+
 /** The response headers of the '/*' block of a Netlify-style `_headers` file (what scripts/serve sends). */
 async function siteHeaders(root) {
   const file = path.join(root, '_headers');
@@ -65,8 +67,11 @@ export async function serveDist(root = DIST, { answers = {} } = {}) {
   const server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url, 'http://localhost');
-      let file = path.normalize(path.join(root, decodeURIComponent(url.pathname)));
-      if (!file.startsWith(root)) throw new Error('outside');
+      // /src/…: the page's modules as written (www/), which the site serves
+      // bundled: for a test that runs one of them in the page.
+      const [base, name] = url.pathname.startsWith('/src/') ? [SOURCES, url.pathname.slice(4)] : [root, url.pathname];
+      let file = path.normalize(path.join(base, decodeURIComponent(name)));
+      if (!file.startsWith(base)) throw new Error('outside');
       const answer = answers[url.pathname] ?? answers['*'];
       const answered = answer && (await answer(await readFile(file).catch(() => null)));
       if (answered) {

@@ -64,7 +64,7 @@ test('the model view loads from the built files, shows 72 heads, and layer 5 hea
   await page.goto(site.url + hashFor(CAT, '&focus=7'));
   await ready(page);
   // The first load fetches nothing of the model.
-  assert.deepEqual(paths.filter((p) => /model/.test(p) && p !== '/js/model-state.js'), [], 'model files before the view opens');
+  assert.deepEqual(paths.filter((p) => /model/.test(p)), [], 'model files before the view opens');
   assert.equal(await page.locator('#model-view').isHidden(), true);
 
   await openModel(page);

@@ -99,8 +99,8 @@ test('the embed snippet’s link text never ends in half an emoji, nor in part o
   assert.equal(element.match(/">([^<]*) — in Attention Explorer<\/a><\/attention-viz>/)?.[1], 'a'.repeat(79), 'the emoji left out whole');
   // A skin tone and a family joined by U+200D are one character each: kept whole or left out.
   const fallbacks = await page.evaluate(async (sentences) => {
-    const { snippets } = await import('./js/views/share.js');
-    const { parseHash } = await import('./js/state.js');
+    const { snippets } = await import('./src/js/views/share.js');
+    const { parseHash } = await import('./src/js/state.js');
     return sentences.map((s) => snippets({ ...parseHash(''), sentence: s }, 'main', location.href).element.match(/">([^<]*) — in/)[1]);
   }, [`${'a'.repeat(78)}👍🏽 king`, `${'a'.repeat(76)}👩‍👩‍👧 king`, `${'a'.repeat(76)}👍🏽 king`]);
   assert.deepEqual(fallbacks, ['a'.repeat(78), 'a'.repeat(76), `${'a'.repeat(76)}👍🏽`]);
@@ -196,8 +196,8 @@ test('the element snippet opens the same link as the iframe snippet, each flag a
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), { allow: [/Content Security Policy|CSP violation: style-src/] });
   await ready(page);
   const pairs = await page.evaluate(async (hashes) => {
-    const { snippets } = await import('./js/views/share.js');
-    const { parseHash } = await import('./js/state.js');
+    const { snippets } = await import('./src/js/views/share.js');
+    const { parseHash } = await import('./src/js/state.js');
     await new Promise((resolve, reject) => document.head.append(Object.assign(document.createElement('script'), { src: 'attention-viz.js', onload: resolve, onerror: reject })));
     const holder = Object.assign(document.createElement('div'), { hidden: true }); // its iframes never load
     document.body.append(holder);

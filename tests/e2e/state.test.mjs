@@ -93,9 +93,9 @@ test('opened, a link’s sentence over the limit fills the box up to its last wh
     assert.ok(!chips.includes('kingd'), 'no word cut in two');
     assert.ok(await page.isVisible('#link-note'));
     assert.match(await page.textContent('#link-note'), /s=the z+… \(expected at most 20,000 characters: the sentence was cut after its first 2 words \(19,994 characters\), before 'kingdom queen'\)/);
-    // The site's own parser (the tests above read www/js): the cut text's link notes nothing, a text that fits is kept as written.
+    // The parser run in the browser (the tests above run it in Node): the cut text's link notes nothing, a text that fits is kept as written.
     const again = await page.evaluate(async (texts) => {
-      const { formatHash, parseHash } = await import('./js/state.js');
+      const { formatHash, parseHash } = await import('./src/js/state.js');
       return texts.map((text) => {
         const problems = [];
         const state = parseHash(`#s=${encodeURIComponent(text)}`, problems);

@@ -100,8 +100,8 @@ test('a word typed letter by letter costs at most one request for its shard', as
 });
 
 /**
- * Opens `hash` with views/share.js (one of main.js's modules, none of
- * start.js's) held back until `release()`: the page cannot start meanwhile.
+ * Opens `hash` with js/main.js (the page's main module, which start.js
+ * does not wait for) held back until `release()`: the page cannot start meanwhile.
  * `shards` lists every shard request, in order.
  */
 async function openHeld(hash) {
@@ -109,7 +109,7 @@ async function openHeld(hash) {
   const held = new Promise((resolve) => { release = resolve; });
   const opened = await openPage(site.browser, null, {
     origins: [new URL(site.url).origin],
-    routes: [['**/js/views/share.js', async (route) => { await held; await route.continue(); }]],
+    routes: [['**/js/main.js', async (route) => { await held; await route.continue(); }]],
   });
   const shards = [];
   opened.context.on('request', (request) => {

@@ -4,11 +4,12 @@
 // user's own, read in a worker. Every view reads its numbers from the
 // analysis made with the current engine (analysis.js).
 
+import { siteFile } from './site.js';
 import { fetchManifest, nextTask, VectorStore } from './vectors.js';
 
-const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
-const WASM_URL = new URL('../pkg/attention_wasm_bg.wasm', import.meta.url);
-export const VECTORS_URL = new URL('../data/glove-6b-50d/manifest.json', import.meta.url);
+const PKG_URL = siteFile('pkg/attention_wasm.js');
+const WASM_URL = siteFile('pkg/attention_wasm_bg.wasm');
+export const VECTORS_URL = siteFile('data/glove-6b-50d/manifest.json');
 
 // The build's version: scripts/offline-files.mjs writes it into every file
 // with this line (the page's modules, and each module fetched later).

@@ -3,7 +3,9 @@
 // one of the same kind, so that fast typing or clicking never shows an old
 // sentence, head or query.
 
-const WORKER_URL = new URL('./model-worker.js', import.meta.url);
+import { siteFile } from './site.js';
+
+const WORKER_URL = siteFile('js/model-worker.js');
 
 /**
  * The worker gives up a download that receives nothing for 20 s. A test

@@ -57,11 +57,12 @@
 //       network: true when the connection failed (no answer, a stall, a drop), which coming
 //       back online may cure
 
+import { siteFile } from './site.js';
 import { counted, megabytes } from './text.js';
 
-const MODEL_URL = new URL('../model/', import.meta.url);
-const PKG_URL = new URL('../pkg-model/attention_model_wasm.js', import.meta.url);
-const WASM_URL = new URL('../pkg-model/attention_model_wasm_bg.wasm', import.meta.url);
+const MODEL_URL = siteFile('model/');
+const PKG_URL = siteFile('pkg-model/attention_model_wasm.js');
+const WASM_URL = siteFile('pkg-model/attention_model_wasm_bg.wasm');
 const CACHE_NAME = 'attention-explorer-model-v1';
 /** At most this many progress messages a second. */
 const PROGRESS_INTERVAL_MS = 50;

@@ -23,6 +23,7 @@ import { engineHub, ownEngineHub } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
 import { put } from './dom.js';
+import { siteFile } from './site.js';
 import { parseHash, sameAnalysis, textsOf } from './state.js';
 import { createStore } from './store.js';
 import { roughCut } from './text.js';
@@ -531,7 +532,7 @@ function keepOffline(vectors, store) {
   const register = () => {
     input.abort();
     unsubscribe();
-    workers.register(new URL('../sw.js', import.meta.url)).catch(() => {});
+    workers.register(siteFile('sw.js')).catch(() => {});
   };
   let timer = 0;
   const wait = () => {

@@ -9,8 +9,10 @@
 //               { type: 'done', vectors: ArrayBuffer, words, dim, partial, merged (words read as an earlier one: 'King' after 'king') }
 //               { type: 'error', message }
 
-const PKG_URL = new URL('../pkg/attention_wasm.js', import.meta.url);
-const WASM_URL = new URL('../pkg/attention_wasm_bg.wasm', import.meta.url);
+import { siteFile } from './site.js';
+
+const PKG_URL = siteFile('pkg/attention_wasm.js');
+const WASM_URL = siteFile('pkg/attention_wasm_bg.wasm');
 const PROGRESS_MS = 100;
 
 let wasm = null;

@@ -5,10 +5,11 @@
 // paste silently, mid-word, before any script sees it).
 
 import { copyText, el, put } from '../dom.js';
+import { siteFile } from '../site.js';
 import { MAX_SENTENCE_LENGTH } from '../state.js';
 import { chunkEnd, cut, grouped, quoted, wholeChunks } from '../text.js';
 
-const EXAMPLES_URL = new URL('../../examples.txt', import.meta.url);
+const EXAMPLES_URL = siteFile('examples.txt');
 
 export function mountSentence(ctx) {
   const { store } = ctx;

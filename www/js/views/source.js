@@ -9,9 +9,10 @@
 
 import { put } from '../dom.js';
 import { fileEngine } from '../engine.js';
+import { siteFile } from '../site.js';
 import { counted, grouped, quoted } from '../text.js';
 
-const WORKER_URL = new URL('../vectors-worker.js', import.meta.url);
+const WORKER_URL = siteFile('js/vectors-worker.js');
 /**
  * At most this many numbers of a file are kept (256 MiB of f32: all of
  * glove.6B.100d, the first 223,000 words of glove.6B.300d). The page holds

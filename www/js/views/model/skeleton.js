@@ -7,6 +7,7 @@
 // panel, the projection and the rollout fill their own boxes.
 
 import { el } from '../../dom.js';
+import { siteFile } from '../../site.js';
 
 export const MODEL_NAME = 'all-MiniLM-L6-v2';
 
@@ -34,7 +35,7 @@ export function buildSkeleton(root) {
   dom.flow.setAttribute('aria-label', 'Across layers');
   body.append(controls(dom), dom.dropped, dom.headAbout, dom.summary, top(dom), dom.search, views(dom), inside(dom), tableSection(dom), dom.flow);
   const footer = el('p', null, 'model-footer');
-  footer.append('Model: all-MiniLM-L6-v2 (Apache-2.0; ', Object.assign(el('a', 'model card'), { href: new URL('../../../model/MODEL-CARD.md', import.meta.url).href }), '), weights stored as 16-bit floats, kept by your browser after the first visit. Nothing is sent anywhere.');
+  footer.append('Model: all-MiniLM-L6-v2 (Apache-2.0; ', Object.assign(el('a', 'model card'), { href: siteFile('model/MODEL-CARD.md').href }), '), weights stored as 16-bit floats, kept by your browser after the first visit. Nothing is sent anywhere.');
   dom.body = body;
   root.replaceChildren(head, dom.intro, dom.loading, dom.error, dom.retry, body, footer);
   return dom;

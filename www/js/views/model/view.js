@@ -17,6 +17,7 @@
 import { colorbarOf, colormap, matrixCanvas, sentenceCase } from '../../analysis.js';
 import { ModelClient } from '../../model-client.js';
 import { withUtf16Spans } from '../../model-spans.js';
+import { siteFile } from '../../site.js';
 import { DEFAULT_HEAD, DEFAULT_LAYER } from '../../model-state.js';
 import { renderCompare } from './compare.js';
 import { gloveRowOf, modelFocus } from './focus.js';
@@ -32,7 +33,7 @@ import { megabytes, quoted } from '../../text.js';
 // Checked by the page when it fetches this module (engine.js sameBuild).
 export const BUILT = 'unbuilt';
 
-const CSS_URL = new URL('../../../model.css', import.meta.url);
+const CSS_URL = siteFile('model.css');
 
 /** `map[p]`: the run token that covers piece `p` ([CLS] = 0), undefined when none shows it. */
 function tokenOfPiece(tokens) {
