@@ -201,6 +201,24 @@ test('in a collapsed strip the arrow keys, Home and End reach every token, drawi
   await finish();
 });
 
+test('the find box says why a token it matches has no row, and leaves the focus', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the ☕ king zzqxv ruled', '&focus=0'));
+  await ready(page);
+  const status = async (query) => {
+    await page.fill('#token-find', query);
+    await page.waitForFunction((q) => document.getElementById('token-find').value === q && document.getElementById('token-find-status').textContent !== '', query);
+    return page.textContent('#token-find-status');
+  };
+  // Chips of the strip, with no vector: the box said "No token contains '☕'."
+  assert.equal(await status('☕'), "'☕' is not in the vocabulary: it has no vector, so no row to focus.");
+  assert.equal(await status('zzq'), "'zzqxv' is not in the vocabulary: it has no vector, so no row to focus.");
+  assert.equal(await status('qqq'), "No token contains 'qqq'.");
+  assert.equal((await hashOf(page)).focus, '0');
+  assert.equal(await status('kin'), '1 of 1');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') === '1');
+  await finish();
+});
+
 test('a run of typing in the find box is one history entry', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(300)));
   await ready(page);

@@ -121,7 +121,9 @@ class TokenStrip {
     const keys = this.findKeys();
     const rows = this.analysis.tokens.filter((t, i) => t.row != null && keys[i].includes(query)).map((t) => t.row);
     if (rows.length === 0) {
-      put(this.findStatus, 'textContent', `No token contains ${quoted(this.find.value.trim())}.`);
+      // A chip the query matches may be a token without a row: say why, not that there is none.
+      const left = this.analysis.tokens.find((t, i) => t.row == null && keys[i].includes(query));
+      put(this.findStatus, 'textContent', left ? rowless(left, this.ctx.engine?.vectors.statusOf(left.text)) : `No token contains ${quoted(this.find.value.trim())}.`);
       return;
     }
     const focus = this.store.get().focus ?? -1;
@@ -225,6 +227,14 @@ class TokenStrip {
     attr(chip, 'aria-pressed', kind === 'known' ? String(focused) : null);
     return chip;
   }
+}
+
+/** Why token `t` (found by the find box) has no row, as its chip's title says it; `status` is its shard's. */
+function rowless(t, status) {
+  const word = quoted(t.text);
+  if (!t.known && !t.pending) return `${word} is not in the vocabulary: it has no vector, so no row to focus.`;
+  if (t.pending && status && status !== 'loading') return `${word} has no row: its vector could not be loaded (${status}).`;
+  return `${word} has no row yet: its vector is still loading.`;
 }
 
 /**
