@@ -201,6 +201,34 @@ test('in a collapsed strip the arrow keys, Home and End reach every token, drawi
   await finish();
 });
 
+test('a new focus scrolls the weights table\'s box to its row, and leaves the page where it is', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&focus=5'));
+  await ready(page);
+  const box = page.locator('.weights-section .table-scroll');
+  await box.scrollIntoViewIfNeeded();
+  const inBox = () => page.evaluate(() => {
+    const outer = document.querySelector('.weights-section .table-scroll').getBoundingClientRect();
+    const row = document.querySelector('#weights tbody tr.focused')?.getBoundingClientRect();
+    return Boolean(row) && row.top >= outer.top && row.bottom <= outer.bottom;
+  });
+  await page.waitForFunction(() => document.querySelector('#weights tbody tr.focused th')?.textContent === 'man');
+  assert.equal(await inBox(), true, 'row 5 in view at first');
+  const scrollY = await page.evaluate(() => scrollY);
+  // Focused from elsewhere (a link, the heatmap, the find box): row 700 is 18,000 px down the box.
+  await page.evaluate(() => { location.hash = location.hash.replace('focus=5', 'focus=700'); });
+  await page.waitForFunction(() => document.querySelector('#weights tbody tr.focused')?.getAttribute('aria-rowindex') === '702');
+  await page.waitForFunction(() => {
+    const outer = document.querySelector('.weights-section .table-scroll').getBoundingClientRect();
+    const row = document.querySelector('#weights tbody tr.focused').getBoundingClientRect();
+    return row.top >= outer.top && row.bottom <= outer.bottom;
+  }, null, { timeout: 5000 });
+  assert.equal(await page.evaluate(() => scrollY), scrollY, 'the page did not scroll');
+  // Rows around it are drawn, not only the focused one.
+  const rows = await readTable(page);
+  assert.ok(rows.rows.filter((r) => !r.focused).length >= 5, `${rows.rows.length} rows drawn`);
+  await finish();
+});
+
 test('the find box says why a token it matches has no row, and leaves the focus', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('the ☕ king zzqxv ruled', '&focus=0'));
   await ready(page);

@@ -64,6 +64,7 @@ export class WeightsTable {
     // Where the table is scrolled, read only in its scroll event: reading it
     // during an update would force a layout (of the whole table, off screen).
     this.scrolled = { top: 0, left: 0 };
+    this.revealOwed = false; // a new focus, to scroll into the box's view (reveal)
     // Off screen (most of the time: the table is at the bottom), a long table
     // keeps only the focused row: an update then lays out a few cells, not hundreds.
     this.inView = true;
@@ -89,7 +90,11 @@ export class WeightsTable {
    * as analysis.js panelData makes it) with query row `focus` (or null) marked.
    */
   show(data, focus) {
-    this.focus = focus !== null && focus < data.rows ? focus : null;
+    const next = focus !== null && focus < data.rows ? focus : null;
+    // A new focus is brought into the box's view (the long table's note says
+    // so) when the table is next drawn on screen.
+    if (next !== null && next !== this.focus) this.revealOwed = true;
+    this.focus = next;
     if (data !== this.data) {
       this.data = data;
       this.build();
@@ -164,6 +169,7 @@ export class WeightsTable {
    */
   drawRows() {
     if (!this.data) return;
+    const scrollTo = this.revealOwed && this.inView ? this.reveal() : null;
     const { focus } = this;
     const n = this.data.rows;
     const { rows: [first, last], cols } = this.window();
@@ -214,6 +220,26 @@ export class WeightsTable {
     }
     this.rows = kept;
     setChildren(this.body, children);
+    if (scrollTo !== null) this.scroll.scrollTop = scrollTo;
+  }
+
+  /**
+   * Where the box scrolls to show the focused row in its middle, or null
+   * when the row is in view already (below the sticky header). Rows have a
+   * fixed height, so this reads no layout; `scrolled` takes the new place at
+   * once, for the rows drawn now. Only the box scrolls, never the page.
+   */
+  reveal() {
+    this.revealOwed = false;
+    const height = this.scroll && this.ctx.heightOf(this.scroll);
+    if (!height || this.focus === null) return null;
+    // Below the caption and the header, about a row each (as window() counts them).
+    const top = (this.focus + 2) * ROW_HEIGHT;
+    const at = this.scrolled.top;
+    if (top >= at + ROW_HEIGHT && top + ROW_HEIGHT <= at + height) return null;
+    const target = Math.max(0, Math.round(top - (height - ROW_HEIGHT) / 2));
+    this.scrolled = { ...this.scrolled, top: target };
+    return target;
   }
 
   /** The `k`th spacer row: a row of no cells in place of several rows. */
