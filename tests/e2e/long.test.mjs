@@ -340,6 +340,32 @@ test('the heatmap zooms in until the labels can be read, and a click still hits 
   await finish();
 });
 
+test('the zoom\'s buttons and keys zoom around the focused cell, which stays in view', async () => {
+  const window = async (page) => {
+    const label = await page.getAttribute('#heatmap-overlay', 'aria-label');
+    const m = label.match(/zoomed to rows and columns (\d+)–(\d+)/) ?? label.match(/zoomed to rows (\d+)–(\d+) and columns (\d+)–(\d+)/);
+    assert.ok(m, label);
+    const [rows, cols] = [[m[1], m[2]], m[3] ? [m[3], m[4]] : [m[1], m[2]]].map((r) => r.map(Number));
+    return { rows, cols };
+  };
+  // Row 151 of 200 (1-based), its own column: the buttons zoomed at the middle, rows 97–104.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(200), '&focus=150'));
+  await ready(page);
+  for (let k = 0; k < 8; k++) await page.click('#zoom-in');
+  const first = await window(page);
+  assert.ok(first.rows[0] <= 151 && 151 <= first.rows[1] && first.cols[0] <= 151 && 151 <= first.cols[1], JSON.stringify(first));
+  assert.ok(first.rows[1] - first.rows[0] + 1 <= 24, JSON.stringify(first));
+  // The keys, for a clicked cell far from the diagonal (row 31, column 171).
+  await page.click('#zoom-reset');
+  await page.evaluate(() => { location.hash = location.hash.replace('focus=150', 'focus=30&cell=170'); });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('cell') === '170');
+  await page.focus('#heatmap-overlay');
+  for (let k = 0; k < 8; k++) await page.keyboard.press('+');
+  const keyed = await window(page);
+  assert.ok(keyed.rows[0] <= 31 && 31 <= keyed.rows[1] && keyed.cols[0] <= 171 && 171 <= keyed.cols[1], JSON.stringify(keyed));
+  await finish();
+});
+
 test('a 100,000-word paste is cut to the limit, said so, and the page stays usable', async () => {
   const { page, context, finish } = await openPage(site.browser, site.url + hashFor('The king'));
   await ready(page);

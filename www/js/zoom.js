@@ -65,6 +65,17 @@ export class ZoomWindow {
     return before !== [this.span, this.row0, this.col0].join();
   }
 
+  /**
+   * Zooms by `factor` around `cell` ({ row, col }: the focused query's, or the
+   * keyboard cursor's), which stays where it is on screen and in view;
+   * without one, around the window's centre.
+   */
+  zoomOn(factor, cell = null) {
+    if (!cell) return this.zoomAt(factor);
+    const changed = this.zoomAt(factor, cell.row + 0.5, cell.col + 0.5);
+    return this.show(cell.row, cell.col) || changed;
+  }
+
   /** Moves the window by whole rows and columns. */
   panBy(rows, cols) {
     const before = [this.row0, this.col0].join();
@@ -89,10 +100,11 @@ export class ZoomWindow {
 /**
  * Wires the zoom gestures of `canvas` to `zoom`; `at(event)` gives the matrix
  * { row, col } under a pointer (fractional), `cellSize()` the side of a cell
- * in CSS pixels, `changed()` repaints. Plain wheel scrolls the page as
+ * in CSS pixels, `changed()` repaints, `anchor()` the cell the + and − keys
+ * zoom around (ZoomWindow.zoomOn). Plain wheel scrolls the page as
  * usual; Ctrl/⌘ + wheel (a trackpad pinch sends that too) zooms.
  */
-export function wireZoom(canvas, zoom, { at, cellSize, changed }) {
+export function wireZoom(canvas, zoom, { at, cellSize, changed, anchor = () => null }) {
   canvas.addEventListener('wheel', (event) => {
     if (!(event.ctrlKey || event.metaKey) && !(zoom.zoomed && event.shiftKey)) return;
     event.preventDefault();
@@ -143,7 +155,7 @@ export function wireZoom(canvas, zoom, { at, cellSize, changed }) {
     const factor = { '+': 1.5, '=': 1.5, '-': 1 / 1.5, _: 1 / 1.5 }[event.key];
     if (factor) {
       event.preventDefault();
-      if (zoom.zoomAt(factor)) changed();
+      if (zoom.zoomOn(factor, anchor())) changed();
     } else if (event.key === '0' && zoom.zoomed) {
       event.preventDefault();
       zoom.reset();

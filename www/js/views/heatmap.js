@@ -27,7 +27,7 @@ class MainHeatmap {
     this.overlay = document.getElementById('heatmap-overlay');
     this.say = announcer(ctx, document.getElementById('announce'));
     this.zoom = new ZoomWindow(0);
-    this.controls = zoomControls(box, this.overlay, this.zoom, () => this.zoomed());
+    this.controls = zoomControls(box, this.overlay, this.zoom, () => this.zoomed(), () => this.zoomAnchor());
     this.analysis = null; // the analysis drawn
     this.view = null; // what the painters read: analysis data + layout + window
     this.drawn = null; // { analysis, width, theme, window } of the base layer
@@ -52,6 +52,7 @@ class MainHeatmap {
       at: (event) => this.cellAt(event),
       cellSize: () => this.view?.layout.cell ?? 1,
       changed: () => this.zoomed(),
+      anchor: () => this.zoomAnchor(),
     });
     ctx.observe(box, () => this.redraw());
     ctx.figures.set('main', {
@@ -67,6 +68,20 @@ class MainHeatmap {
     });
     this.views = box.closest('.views');
     if (ctx.embed && this.views) ctx.observe(this.views, () => this.redraw());
+  }
+
+  /**
+   * The cell the zoom's keys and buttons zoom around: the cursor's (the arrow
+   * keys', or the pointer's), else the focused query's (its clicked cell, or
+   * its own column), else none (the window's centre).
+   */
+  zoomAnchor() {
+    const n = this.analysis?.n ?? 0;
+    const hover = this.heatmap.hover;
+    if (hover && hover.row >= 0 && hover.col >= 0 && hover.row < n && hover.col < n) return { row: hover.row, col: hover.col };
+    const { focus, cell } = this.store.get();
+    if (focus === null || focus >= n) return null;
+    return { row: focus, col: cell !== null && cell < n ? cell : focus };
   }
 
   /** The width to lay the heatmap out in: the box's, or less when a fixed-size iframe leaves less height. */
@@ -301,7 +316,7 @@ function shownPart(win) {
  * than the smallest zoom. A button that disables itself hands the keyboard
  * focus to `overlay`, which takes the same keys, rather than to the page.
  */
-function zoomControls(box, overlay, zoom, changed) {
+function zoomControls(box, overlay, zoom, changed, anchor) {
   const bar = el('div', null, 'zoom-bar');
   bar.setAttribute('role', 'group');
   bar.setAttribute('aria-label', 'Zoom the heatmap');
@@ -317,8 +332,8 @@ function zoomControls(box, overlay, zoom, changed) {
     bar.append(button);
     return button;
   };
-  const out = make('−', 'Zoom out', 'zoom-out', () => zoom.zoomAt(1 / 1.5));
-  const into = make('+', 'Zoom in (or Ctrl + wheel, pinch, the + key)', 'zoom-in', () => zoom.zoomAt(1.5));
+  const out = make('−', 'Zoom out', 'zoom-out', () => zoom.zoomOn(1 / 1.5, anchor()));
+  const into = make('+', 'Zoom in (or Ctrl + wheel, pinch, the + key)', 'zoom-in', () => zoom.zoomOn(1.5, anchor()));
   const all = make('Whole matrix', 'Show the whole matrix', 'zoom-reset', () => {
     zoom.reset();
     return true;
