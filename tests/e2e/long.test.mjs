@@ -223,6 +223,10 @@ test('a new focus scrolls the weights table\'s box to its row, and leaves the pa
     return row.top >= outer.top && row.bottom <= outer.bottom;
   }, null, { timeout: 5000 });
   assert.equal(await page.evaluate(() => scrollY), scrollY, 'the page did not scroll');
+  // Its label sticks at the left over the cells scrolled under it: opaque, the band laid on the page's colour.
+  const label = await page.$eval('#weights tbody tr.focused th', (th) => ({ position: getComputedStyle(th).position, color: getComputedStyle(th).backgroundColor, image: getComputedStyle(th).backgroundImage }));
+  assert.deepEqual([label.position, label.color], ['sticky', 'rgb(255, 255, 255)']);
+  assert.match(label.image, /^linear-gradient\(rgba\(194, 65, 12, 0\.16\)/);
   // Rows around it are drawn, not only the focused one.
   const rows = await readTable(page);
   assert.ok(rows.rows.filter((r) => !r.focused).length >= 5, `${rows.rows.length} rows drawn`);
