@@ -84,6 +84,16 @@ test('the overlay outlines the focused row and the hovered cell', () => {
   assert.deepEqual(empty.calls.map((c) => c[0]), ['clearRect'], 'nothing focused, nothing drawn');
 });
 
+test('too small for labels, the heatmap and the arrows name the focus and the key as words counted from 1, as the chips do', () => {
+  const ctx = recorder();
+  paintOverlay(ctx, view({ labelsShown: false }), 1, { row: 2, col: 2 });
+  assert.deepEqual(of(ctx, 'fillText').map((c) => c[1]), ['query 2: king  ·  key 3: ruled']);
+  const arrows = recorder();
+  const layout = { rowHeight: 2, top: 20, queryX: 60, keyX: 240, labelsShown: false, width: 300, height: 30 };
+  paintArrows(arrows, layout, labels, new Float32Array(0), 1, weights.subarray(3, 6), theme);
+  assert.equal(of(arrows, 'fillText').map((c) => c[1]).find((t) => t.includes('word')), 'king (word 2)');
+});
+
 test('the arrows draw one curve per link with its width and opacity', () => {
   const ctx = recorder();
   const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, labelsShown: true, width: 300, height: 90 };

@@ -216,8 +216,9 @@ export function paintOverlay(ctx, view, focus, hover) {
     ctx.textAlign = 'left';
     const names = [];
     // Labels isolated: a right-to-left query and key would otherwise swap places.
-    if (focus !== null && focus >= 0) names.push(`query ${focus}: ${isolate(labels[focus])}`);
-    if (hover && hover.col >= 0) names.push(`key ${hover.col}: ${isolate((view.colLabels ?? labels)[hover.col])}`);
+    // Counted from 1, as the chips and the tooltips count words.
+    if (focus !== null && focus >= 0) names.push(`query ${focus + 1}: ${isolate(labels[focus])}`);
+    if (hover && hover.col >= 0) names.push(`key ${hover.col + 1}: ${isolate((view.colLabels ?? labels)[hover.col])}`);
     if (names.length) ctx.fillText(names.join('  ·  '), mx, Math.max(14, my - 2));
   }
 }
@@ -278,7 +279,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.fillStyle = theme.accent;
     ctx.textAlign = 'right';
     // Labels isolated: a right-to-left word would otherwise take the number after it into its run.
-    ctx.fillText(`${isolate(labels[focus])} (${focus})`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
+    ctx.fillText(`${isolate(labels[focus])} (word ${focus + 1})`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
     const strongest = strongestKeys(focusRow, 6);
     ctx.font = font(theme);
     ctx.fillStyle = theme.fg;
