@@ -13,6 +13,8 @@ function recorder() {
     get(target, key) {
       if (key === 'calls') return calls;
       if (key in target) return target[key];
+      // Text 7 px a character, whatever the font.
+      if (key === 'measureText') return (text) => ({ width: 7 * [...text].length });
       return (...args) => calls.push([key, ...args]);
     },
     set(target, key, value) {
@@ -89,14 +91,31 @@ test('too small for labels, the heatmap and the arrows name the focus and the ke
   paintOverlay(ctx, view({ labelsShown: false }), 1, { row: 2, col: 2 });
   assert.deepEqual(of(ctx, 'fillText').map((c) => c[1]), ['query 2: king  ·  key 3: ruled']);
   const arrows = recorder();
-  const layout = { rowHeight: 2, top: 20, queryX: 60, keyX: 240, labelsShown: false, width: 300, height: 30 };
+  const layout = { rowHeight: 2, top: 20, queryX: 120, keyX: 240, labelsShown: false, width: 300, height: 30 };
   paintArrows(arrows, layout, labels, new Float32Array(0), 1, weights.subarray(3, 6), theme);
   assert.equal(of(arrows, 'fillText').map((c) => c[1]).find((t) => t.includes('word')), 'king (word 2)');
 });
 
+test('a label wider than its side of the arrows, or the heatmap\'s margin, is cut with "…" inside the canvas', () => {
+  const long = ['the', 'supercalifragilisticexpialidocious', 'ruled'];
+  const ctx = recorder();
+  const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, labelsShown: true, width: 400, height: 90 };
+  paintArrows(ctx, arrows, long, new Float32Array(0), 1, weights.subarray(3, 6), theme);
+  const texts = of(ctx, 'fillText').map((c) => c[1]);
+  // Query side: 52 px, 7 characters at 7 px; key side: 152 px less ' 0.60'.
+  assert.ok(texts.includes('superc…'), texts.join('|'));
+  assert.ok(texts.includes('supercalifragil… 0.60'), texts.join('|'));
+  assert.ok(texts.includes('the 0.00') && texts.includes('ruled'), 'short labels whole');
+  const map = recorder();
+  paintHeatmap(map, { ...view(), labels: long });
+  const drawn = of(map, 'fillText').map((c) => c[1]);
+  // Rows: 42 px left of the matrix (6 characters); columns, upwards: 42 px above it.
+  assert.equal(drawn.filter((t) => t === 'super…').length, 2, drawn.join('|'));
+});
+
 test('the arrows draw one curve per link with its width and opacity', () => {
   const ctx = recorder();
-  const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, labelsShown: true, width: 300, height: 90 };
+  const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, labelsShown: true, width: 400, height: 90 };
   const links = new Float32Array([1, 0, 0.1, 60, 50, 240, 30, 1, 0.3, 1, 1, 0.6, 60, 50, 240, 50, 6, 1]);
   paintArrows(ctx, arrows, labels, links, 1, weights.subarray(3, 6), theme);
   const curves = of(ctx, 'bezierCurveTo');

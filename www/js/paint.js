@@ -9,7 +9,7 @@
 // (`paintMatrix`, see analysis.js matrixCanvas) and drawn scaled with
 // smoothing off, so 1,024 tokens cost one drawImage.
 
-import { isolate } from './text.js';
+import { isolate, wrapLines } from './text.js';
 
 /** Colours and fonts of the current theme, read from the CSS variables. */
 export function readTheme(element) {
@@ -130,14 +130,14 @@ export function paintHeatmap(ctx, view) {
     ctx.font = font(theme);
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    for (let i = 0; i < rows; i++) ctx.fillText(labels[row0 + i], mx - 6, my + (i + 0.5) * cell);
+    for (let i = 0; i < rows; i++) ctx.fillText(fitted(ctx, labels[row0 + i], mx - 8), mx - 6, my + (i + 0.5) * cell);
     // Key labels read upwards, their ends against the matrix.
     ctx.textAlign = 'left';
     for (let j = 0; j < cols; j++) {
       ctx.save();
       ctx.translate(mx + (j + 0.5) * cell, my - 6);
       ctx.rotate(-Math.PI / 2);
-      ctx.fillText(colLabels[col0 + j], 0, 0);
+      ctx.fillText(fitted(ctx, colLabels[col0 + j], my - 8), 0, 0);
       ctx.restore();
     }
   }
@@ -272,6 +272,9 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   ctx.globalAlpha = 1;
 
   const n = labels.length;
+  // Each side's labels within the canvas, a 2 px margin at its edge.
+  const queryRoom = arrows.queryX - 8;
+  const keyRoom = arrows.width - arrows.keyX - 8;
   if (!arrows.labelsShown) {
     // Rows too thin for every label: name the focused query and its strongest keys.
     if (focus === null || !focusRow) return;
@@ -279,7 +282,8 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.fillStyle = theme.accent;
     ctx.textAlign = 'right';
     // Labels isolated: a right-to-left word would otherwise take the number after it into its run.
-    ctx.fillText(`${isolate(labels[focus])} (word ${focus + 1})`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
+    const word = ` (word ${focus + 1})`;
+    ctx.fillText(`${isolate(fitted(ctx, labels[focus], queryRoom - ctx.measureText(word).width))}${word}`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
     const strongest = strongestKeys(focusRow, 6);
     ctx.font = font(theme);
     ctx.fillStyle = theme.fg;
@@ -289,7 +293,8 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     for (const j of strongest.sort((a, b) => a - b)) {
       const y = Math.max(arrows.top + (j + 0.5) * arrows.rowHeight, lastY + theme.fontSize + 2);
       lastY = y;
-      ctx.fillText(`${isolate(keyLabels[j])} ${focusRow[j].toFixed(3)}`, arrows.keyX + 6, y);
+      const value = ` ${focusRow[j].toFixed(3)}`;
+      ctx.fillText(`${isolate(fitted(ctx, keyLabels[j], keyRoom - ctx.measureText(value).width))}${value}`, arrows.keyX + 6, y);
     }
     return;
   }
@@ -299,7 +304,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.font = font(theme, { weight: focused ? 'bold' : 'normal' });
     ctx.fillStyle = focused ? theme.accent : theme.fg;
     ctx.textAlign = 'right';
-    ctx.fillText(labels[i], arrows.queryX - 6, y);
+    ctx.fillText(fitted(ctx, labels[i], queryRoom), arrows.queryX - 6, y);
   }
   ctx.font = font(theme);
   ctx.fillStyle = theme.fg;
@@ -307,8 +312,19 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   for (let j = 0; j < keyLabels.length; j++) {
     const y = arrows.top + (j + 0.5) * arrows.rowHeight;
     const suffix = focusRow ? ` ${focusRow[j].toFixed(2)}` : '';
-    ctx.fillText(suffix ? isolate(keyLabels[j]) + suffix : keyLabels[j], arrows.keyX + 6, y);
+    const label = fitted(ctx, keyLabels[j], keyRoom - (suffix ? ctx.measureText(suffix).width : 0));
+    ctx.fillText(suffix ? isolate(label) + suffix : label, arrows.keyX + 6, y);
   }
+}
+
+/**
+ * `text` as drawn in the context's font within `room` pixels: whole, or cut
+ * after whole characters with "…". A label wider than the room the layout
+ * gives labels (a third of the width) ran off the canvas's edge.
+ */
+function fitted(ctx, text, room) {
+  if (ctx.measureText(text).width <= room) return text;
+  return wrapLines(text, (line) => ctx.measureText(line).width <= room, 1)[0] || '…';
 }
 
 /**
