@@ -76,6 +76,8 @@ export class WeightsTable {
     let frame = 0;
     ctx.observe(this.scroll ?? table, () => this.drawRows());
     this.scroll?.addEventListener('scroll', () => {
+      // The reader's own scroll wins over a focus still to bring into view.
+      this.revealOwed = false;
       frame ||= requestAnimationFrame(() => {
         frame = 0;
         this.scrolled = { top: this.scroll.scrollTop, left: this.scroll.scrollLeft };
