@@ -233,6 +233,23 @@ test('a new focus scrolls the weights table\'s box to its row, and leaves the pa
   await finish();
 });
 
+test('a collapsed strip marks with "…" where tokens are left out', async () => {
+  const all = words(1024).split(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&focus=900'));
+  await ready(page);
+  const tail = () => page.$$eval('#tokens > *', (list) => list.slice(79).map((c) => [c.className, c.textContent, c.title ?? '']));
+  assert.deepEqual((await tail()).map(([name, text]) => [name.split(' ')[0], text]), [
+    ['token', all[79]], ['token-gap', '…'], ['token', all[900]], ['token-gap', '…'], ['small', 'Show all 1,024 tokens'],
+  ]);
+  const titles = (await tail()).filter(([name]) => name === 'token-gap').map(([, , title]) => title);
+  assert.deepEqual(titles, ['820 more tokens here: show all, or find a word', '123 more tokens here: show all, or find a word']);
+  assert.equal(await page.locator('#tokens .token-gap[aria-hidden="true"]').count(), 2);
+  await page.click('#tokens .token-more');
+  await page.waitForFunction(() => document.querySelectorAll('#tokens button.token').length === 1024);
+  assert.equal(await page.locator('#tokens .token-gap').count(), 0, 'no gap once all are shown');
+  await finish();
+});
+
 test('the find box says why a token it matches has no row, and leaves the focus', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('the ☕ king zzqxv ruled', '&focus=0'));
   await ready(page);

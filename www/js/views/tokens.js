@@ -6,7 +6,7 @@
 // find box that focuses a word.
 
 import { attr, el, keepingFocus, put, putText, setChildren } from '../dom.js';
-import { findKey, grouped, quoted } from '../text.js';
+import { counted, findKey, grouped, quoted } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
 const COLLAPSED = 80;
@@ -170,15 +170,36 @@ class TokenStrip {
     // The chip that takes the Tab stop: the focused one, else the first button.
     const tabStop = chips.find((c) => c.classList.contains('focused')) ?? chips.find((c) => c.tagName === 'BUTTON');
     for (const chip of chips) if (chip.tagName === 'BUTTON') attr(chip, 'tabindex', chip === tabStop ? 0 : -1);
+    // Collapsed, a "…" stands where tokens are left out: before the focused
+    // chip drawn after the first ones, and at the end.
+    const children = [];
+    let expected = 0;
+    chips.forEach((chip, k) => {
+      if (indices[k] > expected) children.push(this.gap(0, indices[k] - expected));
+      children.push(chip);
+      expected = indices[k] + 1;
+    });
+    if (expected < tokens.length) children.push(this.gap(1, tokens.length - expected));
     if (tokens.length > COLLAPSED) {
       put(this.more, 'textContent', this.expanded ? 'Show fewer' : `Show all ${grouped(tokens.length)} tokens`);
       attr(this.more, 'aria-expanded', String(this.expanded));
-      chips.push(this.more);
+      children.push(this.more);
     }
     // Only the chips out of place move: the focused chip of a long text, the
     // 81st, changes with the focus; the 80 before it stay.
-    setChildren(strip, chips);
+    setChildren(strip, children);
     attr(strip, 'data-count', tokens.length);
+  }
+
+  /** Gap marker `k` (0: before the focused chip, 1: at the end) for `count` tokens left out of the collapsed strip. */
+  gap(k, count) {
+    this.gaps ??= [0, 1].map(() => {
+      const span = el('span', '…', 'token-gap');
+      span.setAttribute('aria-hidden', 'true');
+      return span;
+    });
+    put(this.gaps[k], 'title', `${counted(count, 'more token')} here: show all, or find a word`);
+    return this.gaps[k];
   }
 
   /** Marks chip `chip` of token `t` focused or not; returns it. */
