@@ -66,6 +66,11 @@ test('the model view loads from the built files, shows 72 heads, and layer 5 hea
   // The first load fetches nothing of the model.
   assert.deepEqual(paths.filter((p) => /model/.test(p)), [], 'model files before the view opens');
   assert.equal(await page.locator('#model-view').isHidden(), true);
+  // Its button says what a click downloads: the core and the model's wasm.
+  const { core } = JSON.parse(readFileSync(path.join(DIST, 'model', 'manifest.json'), 'utf8'));
+  const megabytes = Math.round((core.bytes + readFileSync(path.join(DIST, 'pkg-model', 'attention_model_wasm_bg.wasm')).length) / 1e6);
+  assert.ok(megabytes >= 20, `${megabytes} MB`);
+  assert.equal(await page.textContent('#model-open'), `Compare with a trained transformer: MiniLM’s 72 attention heads (about ${megabytes} MB, downloaded once)`);
 
   await openModel(page);
   assert.equal(await page.locator('#model-grid .model-thumb').count(), 72);
