@@ -58,18 +58,7 @@ export function mountSentence(ctx) {
     });
     typed();
   });
-  // A paste that would take the box past its limit is cut before the browser
-  // inserts it: inserting a 100,000-word paste (600 KB) cost the browser 80 ms
-  // of layout, only for the box to keep its first 20,000 characters.
-  box.addEventListener('paste', (event) => {
-    const pasted = event.clipboardData?.getData('text/plain') ?? '';
-    const { selectionStart: start, selectionEnd: end, value } = box;
-    if (value.length - (end - start) + pasted.length <= MAX_SENTENCE_LENGTH) return;
-    event.preventDefault();
-    // Drawn at once, whatever keys wait for the next frame: they are in the box already.
-    ctx.keystroke = performance.now();
-    typed(value.slice(0, start) + pasted + value.slice(end), start + pasted.length);
-  });
+  cutPastes(box, ctx, typed);
   examples?.addEventListener('change', () => {
     if (examples.value) store.update({ sentence: examples.value, focus: null, cell: null }, 'push');
   });
@@ -128,6 +117,24 @@ function keptFocus(drawn, focus, next) {
   if (!token) return null;
   const end = chunkEnd(drawn.sentence, token.end);
   return next.startsWith(drawn.sentence.slice(0, end)) && chunkEnd(next, end) === end ? focus : null;
+}
+
+/**
+ * A paste that would take `box` past its limit is cut before the browser
+ * inserts it: inserting a 100,000-word paste (600 KB) cost the browser 80 ms
+ * of layout, only for the box to keep its first 20,000 characters.
+ * `typed(whole, caret)` cuts and draws the text the paste would have made.
+ */
+function cutPastes(box, ctx, typed) {
+  box.addEventListener('paste', (event) => {
+    const pasted = event.clipboardData?.getData('text/plain') ?? '';
+    const { selectionStart: start, selectionEnd: end, value } = box;
+    if (value.length - (end - start) + pasted.length <= MAX_SENTENCE_LENGTH) return;
+    event.preventDefault();
+    // Drawn at once, whatever keys wait for the next frame: they are in the box already.
+    ctx.keystroke = performance.now();
+    typed(value.slice(0, start) + pasted + value.slice(end), start + pasted.length);
+  });
 }
 
 /**
