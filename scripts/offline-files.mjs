@@ -36,17 +36,19 @@ const version = hash.digest('hex').slice(0, 16);
 
 // The version in every module that carries it (engine.js sameBuild: a module
 // fetched after a deploy is not run beside the page's older ones). In the
-// bundles it is a string of its own, 'unbuilt' in the sources.
+// bundles it is a string of its own, 'unbuilt' in the sources; a module that
+// declares BUILT without it would never match the page's.
 const STAMP = /(["'])unbuilt\1/g;
 const stamped = files.filter((file) => file.startsWith('js/') && file.endsWith('.js')).filter((file) => {
   const source = readFileSync(path.join(root, file), 'utf8');
-  if (source.search(STAMP) < 0) return false;
+  if (source.search(STAMP) < 0) {
+    if (/\bBUILT\s*=(?!=)/.test(source)) throw new Error(`${file} declares BUILT without the 'unbuilt' string to stamp`);
+    return false;
+  }
   writeFileSync(path.join(root, file), source.replace(STAMP, `"${version}"`));
   return true;
 });
-for (const lazy of ['js/whatif.js', 'js/model-view.js']) {
-  if (!stamped.includes(lazy)) throw new Error(`${lazy} carries no 'unbuilt' version to stamp (export const BUILT = 'unbuilt')`);
-}
+if (stamped.length === 0) throw new Error("no module carries the 'unbuilt' version to stamp (engine.js: export const BUILT = 'unbuilt')");
 
 const worker = path.join(root, 'sw.js');
 const source = readFileSync(worker, 'utf8');

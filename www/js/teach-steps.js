@@ -56,8 +56,10 @@ function scaleReasons(settings, scaleDim) {
   const t = settings.temperature;
   const temperature = t < 1 ? `T = ${t}, below 1, makes the weights sharper` : t > 1 ? `T = ${t}, above 1, makes them flatter` : '';
   if (!settings.scale) return `: no ÷√${scaleDim} (scaling is off), and ${temperature}`;
-  const root = `÷√${scaleDim} keeps the scores of ${scaleDim} dimensions (their spread grows with √${scaleDim}) from making the softmax all-or-nothing`;
-  return temperature ? `: ${root}, and ${temperature}` : `, so that the scores of ${scaleDim} dimensions (their spread grows with √${scaleDim}) do not make the softmax all-or-nothing`;
+  const scores = `the scores of ${scaleDim} dimensions (their spread grows with √${scaleDim})`;
+  return temperature
+    ? `: ÷√${scaleDim} keeps ${scores} from making the softmax all-or-nothing, and ${temperature}`
+    : `, so that ${scores} do not make the softmax all-or-nothing`;
 }
 
 /**

@@ -20,6 +20,8 @@ import { grouped } from './text.js';
 const ALL_ROWS = 16;
 /** Height of a row in CSS pixels (style.css keeps it fixed). */
 const ROW_HEIGHT = 26;
+/** Where the body's rows start in the scrolling box: below the caption and the header, about a row each. */
+const ROWS_TOP = 2 * ROW_HEIGHT;
 /** In a long table: the width of the query column and of every key column. */
 const HEAD_WIDTH = 112;
 const COL_WIDTH = 64;
@@ -155,7 +157,7 @@ export class WeightsTable {
     const height = (this.scroll && this.ctx.heightOf(this.scroll)) || 320;
     const width = (this.scroll && this.ctx.widthOf(this.scroll)) || 800;
     const { top, left } = this.scrolled;
-    const first = Math.max(0, Math.floor((top - 2 * ROW_HEIGHT) / ROW_HEIGHT) - OVERSCAN);
+    const first = Math.max(0, Math.floor((top - ROWS_TOP) / ROW_HEIGHT) - OVERSCAN);
     const firstCol = Math.max(0, Math.floor((left - HEAD_WIDTH) / COL_WIDTH) - OVERSCAN);
     return {
       rows: [Math.min(first, rows - 1), Math.min(rows - 1, first + Math.ceil(height / ROW_HEIGHT) + 2 * OVERSCAN)],
@@ -235,8 +237,7 @@ export class WeightsTable {
     this.revealOwed = false;
     const height = this.scroll && this.ctx.heightOf(this.scroll);
     if (!height || this.focus === null) return null;
-    // Below the caption and the header, about a row each (as window() counts them).
-    const top = (this.focus + 2) * ROW_HEIGHT;
+    const top = ROWS_TOP + this.focus * ROW_HEIGHT;
     const at = this.scrolled.top;
     if (top >= at + ROW_HEIGHT && top + ROW_HEIGHT <= at + height) return null;
     const target = Math.max(0, Math.round(top - (height - ROW_HEIGHT) / 2));

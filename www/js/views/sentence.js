@@ -26,10 +26,12 @@ export function mountSentence(ctx) {
   let cutSentence;
   // The sentence and tokens of the last analysis drawn (not one waiting for vectors).
   let drawn = null;
-  const say = (text, sentence) => {
+  // `removed`: what a cut left out, which the note's button copies.
+  const say = (text, sentence, removed = null) => {
     cutSentence = sentence;
     put(note, 'textContent', text);
     put(note, 'hidden', !text);
+    if (removed !== null) note.append(' ', copyButton(removed));
   };
   // `whole`: the box's text, or the text a paste would have made (with the caret after it).
   const typed = (whole = box.value, caret = box.selectionEnd) => {
@@ -37,8 +39,7 @@ export function mountSentence(ctx) {
     if (whole.length > MAX_SENTENCE_LENGTH) {
       sentence = cutBox(box, whole, caret);
       ctx.lastCut = { sentence, removed: whole.slice(sentence.length), max: null, said: true };
-      say(cutMessage(sentence), sentence);
-      note.append(' ', copyButton(ctx.lastCut.removed));
+      say(cutMessage(sentence), sentence, ctx.lastCut.removed);
     }
     const { sentence: before, focus } = store.get();
     if (sentence !== before) store.update({ sentence, focus: keptFocus(drawn, focus, sentence), cell: null }, 'push', 'typing');
@@ -88,8 +89,7 @@ export function mountSentence(ctx) {
       if (ctx.lastCut && !ctx.lastCut.said) {
         const { max, sentence, removed } = ctx.lastCut;
         ctx.lastCut.said = true;
-        say(limitMessage(max, sentence, removed), null);
-        note.append(' ', copyButton(removed));
+        say(limitMessage(max, sentence, removed), null, removed);
       } else if (cutSentence === null) {
         cutSentence = state.sentence;
       } else if (cutSentence !== undefined && cutSentence !== state.sentence) {
@@ -144,8 +144,9 @@ function cutPastes(box, ctx, typed) {
  */
 function cutBox(box, whole, caret) {
   const sentence = wholeChunks(whole, MAX_SENTENCE_LENGTH);
+  const at = Math.min(caret, sentence.length);
   box.value = sentence;
-  box.setSelectionRange(Math.min(caret, sentence.length), Math.min(caret, sentence.length));
+  box.setSelectionRange(at, at);
   return sentence;
 }
 

@@ -170,7 +170,7 @@ class SourceView {
     put(this.back, 'hidden', !source);
     if (source) {
       const kept = source.partial ? ` (the first ${grouped(source.words)} words: the page keeps at most ${(MAX_VALUES / 1e6).toFixed(0)} million numbers)` : '';
-      // Sentences are looked up lowercased: of 'king' and 'King', the file's first is used.
+      // Sentences are looked up lowercased: of 'king' and 'King', the file's 'king' is used (glove_text.rs).
       const merged = source.merged ? ` ${counted(source.merged, 'word')} left out: spelled as another word of the file once lowercased, with ’ read as ' ('King' beside 'king', of which 'king' is kept, else the first).` : '';
       put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${counted(source.words, 'word')} of ${counted(source.dim, 'dimension')}${kept}.${merged} It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
     } else if (state.vectors) {

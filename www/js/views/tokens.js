@@ -220,8 +220,7 @@ class TokenStrip {
    */
   chipFor(old, t) {
     const { state } = this;
-    // Known tokens without a row (an analysis that failed): plain chips.
-    const kind = t.known ? (t.row != null ? 'known' : 'waiting') : t.pending ? 'pending' : 'unknown';
+    const kind = kindOf(t);
     const tag = kind === 'known' ? 'BUTTON' : 'SPAN';
     let chip = old;
     if (chip?.tagName !== tag || !chip.classList.contains('token')) {
@@ -250,11 +249,17 @@ class TokenStrip {
   }
 }
 
+/** What token `t` is to the strip: 'known' (a row), 'pending' (its vector on its way, or failed), 'unknown', or 'waiting' (known, no row: an analysis that failed). */
+function kindOf(t) {
+  return t.known ? (t.row != null ? 'known' : 'waiting') : t.pending ? 'pending' : 'unknown';
+}
+
 /** Why token `t` (found by the find box) has no row, as its chip's title says it; `status` is its shard's. */
 function rowless(t, status) {
   const word = quoted(t.text);
-  if (!t.known && !t.pending) return `${word} is not in the vocabulary: it has no vector, so no row to focus.`;
-  if (t.pending && status && status !== 'loading') return `${word} has no row: its vector could not be loaded (${status}).`;
+  const kind = kindOf(t);
+  if (kind === 'unknown') return `${word} is not in the vocabulary: it has no vector, so no row to focus.`;
+  if (kind === 'pending' && status && status !== 'loading') return `${word} has no row: its vector could not be loaded (${status}).`;
   return `${word} has no row yet: its vector is still loading.`;
 }
 

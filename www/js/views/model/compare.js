@@ -54,13 +54,14 @@ export function renderCompare(target, { state, glove, run, hv, focus, shownHead 
   target.dataset.modelWord = modelWord ?? '';
   const gloveRow = gloveWord !== null ? glove.weights.subarray(gloveFocus * glove.n, (gloveFocus + 1) * glove.n) : null;
   // The page's word vectors: GloVe, or the reader's own file.
-  const vectors = glove?.engine?.source ? 'your vectors' : 'GloVe';
+  const own = glove?.engine?.source;
+  const vectors = own ? 'your vectors' : 'GloVe';
   const gloveNote = !hasGlove ? `No ${vectors} attention for this sentence (no word in its vocabulary).`
     : modelWord !== null ? `${quoted(modelWord)} is not a word of ${vectors} here (unknown, or [CLS]/[SEP]).` : 'Nothing focused.';
   const columns = el('div', null, 'compare-columns');
   const name = shownHead ? `layer ${shownHead.layer}, head ${shownHead.head}` : 'the open head';
   columns.append(
-    column(glove?.engine?.source ? `Your vectors (${quoted(glove.engine.source.name)}): raw` : 'GloVe: raw vectors', hasGlove ? glove.labels : [], gloveRow, gloveFocus, gloveNote),
+    column(own ? `Your vectors (${quoted(own.name)}): raw` : 'GloVe: raw vectors', hasGlove ? glove.labels : [], gloveRow, gloveFocus, gloveNote),
     column(`MiniLM: ${name}`, run ? run.labels : [], modelWord !== null && hv ? hv.weights.subarray(focus * hv.n, (focus + 1) * hv.n) : null, focus,
       run ? 'Nothing focused.' : 'Waiting for the model…'),
   );

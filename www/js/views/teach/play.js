@@ -108,9 +108,9 @@ export function mountPlay(lab, ctx) {
       const dk = teach.play.dk || view.dim;
       const width = teach.play.dk ? ` (set below; q and k have ${counted(view.dim, 'number')})` : '';
       panel.show(data, { focus, settings: { vectors: false, scaleDim: dk }, caption: `${data.rows} ${data.rows === 1 ? 'query' : 'queries'} × ${counted(data.cols, 'key')}, d_k = ${dk}${width}, d_v = ${view.valueDim}` });
-      if (views.off && views.on) compareScaling(compare, views, data, focus, teach.play.dk || view.dim, state.temperature);
+      if (views.off && views.on) compareScaling(compare, views, data, focus, dk, state.temperature);
       showProjected(inputs, teach.play, view, data);
-      labSteps(steps, ctx, view, data, focus, teach.lc, state, { scaleDim: teach.play.dk || view.dim });
+      labSteps(steps, ctx, view, data, focus, teach.lc, state, { scaleDim: dk });
     },
   };
 }
