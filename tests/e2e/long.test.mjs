@@ -4,6 +4,7 @@
 // documented limit with a message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { cellPoint, hashFor, hashOf, openPage, readTable, ready, useSite } from './helpers.mjs';
 
 const site = useSite();
@@ -553,5 +554,59 @@ test('a long text is computed in slices; a change of the options replaces one st
   await ready(fresh.page);
   assert.deepEqual(shown, await focusedRow(fresh.page));
   await fresh.finish();
+  await finish();
+});
+
+test('a CSV or JSON of 1,024 tokens is made a slice at a time: the page answers meanwhile, a second click waits, the file holds every weight', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&focus=700'));
+  await ready(page);
+  // The focused row's cells the table renders (the columns in view): key index → weight as printed.
+  await page.waitForSelector('#weights:not([aria-busy="true"]) tr.focused td[aria-colindex]');
+  const cells = await page.locator('#weights tr.focused td[aria-colindex]').evaluateAll((tds) => tds.map((td) => [Number(td.getAttribute('aria-colindex')) - 2, td.textContent]));
+  assert.ok(cells.length > 5, `${cells.length} cells`);
+  const query = words(1024).split(' ')[700];
+  const asPrinted = (row) => cells.map(([key]) => row[key].toFixed(4));
+  await page.click('#share-open');
+  for (const format of ['csv', 'json']) {
+    // A timer set as the click is handled fires before the file is made, and
+    // a second click meanwhile says the first is still being prepared.
+    const order = page.evaluate((id) => new Promise((resolve) => {
+      const seen = [];
+      const status = document.getElementById('share-status');
+      const create = URL.createObjectURL;
+      URL.createObjectURL = (blob) => {
+        seen.push('file');
+        URL.createObjectURL = create;
+        resolve(seen);
+        return create(blob);
+      };
+      document.getElementById(id).addEventListener('click', () => setTimeout(() => {
+        seen.push(`timer: ${status.textContent}`);
+        document.getElementById(id).click();
+        seen.push(`second click: ${status.textContent}`);
+      }, 0), { once: true });
+    }), `export-${format}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`#export-${format}`)]);
+    const upper = format.toUpperCase();
+    assert.deepEqual(await order, [`timer: Preparing the ${upper} (1,024 rows)…`, `second click: Still preparing the ${upper}…`, 'file']);
+    assert.equal(await page.textContent('#share-status'), `${upper} downloaded.`);
+    const text = (await readFile(await download.path())).toString('utf8');
+    if (format === 'csv') {
+      const lines = text.trim().split('\r\n');
+      assert.equal(lines.length, 1025, 'a header and a line per query');
+      assert.equal(lines[0].split(',').length, 1025);
+      const row = lines[701].split(',');
+      assert.equal(row[0], `"${query}"`);
+      assert.deepEqual(asPrinted(row.slice(1).map(Number)), cells.map(([, text]) => text));
+    } else {
+      const json = JSON.parse(text);
+      assert.equal(json.weights.length, 1024);
+      assert.ok(json.weights.every((row) => row.length === 1024));
+      assert.equal(json.queries[700], query);
+      assert.deepEqual(asPrinted(json.weights[700]), cells.map(([, text]) => text));
+      // A row of weights a line: 1,024 lines, not a million.
+      assert.equal(text.match(/^ {2}\[.*\],?$/gm).length, 1024);
+    }
+  }
   await finish();
 });

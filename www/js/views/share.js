@@ -8,11 +8,12 @@
 
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
 import { copyText, download, el, newCanvas, put } from '../dom.js';
-import { csvOf, jsonOf, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES, withResolution } from '../figure.js';
+import { csvParts, jsonParts, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES, withResolution } from '../figure.js';
 import { hatchOf, heatmapLayout } from '../heatmap-view.js';
 import { font, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
 import { clip, grouped, wrapLines } from '../text.js';
+import { nextTask } from '../vectors.js';
 
 const VIEW_NAMES = {
   main: 'the heatmap and the arrows', heatmap: 'the heatmap', arrows: 'the arrows', steps: 'the steps of the focused word',
@@ -22,6 +23,9 @@ const VIEW_NAMES = {
 
 /** The friendlier attribute names of <attention-viz> for some link keys (www/attention-viz.js reads both). */
 const ATTRIBUTES = { t: 'temperature', pal: 'palette', th: 'threshold', mlayer: 'model-layer', mhead: 'model-head' };
+
+/** A CSV or JSON text is made this long at most per task: a long text's million weights take about 30 tasks. */
+const SLICE_MS = 20;
 
 /** Links longer than this may be cut by the apps they are pasted into. */
 const LONG_LINK = 2000;
@@ -132,8 +136,9 @@ class ShareView {
         this.flash(ok ? 'Copied.' : 'Select the text and copy it.');
       });
     }
-    for (const [id, make] of [['export-png', () => this.png()], ['export-svg', () => this.svg()], ['export-csv', () => this.csv()], ['export-json', () => this.json()]]) {
-      $(id)?.addEventListener('click', () => this.exportWith(make));
+    this.preparing = null; // the format of a CSV or JSON text being made (text())
+    for (const [id, format] of [['export-png', 'png'], ['export-svg', 'svg'], ['export-csv', 'csv'], ['export-json', 'json']]) {
+      $(id)?.addEventListener('click', () => this.exportWith((figure) => this[format](figure)));
     }
   }
 
@@ -188,17 +193,44 @@ class ShareView {
     make(figure);
   }
 
-  csv(figure = this.figure()) {
-    download(new Blob([csvOf(figure)], { type: 'text/csv' }), fileName(figure, 'csv'));
-    this.flash('CSV downloaded.');
+  csv(figure) {
+    return this.text(figure, csvParts(figure), 'CSV', 'text/csv');
   }
 
-  json(figure = this.figure()) {
-    download(new Blob([jsonOf(figure)], { type: 'application/json' }), fileName(figure, 'json'));
-    this.flash('JSON downloaded.');
+  json(figure) {
+    return this.text(figure, jsonParts(figure), 'JSON', 'application/json');
   }
 
-  svg(figure = this.figure()) {
+  /**
+   * Downloads the text of `parts` (figure.js csvParts or jsonParts) as a file
+   * of `format`. A long text's million weights are formatted SLICE_MS per
+   * task, so that the page keeps answering; a second click meanwhile waits
+   * for the first.
+   */
+  async text(figure, parts, format, type) {
+    if (this.preparing) {
+      this.flash(`Still preparing the ${this.preparing}…`);
+      return;
+    }
+    this.preparing = format;
+    try {
+      const chunks = [];
+      let slice = performance.now();
+      for (const part of parts) {
+        chunks.push(new Blob([part])); // encoded now: 14 MB of text at once would be a long task
+        if (performance.now() - slice < SLICE_MS) continue;
+        this.flash(`Preparing the ${format} (${grouped(figure.rows)} rows)…`);
+        await nextTask();
+        slice = performance.now();
+      }
+      download(new Blob(chunks, { type }), fileName(figure, format.toLowerCase()));
+      this.flash(`${format} downloaded.`);
+    } finally {
+      this.preparing = null;
+    }
+  }
+
+  svg(figure) {
     const { ctx } = this;
     const cellsUrl = (f) => cellsOf(ctx.wasm, f, f.palette).toDataURL('image/png');
     const text = svgOf(figure, { table: colormap(ctx.wasm, figure.palette), theme: ctx.theme, cellsUrl });
@@ -206,7 +238,7 @@ class ShareView {
     this.flash('SVG downloaded.');
   }
 
-  png(figure = this.figure()) {
+  png(figure) {
     pictureOf(figure, this.ctx).toBlob(async (blob) => {
       if (blob) download(new Blob([withResolution(new Uint8Array(await blob.arrayBuffer()), pictureRatio())], { type: 'image/png' }), fileName(figure, 'png'));
       this.flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
