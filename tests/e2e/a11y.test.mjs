@@ -171,3 +171,28 @@ test('on a 360 px phone the captions of the steps table and of the weights table
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 360, 'the page itself does not scroll sideways');
   await finish();
 });
+
+test('on a touch screen the steps\' keys, the token chips and the sliders are targets of 24 px each way at least', async () => {
+  const sentence = 'The cat sat on the mat, because it was tired.';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(sentence, '&focus=1'), { viewport: { width: 360, height: 740 }, phone: true });
+  await ready(page);
+  await page.waitForSelector('#explain .steps-table tbody .link-button');
+  const small = await page.evaluate(() => {
+    const targets = [...document.querySelectorAll('#explain .steps-table tbody .link-button, #tokens .token, input[type="range"]')];
+    return {
+      count: targets.length,
+      small: targets.map((t) => [t.textContent || t.id, t.getBoundingClientRect()]).filter(([, r]) => r.width < 24 || r.height < 24)
+        .map(([name, r]) => `${name} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`),
+    };
+  });
+  assert.ok(small.count >= 2 * 12 + 2, `${small.count} targets: the keys, the chips, the sliders`);
+  assert.deepEqual(small.small, []);
+  // The "," key is the whole row header: a tap at its right edge picks it.
+  const comma = page.locator('#explain .steps-table tbody .link-button', { hasText: /^,$/ });
+  await comma.scrollIntoViewIfNeeded();
+  const box = await comma.boundingBox();
+  await page.touchscreen.tap(box.x + box.width - 3, box.y + box.height / 2);
+  await page.waitForSelector('#explain .steps-table tr.picked');
+  assert.equal(await page.locator('#explain .steps-table tr.picked .link-button').textContent(), ',');
+  await finish();
+});
