@@ -260,6 +260,15 @@ test('the padding demo masks the pad keys and leaves the words alone', async () 
     assert.deepEqual(padded.rows[i].cells.slice(7), ['0.0000', '0.0000', '0.0000']);
     assert.deepEqual(padded.rows[i].classes.slice(7), ['masked', 'masked', 'masked']);
   }
+  // The steps below (of its first word): a pad's vector is all zeros, so it
+  // has no cosine with it ('–', and why), where 0.000 would read as a right angle.
+  const steps = '#lab-whatif .lab-steps .steps-table tbody tr';
+  await page.waitForFunction((rows) => document.querySelectorAll(rows).length === 10, steps);
+  assert.equal(await page.textContent('#lab-whatif .lab-steps h2'), 'How the attends');
+  const read = await page.locator(steps).locator('td:nth-of-type(6)').evaluateAll((tds) => tds.map((td) => [td.textContent, td.title]));
+  assert.deepEqual(read.slice(0, 2).map(([text]) => text), ['1.000', '0.572'], 'the with itself, and with king');
+  assert.deepEqual(read.slice(7), Array(3).fill(['–', 'a vector of zeros, as a pad’s, has no direction, so no angle']));
+  assert.ok(read.slice(0, 7).every(([text, title]) => /^-?\d\.\d{3}$/.test(text) && title === ''));
   await finish();
 });
 

@@ -215,6 +215,9 @@ class StepsTable {
   }
 }
 
+/** Why a cosine is missing (attention-core gives NaN, where 0 would read as a right angle). */
+const NO_COSINE = 'a vector of zeros, as a pad’s, has no direction, so no angle';
+
 /** An empty row of the steps table: a key header and seven cells, the last a bar. */
 function keyRow() {
   const tr = el('tr');
@@ -256,7 +259,8 @@ function fillKeyRow(tr, j, opts, cell) {
     putText(td, cells[k][0]);
     put(td, 'className', cells[k][1]);
   });
-  putText(cosine, steps.cosines[j].toFixed(3));
+  putText(cosine, Number.isNaN(steps.cosines[j]) ? '–' : steps.cosines[j].toFixed(3));
+  put(cosine, 'title', Number.isNaN(steps.cosines[j]) ? NO_COSINE : '');
   put(barCell.firstChild.style, 'width', `${(steps.weights[j] * 100).toFixed(1)}%`);
 }
 
@@ -290,7 +294,7 @@ function cellSection(word, key, cell) {
     box.append(more);
   }
   const sum = el('p', null, 'cell-sum');
-  sum.append(`Sum: q·k = ${num(cell.dot)}; scaled: s = ${cell.scaled === null ? 'masked' : num(cell.scaled)}; weight ${weight(cell.weight)} (from the softmax of the whole row); cosine ${cell.cosine.toFixed(3)}.`);
+  sum.append(`Sum: q·k = ${num(cell.dot)}; scaled: s = ${cell.scaled === null ? 'masked' : num(cell.scaled)}; weight ${weight(cell.weight)} (from the softmax of the whole row); ${Number.isNaN(cell.cosine) ? `no cosine (${NO_COSINE})` : `cosine ${cell.cosine.toFixed(3)}`}.`);
   box.append(sum);
   return box;
 }

@@ -14,7 +14,7 @@
 
 use crate::attention::{dot, scale_factor, Extras, Matrix, Options};
 use crate::error::{Error, Result};
-use crate::neighbors::cosine;
+use crate::neighbors::cosine_similarity;
 
 /// The steps for query row `query`.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +41,8 @@ pub struct RowSteps {
     pub weights: Vec<f64>,
     /// Step 4: `Σ_j w_j · v_j`, length `d_v`.
     pub context: Vec<f64>,
-    /// Beside the weights: the raw cosine similarity of the query with each key.
+    /// Beside the weights: the raw cosine similarity of the query with each
+    /// key; NaN where either vector is all zeros (a pad's), which has no angle.
     pub cosines: Vec<f32>,
 }
 
@@ -69,7 +70,7 @@ pub struct CellSteps {
     pub scaled: Option<f64>,
     /// The cell's weight (from the whole row's softmax).
     pub weight: f64,
-    /// The raw cosine similarity of the query and the key.
+    /// The raw cosine similarity of the query and the key; NaN where either is all zeros.
     pub cosine: f32,
 }
 
@@ -129,7 +130,7 @@ pub fn explain_row(
             *c += w * f64::from(*v);
         }
     }
-    let cosines = (0..key.rows()).map(|j| cosine(q, key.row(j))).collect();
+    let cosines = (0..key.rows()).map(|j| cosine_similarity(q, key.row(j)).unwrap_or(f32::NAN)).collect();
     Ok(RowSteps {
         query: row,
         factor,
@@ -204,6 +205,19 @@ mod tests {
         let products: Vec<f64> = cell.terms.iter().map(|t| t.product).collect();
         assert_eq!(products, [39.0, 22.0]);
         assert_eq!(cell.dot, 61.0);
+    }
+
+    #[test]
+    fn a_zero_vector_has_no_cosine() {
+        // A pad's vector is all zeros: no angle to the query, where 0 would read as a right angle.
+        let (q, k) = (m("3 4"), m("3 4; 0 0; -4 3"));
+        let steps = explain_row(&q, &k, &k, &Options::default(), &Extras::default(), 0).unwrap();
+        assert_eq!(steps.cosines[0], 1.0);
+        assert!(steps.cosines[1].is_nan());
+        assert_eq!(steps.cosines[2], 0.0);
+        assert!(explain_cell(&q, &k, &Options::default(), &Extras::default(), 0, 1).unwrap().cosine.is_nan());
+        let zero = explain_row(&m("0 0"), &k, &k, &Options::default(), &Extras::default(), 0).unwrap();
+        assert!(zero.cosines.iter().all(|c| c.is_nan()));
     }
 
     #[test]

@@ -14,8 +14,9 @@ pub struct Neighbor {
     pub similarity: f32,
 }
 
-/// Cosine similarity of two vectors; 0 when either is all zeros.
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+/// Cosine similarity of two vectors; `None` when either is all zeros: a
+/// vector of length 0 has no direction, so no angle to another.
+pub fn cosine_similarity(a: &[f32], b: &[f32]) -> Option<f32> {
     let (mut dot, mut aa, mut bb) = (0f64, 0f64, 0f64);
     for (x, y) in a.iter().zip(b) {
         let (x, y) = (f64::from(*x), f64::from(*y));
@@ -23,11 +24,13 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
         aa += x * x;
         bb += y * y;
     }
-    if aa == 0.0 || bb == 0.0 {
-        0.0
-    } else {
-        (dot / (aa.sqrt() * bb.sqrt())) as f32
-    }
+    (aa != 0.0 && bb != 0.0).then(|| (dot / (aa.sqrt() * bb.sqrt())) as f32)
+}
+
+/// [`cosine_similarity`] for a ranking: 0 (no nearer than a vector at a
+/// right angle) when either is all zeros.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    cosine_similarity(a, b).unwrap_or(0.0)
 }
 
 /// A dot product in f32, four lanes at a time: the search runs over every
@@ -572,6 +575,9 @@ mod tests {
         assert!(index.nearest(&e, &[1.0; 4], 0, &[]).is_empty());
         assert_eq!(index.nearest(&e, &[1.0; 4], 50, &[]).len(), 10);
         assert_eq!(cosine(&[1.0, 0.0], &[0.0, 0.0]), 0.0);
+        assert_eq!(cosine_similarity(&[1.0, 0.0], &[0.0, 0.0]), None);
+        assert_eq!(cosine_similarity(&[0.0, 0.0], &[1.0, 0.0]), None);
+        assert_eq!(cosine_similarity(&[1.0, 0.0], &[-3.0, 0.0]), Some(-1.0));
         assert!((cosine(&[1.0, 1.0], &[2.0, 2.0]) - 1.0).abs() < 1e-7);
     }
 }
