@@ -420,6 +420,44 @@ test('a 100,000-word paste is cut to the limit, said so, and the page stays usab
   await finish();
 });
 
+test('a 100,000-word text dropped on the box is cut before it goes in, as a paste is', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The king'));
+  await ready(page);
+  const huge = words(100000);
+  const kept = await page.locator('#sentence').evaluate((box, text) => {
+    window.longestInput = 0;
+    box.addEventListener('input', () => { window.longestInput = Math.max(window.longestInput, box.value.length); });
+    // Dropped after the box's text (the browser's caret at the drop point).
+    box.value = 'The king ';
+    const data = new DataTransfer();
+    data.setData('text/plain', text);
+    const r = box.getBoundingClientRect();
+    const drop = new DragEvent('drop', { dataTransfer: data, clientX: r.right - 4, clientY: r.bottom - 4, bubbles: true, cancelable: true });
+    box.dispatchEvent(drop);
+    return { prevented: drop.defaultPrevented, value: box.value.length };
+  }, huge);
+  assert.ok(kept.prevented, 'the browser does not insert it');
+  assert.ok(kept.value <= 20000, `the box holds ${kept.value} characters`);
+  await page.waitForSelector('#sentence-note:not([hidden])', { timeout: 20000 });
+  assert.equal(await page.evaluate(() => window.longestInput), 0, 'no input event holds the whole drop');
+  await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 1025, null, { timeout: 20000 });
+  assert.match(await page.textContent('#sentence-note'), /cut after its first 1,024 known words/);
+  const sentence = await page.inputValue('#sentence');
+  assert.ok(sentence.startsWith(`The king ${huge.slice(0, 100)}`), sentence.slice(0, 120));
+  assert.equal(sentence.split(' ').length, 1024);
+  assert.equal((await hashOf(page)).s, sentence);
+  // A short text dropped is the browser's to insert.
+  const small = await page.locator('#sentence').evaluate((box) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', 'queen');
+    const drop = new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true });
+    box.dispatchEvent(drop);
+    return drop.defaultPrevented;
+  });
+  assert.equal(small, false);
+  await finish();
+});
+
 test('a link to a text over the limit keeps its focus on the same word', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1100), '&focus=900'));
   await ready(page);

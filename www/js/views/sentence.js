@@ -120,20 +120,36 @@ function keptFocus(drawn, focus, next) {
 }
 
 /**
- * A paste that would take `box` past its limit is cut before the browser
- * inserts it: inserting a 100,000-word paste (600 KB) cost the browser 80 ms
- * of layout, only for the box to keep its first 20,000 characters.
- * `typed(whole, caret)` cuts and draws the text the paste would have made.
+ * A paste or a drop that would take `box` past its limit is cut before the
+ * browser inserts it: inserting a 100,000-word paste (600 KB) cost the
+ * browser 80 ms of layout, only for the box to keep its first 20,000
+ * characters. `typed(whole, caret)` cuts and draws the text the insertion
+ * would have made.
  */
 function cutPastes(box, ctx, typed) {
-  box.addEventListener('paste', (event) => {
-    const pasted = event.clipboardData?.getData('text/plain') ?? '';
-    const { selectionStart: start, selectionEnd: end, value } = box;
-    if (value.length - (end - start) + pasted.length <= MAX_SENTENCE_LENGTH) return;
+  // Text inserted at [start, end) of the box: cut here if the box would go past its limit.
+  const insert = (event, text, start, end) => {
+    const { value } = box;
+    if (value.length - (end - start) + text.length <= MAX_SENTENCE_LENGTH) return;
     event.preventDefault();
     // Drawn at once, whatever keys wait for the next frame: they are in the box already.
     ctx.keystroke = performance.now();
-    typed(value.slice(0, start) + pasted + value.slice(end), start + pasted.length);
+    typed(value.slice(0, start) + text + value.slice(end), start + text.length);
+  };
+  box.addEventListener('paste', (event) => {
+    insert(event, event.clipboardData?.getData('text/plain') ?? '', box.selectionStart, box.selectionEnd);
+  });
+  // A drag inside the box moves its own text: the length stays.
+  let moving = false;
+  box.addEventListener('dragstart', () => { moving = true; });
+  box.addEventListener('dragend', () => { moving = false; });
+  box.addEventListener('drop', (event) => {
+    const text = event.dataTransfer?.getData('text/plain') ?? '';
+    if (moving || !text) return; // a file is the vectors' (source.js)
+    // Where it is dropped, where the browser says; else at the end.
+    const point = document.caretPositionFromPoint?.(event.clientX, event.clientY);
+    const at = point?.offsetNode === box ? Math.min(point.offset, box.value.length) : box.value.length;
+    insert(event, text, at, at);
   });
 }
 
