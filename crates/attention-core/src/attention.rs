@@ -484,57 +484,76 @@ impl AttentionJob {
     #[inline(never)]
     pub fn advance(&mut self, rows: usize) -> bool {
         let stop = self.next.saturating_add(rows.max(1)).min(self.n_q);
-        // A block of query rows at a time, every cell in f64: the dot products,
-        // then the scaled scores, then the weights; the f32 outputs are appended
-        // row by row while the row is in cache. Blocks keep the working set small
-        // (cache, and wasm memory, which never shrinks).
+        // Called through a function pointer, which wasm makes an indirect call
+        // through the function table (block's doc comment says why).
+        let block = std::hint::black_box(Self::block as fn(&mut Self));
         while self.next < stop {
-            let (first, n_k, d, d_v) = (self.next, self.n_k, self.d, self.d_v);
-            let rows = ROWS.min(self.n_q - first);
-            let grid = &mut self.grid[..rows * n_k];
-            dot_products(&self.queries[first * d..(first + rows) * d], d, &self.key_tiles, n_k, grid);
-            for r in 0..rows {
-                let (i, row) = (first + r, &mut grid[r * n_k..(r + 1) * n_k]);
-                if let Some(twin) = &mut self.twin {
-                    // Masked as the row is: the masks do not depend on the factor.
-                    twin.row.copy_from_slice(row);
-                    match scale_and_mask(
-                        &mut twin.row,
-                        twin.factor,
-                        i,
-                        &self.options,
-                        self.key_padding.as_deref(),
-                    ) {
-                        Some(max) => softmax_in_place(&mut twin.row, max),
-                        None => twin.row.fill(0.0),
-                    }
-                    twin.weights.extend(twin.row.iter().map(|w| *w as f32));
-                }
-                if let Some(steps) = &mut self.steps {
-                    steps.scores.extend(row.iter().map(|dot| saturate(*dot)));
-                }
-                let max = scale_and_mask(row, self.factor, i, &self.options, self.key_padding.as_deref());
-                if let Some(steps) = &mut self.steps {
-                    steps.scaled.extend(row.iter().map(|s| saturate_or_masked(*s)));
-                }
-                match max {
-                    Some(max) => softmax_in_place(row, max),
-                    None => {
-                        // Every key is masked (or there are none): no distribution exists.
-                        self.fully_masked[i] = true;
-                        row.fill(0.0);
-                    }
-                }
-                self.weights.extend(row.iter().map(|w| *w as f32));
-            }
-            if let Some(steps) = &mut self.steps {
-                let sums = &mut steps.sums[..rows * d_v];
-                weighted_sums(grid, &steps.value64, n_k, d_v, sums);
-                steps.context.extend(sums.iter().map(|c| saturate(*c)));
-            }
-            self.next += rows;
+            block(self);
         }
         self.next == self.n_q
+    }
+
+    /// Computes the next block of query rows ([`ROWS`], or the rest), every
+    /// cell in f64: the dot products, then the scaled scores, then the
+    /// weights; the f32 outputs are appended row by row while the row is in
+    /// cache. Blocks keep the working set small (cache, and wasm memory, which
+    /// never shrinks).
+    ///
+    /// A function of its own, never inlined, called indirectly: V8 runs new
+    /// code on its baseline tier (Liftoff, 2.6 times slower here) until its
+    /// optimizing compiler has compiled it in the background, and a call
+    /// already running, or a direct call from code compiled before, keeps to
+    /// the code it started with; an indirect call goes through the function
+    /// table, which points to the optimized code as soon as it is ready. So
+    /// the first 1,024-token attention runs optimized after its first dozen
+    /// blocks: 41 ms against 64 when made in one call, 23 ms warm
+    /// (`scripts/bench-kernel`, Node 20).
+    #[inline(never)]
+    fn block(&mut self) {
+        let (first, n_k, d, d_v) = (self.next, self.n_k, self.d, self.d_v);
+        let rows = ROWS.min(self.n_q - first);
+        let grid = &mut self.grid[..rows * n_k];
+        dot_products(&self.queries[first * d..(first + rows) * d], d, &self.key_tiles, n_k, grid);
+        for r in 0..rows {
+            let (i, row) = (first + r, &mut grid[r * n_k..(r + 1) * n_k]);
+            if let Some(twin) = &mut self.twin {
+                // Masked as the row is: the masks do not depend on the factor.
+                twin.row.copy_from_slice(row);
+                match scale_and_mask(
+                    &mut twin.row,
+                    twin.factor,
+                    i,
+                    &self.options,
+                    self.key_padding.as_deref(),
+                ) {
+                    Some(max) => softmax_in_place(&mut twin.row, max),
+                    None => twin.row.fill(0.0),
+                }
+                twin.weights.extend(twin.row.iter().map(|w| *w as f32));
+            }
+            if let Some(steps) = &mut self.steps {
+                steps.scores.extend(row.iter().map(|dot| saturate(*dot)));
+            }
+            let max = scale_and_mask(row, self.factor, i, &self.options, self.key_padding.as_deref());
+            if let Some(steps) = &mut self.steps {
+                steps.scaled.extend(row.iter().map(|s| saturate_or_masked(*s)));
+            }
+            match max {
+                Some(max) => softmax_in_place(row, max),
+                None => {
+                    // Every key is masked (or there are none): no distribution exists.
+                    self.fully_masked[i] = true;
+                    row.fill(0.0);
+                }
+            }
+            self.weights.extend(row.iter().map(|w| *w as f32));
+        }
+        if let Some(steps) = &mut self.steps {
+            let sums = &mut steps.sums[..rows * d_v];
+            weighted_sums(grid, &steps.value64, n_k, d_v, sums);
+            steps.context.extend(sums.iter().map(|c| saturate(*c)));
+        }
+        self.next += rows;
     }
 
     /// Computes what is left and returns the attention.
