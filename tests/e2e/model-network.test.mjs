@@ -156,6 +156,18 @@ test('a download that stalls is given up with a message naming the file, and reo
   await finish();
 });
 
+test("the model's WebAssembly module stalling is given up too, and Try again loads the model", async (t) => {
+  const { server, page, finish } = await setUp(t);
+  server.fault(/\/pkg-model\/attention_model_wasm_bg\.wasm$/, 'stall');
+  await page.goto(server.url + hashFor(KING, '&model=1'));
+  await ready(page);
+  assert.equal(await shownError(page),
+    "The model's WebAssembly module could not be loaded (nothing came for 2 seconds). Check the connection and try again.");
+  await page.click('#model-view button:has-text("Try again")');
+  await drawn(page, 'queen');
+  await finish();
+});
+
 for (const ranges of [true, false]) {
   test(`a connection dropped mid-download is named with the file, and Try again fetches ${ranges ? 'only the rest' : 'all of it again from a server that ignores Range'}`, async (t) => {
     const { server, page, finish } = await setUp(t, { ranges });

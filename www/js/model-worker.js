@@ -160,13 +160,25 @@ async function loadModel() {
   return { session, manifest };
 }
 
+/**
+ * The model's wasm and its glue module, with the stall bound as a whole (as
+ * the manifest has): nothing else would end a server that stops sending it.
+ */
 async function loadWasm() {
+  const file = 'pkg-model/attention_model_wasm_bg.wasm';
+  const watch = stallWatch();
+  const stalled = new Promise((resolve, reject) => {
+    watch.signal.addEventListener('abort', () => reject(new Error(`nothing came for ${seconds(stallMs)}`)), { once: true });
+  });
   try {
-    const wasm = await import(PKG_URL.href);
-    await wasm.default({ module_or_path: WASM_URL });
+    const wasm = await Promise.race([import(PKG_URL.href), stalled]);
+    await Promise.race([wasm.default({ module_or_path: fetch(WASM_URL, { signal: watch.signal }) }), stalled]);
     return wasm;
   } catch (error) {
-    throw new ModelFileError(`The model's WebAssembly module could not be loaded (${error.message}).`, 'pkg-model/attention_model_wasm_bg.wasm');
+    const why = watch.stalled ? `nothing came for ${seconds(stallMs)}` : error.message;
+    throw new ModelFileError(`The model's WebAssembly module could not be loaded (${why}).${watch.stalled ? ' Check the connection and try again.' : ''}`, file, null, watch.stalled);
+  } finally {
+    watch.stop();
   }
 }
 
