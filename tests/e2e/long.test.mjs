@@ -362,6 +362,43 @@ test('the heatmap zooms in until the labels can be read, and a click still hits 
   await finish();
 });
 
+test('two fingers pan the zoomed heatmap as they move together, and zoom it as they spread', async () => {
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(words(200)), { viewport: { width: 844, height: 390 }, phone: true });
+  await ready(page);
+  for (let k = 0; k < 6; k++) await page.click('#zoom-in');
+  const window = async () => {
+    const label = await page.getAttribute('#heatmap-overlay', 'aria-label');
+    const m = label.match(/zoomed to rows (\d+)–(\d+) and columns (\d+)–(\d+)/) ?? label.match(/zoomed to rows and columns (\d+)–(\d+)/);
+    assert.ok(m, label);
+    return m[3] ? { rows: [Number(m[1]), Number(m[2])], cols: [Number(m[3]), Number(m[4])] } : { rows: [Number(m[1]), Number(m[2])], cols: [Number(m[1]), Number(m[2])] };
+  };
+  const before = await window();
+  const span = before.rows[1] - before.rows[0] + 1;
+  assert.ok(span < 60 && before.rows[0] > 1, JSON.stringify(before));
+  // Two fingers on the heatmap, 80 px apart, by the DevTools protocol (Playwright has one finger).
+  await page.locator('#heatmap-overlay').scrollIntoViewIfNeeded();
+  const box = await page.locator('#heatmap-overlay').boundingBox();
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  const cdp = await context.newCDPSession(page);
+  const touch = (type, points) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points.map(([px, py], id) => ({ x: px, y: py, id })) });
+  const gesture = async (from, to) => {
+    await touch('touchStart', from);
+    for (let k = 1; k <= 5; k++) await touch('touchMove', from.map(([fx, fy], i) => [fx + ((to[i][0] - fx) * k) / 5, fy + ((to[i][1] - fy) * k) / 5]));
+    await touch('touchEnd', []);
+  };
+  // Together, up and to the left by 100 px: the window moves down and right, its size kept.
+  await gesture([[x - 40, y], [x + 40, y]], [[x - 140, y - 100], [x - 60, y - 100]]);
+  const panned = await window();
+  assert.equal(panned.rows[1] - panned.rows[0] + 1, span, JSON.stringify(panned));
+  assert.ok(panned.rows[0] > before.rows[0] && panned.cols[0] > before.cols[0], `${JSON.stringify(before)} → ${JSON.stringify(panned)}`);
+  // Spread apart, twice as far: zoomed in around the point between them.
+  await gesture([[x - 40, y], [x + 40, y]], [[x - 80, y], [x + 80, y]]);
+  const spread = await window();
+  const side = spread.rows[1] - spread.rows[0] + 1;
+  assert.ok(side < span && side >= span / 2 - 1, `${span} → ${side}`);
+  await finish();
+});
+
 test('the zoom\'s buttons and keys zoom around the focused cell, which stays in view', async () => {
   const window = async (page) => {
     const label = await page.getAttribute('#heatmap-overlay', 'aria-label');

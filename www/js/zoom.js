@@ -1,7 +1,7 @@
 // Zoom and pan of a square heatmap: which rows and columns are on screen.
 // At 1,024 tokens a cell is half a pixel; zoomed to 24 tokens a side the
 // labels are legible again. The window is plain numbers (`ZoomWindow`); the
-// gestures (Ctrl/⌘ + wheel and trackpad pinch, two-finger pinch, drag,
+// gestures (Ctrl/⌘ + wheel and trackpad pinch, two-finger pinch and pan, drag,
 // + and − keys, buttons) only call its methods.
 
 /** The fewest tokens a side the heatmap zooms in to. */
@@ -117,13 +117,20 @@ export function wireZoom(canvas, zoom, { at, cellSize, changed, anchor = () => n
   }, { passive: false });
 
   const pointers = new Map(); // id → { x, y }
-  let pinch = null; // { distance, span } at the start of a two-finger pinch
+  // At the start of a two-finger gesture: the fingers' distance and midpoint, the window, a
+  // cell's side, and the matrix point under the midpoint (which stays under it as they move).
+  let pinch = null;
   let drag = null; // { x, y, row0, col0 } at the start of a drag of a zoomed view
+  const fingers = () => {
+    const [a, b] = [...pointers.values()];
+    return { distance: Math.hypot(a.x - b.x, a.y - b.y) || 1, x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  };
   canvas.addEventListener('pointerdown', (event) => {
     pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
     if (pointers.size === 2) {
-      const [a, b] = [...pointers.values()];
-      pinch = { distance: Math.hypot(a.x - b.x, a.y - b.y) || 1, span: zoom.span, point: at(event) };
+      const start = fingers();
+      const { span, row0, col0 } = zoom;
+      pinch = { ...start, span, row0, col0, cell: cellSize() || 1, point: at({ clientX: start.x, clientY: start.y }) };
       drag = null;
     } else if (zoom.zoomed && event.pointerType !== 'mouse') {
       drag = { x: event.clientX, y: event.clientY, row0: zoom.row0, col0: zoom.col0 };
@@ -133,9 +140,14 @@ export function wireZoom(canvas, zoom, { at, cellSize, changed, anchor = () => n
     if (!pointers.has(event.pointerId)) return;
     pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
     if (pinch && pointers.size === 2) {
-      const [a, b] = [...pointers.values()];
-      const factor = (zoom.span / pinch.span) * (Math.hypot(a.x - b.x, a.y - b.y) / pinch.distance);
-      if (zoom.zoomAt(factor, pinch.point?.row, pinch.point?.col)) changed();
+      // Zoomed by the fingers' spread around the point under them, and panned as they move together.
+      const now = fingers();
+      const before = [zoom.span, zoom.row0, zoom.col0].join();
+      Object.assign(zoom, { span: pinch.span, row0: pinch.row0, col0: pinch.col0 });
+      zoom.zoomAt(now.distance / pinch.distance, pinch.point?.row, pinch.point?.col);
+      const cell = (pinch.cell * pinch.span) / zoom.span;
+      zoom.panBy(-(now.y - pinch.y) / cell, -(now.x - pinch.x) / cell);
+      if ([zoom.span, zoom.row0, zoom.col0].join() !== before) changed();
     } else if (drag) {
       const cell = cellSize() || 1;
       zoom.row0 = drag.row0;
