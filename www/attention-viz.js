@@ -56,15 +56,22 @@
     });
   }
 
-  /** The link hash an element's attributes describe. */
-  function hashOf(element) {
+  /**
+   * The link hash an element's attributes describe. Two attributes that set
+   * one key differently (sentence= and s=, no-self and self=1): the later
+   * one is used, and `conflict(first, later)` hears of it.
+   */
+  function hashOf(element, conflict) {
     const params = new URLSearchParams();
+    const from = {}; // key → the attribute that set it
     for (const attribute of element.attributes) {
       const name = attribute.name.toLowerCase();
       const value = wellFormed(attribute.value);
-      if (FLAGS[name]) params.set(FLAGS[name][0], FLAGS[name][1]);
-      else if (NAMED[name]) params.set(NAMED[name], value);
-      else if (KEYS.includes(name)) params.set(name, value);
+      const [key, setting] = FLAGS[name] || (NAMED[name] ? [NAMED[name], value] : KEYS.includes(name) ? [name, value] : []);
+      if (!key) continue;
+      if (params.has(key) && params.get(key) !== setting) conflict(from[key], name);
+      params.set(key, setting);
+      from[key] = name;
     }
     if (params.has('mlayer') || params.has('mhead') || params.has('units') || /^(model|head)$/.test(params.get('view') || '')) params.set('model', '1');
     return '#' + params.toString().replace(/\+/g, '%20');
@@ -83,6 +90,7 @@
     constructor() {
       super();
       this._frame = null;
+      this._warned = new Set(); // the pairs of conflicting attributes already told
       this._onMessage = (event) => this._message(event);
       this._onViolation = (event) => this._refused(event);
       try {
@@ -142,11 +150,19 @@
       try {
         if (!this._frame) return;
         if (!this._frame.style.height) this._frame.style.setProperty('height', `${pixels(this.getAttribute('height'), 560)}px`, 'important');
-        const src = EMBED + hashOf(this);
+        const src = EMBED + hashOf(this, (first, later) => this._conflict(first, later));
         if (this._frame.src !== src) this._frame.src = src;
       } catch (error) {
         this._fail(error);
       }
+    }
+
+    /** Tells the post's author, once per pair, which of two conflicting attributes is used. */
+    _conflict(first, later) {
+      const pair = first + ' ' + later;
+      if (this._warned.has(pair)) return;
+      this._warned.add(pair);
+      console.warn(`<attention-viz>: the attributes ${first} and ${later} set the same thing differently; ${later}, the later one, is used.`);
     }
 
     _message(event) {

@@ -61,6 +61,9 @@ async function theBlog() {
     '/sandboxed.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe sandbox="allow-scripts" src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
     // A theme that makes every iframe a 16:9 video box.
     '/themed.html': widgets(site.url).replace('</head>', '<style>iframe { height: auto !important; aspect-ratio: 16 / 9; max-width: 400px }</style></head>'),
+    // An author who wrote the sentence twice, as the friendly attribute and as the link's key.
+    '/twice.html': `<!doctype html><meta charset="utf-8"><title>Post</title><script src="${site.url}attention-viz.js" defer></script>
+      <attention-viz sentence="${CAT}" s="${KING}" no-self self="0"></attention-viz>`,
   });
   return blogOrigin;
 }
@@ -240,6 +243,22 @@ test('a widget copied with cloneNode shows one widget, with its own numbers', as
   assert.equal(await page.locator('attention-viz >> nth=2 >> iframe').count(), 1);
   const copy = await widgetTable(page.frameLocator('attention-viz >> nth=2 >> iframe'));
   assert.equal(copy.rows[1].cells[2], '0.0489');
+  await finish();
+});
+
+test('two attributes that set the same thing differently: the later is used, and the author is told once', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  const warnings = [];
+  page.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); });
+  await page.goto(`${origin}/twice.html`);
+  const table = await widgetTable(page.frameLocator('attention-viz iframe'));
+  assert.deepEqual(table.header, KING.toLowerCase().split(' '));
+  // no-self and self="0" agree: nothing to tell. A change of another attribute does not tell it again.
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('focus', '2'));
+  await page.waitForFunction(() => /focus=2/.test(document.querySelector('attention-viz iframe').src));
+  assert.deepEqual(warnings.filter((w) => w.startsWith('<attention-viz>')),
+    ['<attention-viz>: the attributes sentence and s set the same thing differently; s, the later one, is used.']);
   await finish();
 });
 
