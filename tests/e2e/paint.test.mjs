@@ -2,7 +2,7 @@
 // they draw, where, and what they leave out, without a browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatTick, paintArrows, paintHeatmap, paintOverlay, strongestKeys } from '../../www/js/paint.js';
+import { cellValue, formatTick, paintArrows, paintHeatmap, paintOverlay, strongestKeys } from '../../www/js/paint.js';
 import { heaviestKeys } from '../../www/js/teach-steps.js';
 
 /** A 2D context that records method calls and property writes. */
@@ -74,6 +74,15 @@ test('values are printed in unmasked cells only, and labels on both axes', () =>
   const none = recorder();
   paintHeatmap(none, view({ labelsShown: false, valuesShown: false }));
   assert.deepEqual(of(none, 'fillText').map((c) => c[1]), ['0.0', '0.2', '0.4', '0.6', '0.8', 'weight']);
+});
+
+test('a cell prints a small weight in 3 decimals when the whole matrix is small, and one that rounds to 0 but is not as "<"', () => {
+  assert.deepEqual([0.5, 0.004999, 0.005, 1e-30, 0, 0.996].map((w) => cellValue(w, 1)), ['0.50', '<.01', '0.01', '<.01', '0.00', '1.00']);
+  // A long text's matrix, its largest weight 0.0102: '.004' is as wide as '0.00'.
+  assert.deepEqual([0.0102, 0.0041, 0.00049, 0.0005, 0].map((w) => cellValue(w, 0.0102)), ['.010', '.004', '<.001', '.001', '.000']);
+  const ctx = recorder();
+  paintHeatmap(ctx, { ...view(), weights: new Float32Array([0.001, 0.5, 0.499, 0, 0.6, 0.4, 0.1, 0.1, 0.8]) });
+  assert.deepEqual(of(ctx, 'fillText').map((c) => c[1]).slice(0, 3), ['<.01', '0.50', '0.50']);
 });
 
 test('the overlay outlines the focused row and the hovered cell', () => {

@@ -85,6 +85,18 @@ export function windowOf(view) {
 }
 
 /**
+ * A weight as a cell prints it: 2 decimals, or 3 without the leading zero
+ * (".004", as wide) in a matrix whose largest weight is under 0.1, as a long
+ * text's are. One that rounds to 0 but is not 0 prints "<.01" or "<.001": a
+ * softmax weight is never 0.
+ */
+export function cellValue(w, max) {
+  const small = max < 0.1;
+  if (w > 0 && w < (small ? 0.0005 : 0.005)) return small ? '<.001' : '<.01';
+  return small ? w.toFixed(3).replace(/^0/, '') : w.toFixed(2);
+}
+
+/**
  * The base layer of the heatmap.
  * view: { layout, labels, n, weights, masked, cells (n × n canvas), hatch
  *         (pattern or colour), scaleMax, ticks, table (colormap rgb bytes), theme,
@@ -120,7 +132,7 @@ export function paintHeatmap(ctx, view) {
         if (view.masked[k]) continue;
         const w = view.weights[k];
         ctx.fillStyle = isLight(view.table, w / view.scaleMax) ? '#000000' : '#ffffff';
-        ctx.fillText(w.toFixed(2), mx + (j + 0.5) * cell, my + (i + 0.5) * cell);
+        ctx.fillText(cellValue(w, view.scaleMax), mx + (j + 0.5) * cell, my + (i + 0.5) * cell);
       }
     }
   }
@@ -309,9 +321,10 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   ctx.font = font(theme);
   ctx.fillStyle = theme.fg;
   ctx.textAlign = 'left';
+  const largest = focusRow ? Math.max(...focusRow) : 0;
   for (let j = 0; j < keyLabels.length; j++) {
     const y = arrows.top + (j + 0.5) * arrows.rowHeight;
-    const suffix = focusRow ? ` ${focusRow[j].toFixed(2)}` : '';
+    const suffix = focusRow ? ` ${cellValue(focusRow[j], largest)}` : '';
     const label = fitted(ctx, keyLabels[j], keyRoom - (suffix ? ctx.measureText(suffix).width : 0));
     ctx.fillText(suffix ? isolate(label) + suffix : label, arrows.keyX + 6, y);
   }
