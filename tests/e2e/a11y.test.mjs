@@ -196,3 +196,27 @@ test('on a touch screen the steps\' keys, the token chips and the sliders are ta
   assert.equal(await page.locator('#explain .steps-table tr.picked .link-button').textContent(), ',');
   await finish();
 });
+
+test('on a phone a shared link\'s heatmap starts on the first screen: the options fold under a summary of what the link changed', async () => {
+  const link = hashFor('The cat sat on the mat because it was tired', '&focus=7&causal=1&t=2');
+  const { page, finish } = await openPage(site.browser, site.url + link, { viewport: { width: 360, height: 740 }, phone: true });
+  await ready(page);
+  assert.equal(await page.locator('#settings').evaluate((details) => details.open), false);
+  assert.equal(await page.textContent('#settings-summary'), 'Options: causal mask, temperature 2');
+  assert.equal(await page.locator('#opt-causal').isVisible(), false);
+  const heatmap = await page.locator('#heatmap').boundingBox();
+  assert.ok(heatmap.y < 740, `the heatmap starts at ${heatmap.y}, below the first screen`);
+  // A tap opens them, as they are; a change shows in the summary.
+  await page.tap('#settings-summary');
+  assert.equal(await page.locator('#opt-causal').isChecked(), true);
+  await page.tap('#opt-causal');
+  await page.waitForFunction(() => document.getElementById('settings-summary').textContent === 'Options: temperature 2');
+  await finish();
+  // Wider, they are open and have no summary: nothing to unfold.
+  const wide = await openPage(site.browser, site.url + link, { viewport: { width: 1200, height: 900 } });
+  await ready(wide.page);
+  assert.equal(await wide.page.locator('#settings').evaluate((details) => details.open), true);
+  assert.equal(await wide.page.locator('#settings-summary').isVisible(), false);
+  assert.equal(await wide.page.locator('#opt-causal').isVisible(), true);
+  await wide.finish();
+});

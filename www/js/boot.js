@@ -2,7 +2,8 @@
 // scripts run in document order; start.js, async, may run earlier: it only
 // starts downloads, and the page reports their failures): if they fail to
 // load or throw, it shows what went wrong instead of leaving "Loading…"
-// forever, and says when nothing has come for a while.
+// forever, and says when nothing has come for a while. On a phone it folds
+// the options.
 (function () {
   'use strict';
   // Seconds; a test may shorten it (window.aeStalledS, set before this runs), never lengthen it.
@@ -29,6 +30,17 @@
     var said = document.getElementById('status-said');
     if (said) said.textContent = text;
   }, STALLED_S * 1000);
+  // On a phone the options start folded under their summary, so that a
+  // shared link's heatmap is on the first screen (style.css shows the
+  // summary there only); wider, they are always open.
+  var settings = document.getElementById('settings');
+  var narrow = window.matchMedia ? window.matchMedia('(max-width: 600px)') : null;
+  if (settings && narrow && document.body.getAttribute('data-mode') === 'full') {
+    if (narrow.matches) settings.open = false;
+    narrow.addEventListener('change', function () {
+      if (!narrow.matches) settings.open = true;
+    });
+  }
   window.attentionExplorerFailed = function (error) {
     show('The page stopped with an error: ' + (error && error.message ? error.message : String(error)));
   };

@@ -1,9 +1,10 @@
 // The options of the attention: scaling, the self mask, the causal mask and
 // the temperature (a logarithmic slider from 0.001 to 1000); and of the
-// pictures: the colour palette and the theme.
+// pictures: the colour palette and the theme. On a phone they start folded
+// (boot.js) under a summary that names those a link changed.
 
 import { attr, put } from '../dom.js';
-import { formatTemperature, temperatureAt } from '../state.js';
+import { defaultState, formatTemperature, temperatureAt } from '../state.js';
 
 export function mountOptions({ store }) {
   const boxes = { scale: 'opt-scale', self: 'opt-self', causal: 'opt-causal' };
@@ -11,6 +12,7 @@ export function mountOptions({ store }) {
   const selects = { palette: document.getElementById('opt-palette'), theme: document.getElementById('opt-theme') };
   for (const [key, select] of Object.entries(selects)) select?.addEventListener('change', () => store.update({ [key]: select.value }, 'push'));
   const shown = document.getElementById('temperature-value');
+  const summary = document.getElementById('settings-summary');
   for (const [key, id] of Object.entries(boxes)) {
     const box = document.getElementById(id);
     boxes[key] = box;
@@ -30,6 +32,21 @@ export function mountOptions({ store }) {
       }
       put(shown, 'textContent', formatTemperature(state.temperature));
       for (const [key, select] of Object.entries(selects)) put(select, 'value', state[key]);
+      const changed = changedOptions(state);
+      put(summary, 'textContent', changed.length ? `Options: ${changed.join(', ')}` : 'Options');
     },
   };
+}
+
+/** The options that differ from a new page's, in words (the folded options' summary). */
+function changedOptions(state) {
+  const usual = defaultState();
+  return [
+    state.scale !== usual.scale && 'scores not scaled',
+    state.self !== usual.self && 'no attention to itself',
+    state.causal !== usual.causal && 'causal mask',
+    state.temperature !== usual.temperature && `temperature ${formatTemperature(state.temperature)}`,
+    state.palette !== usual.palette && `${state.palette} colours`,
+    state.theme !== usual.theme && `${state.theme} theme`,
+  ].filter(Boolean);
 }
