@@ -41,6 +41,8 @@
       if (!narrow.matches) settings.open = true;
     });
   }
+  // Until now style.css has shown them folded on a phone, open or not.
+  document.documentElement.setAttribute('data-folded', '');
   window.attentionExplorerFailed = function (error) {
     show('The page stopped with an error: ' + (error && error.message ? error.message : String(error)));
   };
