@@ -168,15 +168,14 @@ async function loadWasm() {
   const file = 'pkg-model/attention_model_wasm_bg.wasm';
   const watch = stallWatch();
   const stalled = new Promise((resolve, reject) => {
-    watch.signal.addEventListener('abort', () => reject(new Error(`nothing came for ${seconds(stallMs)}`)), { once: true });
+    watch.signal.addEventListener('abort', () => reject(watch.signal.reason), { once: true });
   });
   try {
     const wasm = await Promise.race([import(PKG_URL.href), stalled]);
     await Promise.race([wasm.default({ module_or_path: fetch(WASM_URL, { signal: watch.signal }) }), stalled]);
     return wasm;
   } catch (error) {
-    const why = watch.stalled ? `nothing came for ${seconds(stallMs)}` : error.message;
-    throw new ModelFileError(`The model's WebAssembly module could not be loaded (${why}).${watch.stalled ? ' Check the connection and try again.' : ''}`, file, null, watch.stalled);
+    throw new ModelFileError(`The model's WebAssembly module could not be loaded (${watch.reason(error)}).${watch.stalled ? ' Check the connection and try again.' : ''}`, file, null, watch.stalled);
   } finally {
     watch.stop();
   }
@@ -198,7 +197,7 @@ async function fetchManifest() {
     // Offline, or no answer: the copy kept at the last visit still describes the kept files.
     response = await cache?.match(url);
     fromNetwork = false;
-    const why = watch.stalled ? `nothing came for ${seconds(stallMs)}` : error.message;
+    const why = watch.reason(error);
     if (!response) throw new ModelFileError(`The trained model could not be downloaded: model/${file} did not arrive (${why}). Check the connection and try again.`, file, null, true);
   }
   if (!response.ok) {
@@ -212,7 +211,7 @@ async function fetchManifest() {
   try {
     manifest = await response.clone().json();
   } catch (error) {
-    if (watch.stalled) throw new ModelFileError(`The trained model could not be downloaded: model/${file} stopped arriving (nothing came for ${seconds(stallMs)}). Check the connection and try again.`, file, null, true);
+    if (watch.stalled) throw new ModelFileError(`The trained model could not be downloaded: model/${file} stopped arriving (${watch.reason(error)}). Check the connection and try again.`, file, null, true);
     throw new ModelFileError(`The trained model's model/${file} is not valid JSON (${error.message}).`, file);
   } finally {
     watch.stop();
@@ -306,7 +305,8 @@ function seconds(ms) {
 /**
  * An AbortSignal that fires when nothing arrives for `stallMs`: `alive()`
  * restarts the count (a chunk came), `stop()` ends it; `stalled` says
- * whether it fired (an abort's own error says nothing of why).
+ * whether it fired (an abort's own error says nothing of why), `reason(error)`
+ * says it in words.
  */
 function stallWatch() {
   const controller = new AbortController();
@@ -322,6 +322,8 @@ function stallWatch() {
       }, stallMs);
     },
     stop: () => clearTimeout(timer),
+    /** What ended a request: the stall, or `error`'s own message. */
+    reason: (error) => (watch.stalled ? `nothing came for ${seconds(stallMs)}` : error.message),
   };
   watch.alive();
   return watch;

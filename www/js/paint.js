@@ -294,8 +294,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.fillStyle = theme.accent;
     ctx.textAlign = 'right';
     // Labels isolated: a right-to-left word would otherwise take the number after it into its run.
-    const word = ` (word ${focus + 1})`;
-    ctx.fillText(`${isolate(fitted(ctx, labels[focus], queryRoom - ctx.measureText(word).width))}${word}`, arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
+    ctx.fillText(fitted(ctx, labels[focus], queryRoom, ` (word ${focus + 1})`), arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
     const strongest = strongestKeys(focusRow, 6);
     ctx.font = font(theme);
     ctx.fillStyle = theme.fg;
@@ -305,8 +304,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     for (const j of strongest.sort((a, b) => a - b)) {
       const y = Math.max(arrows.top + (j + 0.5) * arrows.rowHeight, lastY + theme.fontSize + 2);
       lastY = y;
-      const value = ` ${focusRow[j].toFixed(3)}`;
-      ctx.fillText(`${isolate(fitted(ctx, keyLabels[j], keyRoom - ctx.measureText(value).width))}${value}`, arrows.keyX + 6, y);
+      ctx.fillText(fitted(ctx, keyLabels[j], keyRoom, ` ${focusRow[j].toFixed(3)}`), arrows.keyX + 6, y);
     }
     return;
   }
@@ -324,20 +322,22 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   const largest = focusRow ? Math.max(...focusRow) : 0;
   for (let j = 0; j < keyLabels.length; j++) {
     const y = arrows.top + (j + 0.5) * arrows.rowHeight;
-    const suffix = focusRow ? ` ${cellValue(focusRow[j], largest)}` : '';
-    const label = fitted(ctx, keyLabels[j], keyRoom - (suffix ? ctx.measureText(suffix).width : 0));
-    ctx.fillText(suffix ? isolate(label) + suffix : label, arrows.keyX + 6, y);
+    ctx.fillText(fitted(ctx, keyLabels[j], keyRoom, focusRow ? ` ${cellValue(focusRow[j], largest)}` : ''), arrows.keyX + 6, y);
   }
 }
 
 /**
  * `text` as drawn in the context's font within `room` pixels: whole, or cut
  * after whole characters with "…". A label wider than the room the layout
- * gives labels (a third of the width) ran off the canvas's edge.
+ * gives labels (a third of the width) ran off the canvas's edge. With a
+ * `suffix` (a number, a word count), the text is isolated (a right-to-left
+ * word would otherwise take the number into its run), fits in what the
+ * suffix leaves, and the suffix follows.
  */
-function fitted(ctx, text, room) {
-  if (ctx.measureText(text).width <= room) return text;
-  return wrapLines(text, (line) => ctx.measureText(line).width <= room, 1)[0] || '…';
+function fitted(ctx, text, room, suffix = '') {
+  const left = room - (suffix ? ctx.measureText(suffix).width : 0);
+  const kept = ctx.measureText(text).width <= left ? text : wrapLines(text, (line) => ctx.measureText(line).width <= left, 1)[0] || '…';
+  return suffix ? `${isolate(kept)}${suffix}` : kept;
 }
 
 /**
