@@ -219,3 +219,32 @@ test('an exported head names its own scaling, ÷ √d_k, not the vectors\' ÷ �
   assert.equal(caption, 'Multi-head: Head 3: 4 tokens, d_k = 5, projections from seed 42 · GloVe 6B 50d · scores ÷ √5 · a word may attend to itself · no causal mask');
   await finish();
 });
+
+test('a tab drawn as it comes near the screen keeps its size: scrolling to the Share button below moves nothing', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The king and queen ruled the kingdom', '&focus=1&lab=heads&h=10'));
+  await ready(page);
+  await page.waitForSelector('#heads-weights tbody tr');
+  // Where the Share button is and how tall the tab's heatmap is, once both are the same three frames running.
+  const place = () => page.evaluate(() => new Promise((resolve) => {
+    let last = '';
+    let same = 0;
+    const read = () => {
+      const at = {
+        share: Math.round(document.getElementById('share-open').getBoundingClientRect().top + scrollY),
+        heatmap: Math.round(document.querySelector('#lab-heads .canvas-stack').getBoundingClientRect().height),
+      };
+      same = JSON.stringify(at) === last ? same + 1 : 0;
+      last = JSON.stringify(at);
+      if (same === 3) resolve(at);
+      else requestAnimationFrame(read);
+    };
+    read();
+  }));
+  const before = await place();
+  await page.evaluate(() => document.getElementById('share-open').scrollIntoView({ block: 'center' }));
+  await page.waitForFunction(() => document.querySelector('#lab-heads .teach-views').style.opacity === '', null, { timeout: 10000 });
+  const after = await place();
+  assert.ok(before.heatmap > 200, `the heatmap is laid out before it is painted (${before.heatmap} px)`);
+  assert.deepEqual(after, before);
+  await finish();
+});

@@ -139,8 +139,8 @@ export class MatrixPanel {
 
   layout() {
     const data = this.data;
-    if (!data || !this.root.isConnected || this.lazy.waits()) return;
-    this.lazy.drawn();
+    if (!data || !this.root.isConnected) return;
+    const waits = this.lazy.waits();
     const theme = this.options.theme();
     const measure = this.base.getContext('2d');
     const widest = (labels, extra = '') => labelWidth(measure, labels, theme, extra);
@@ -149,23 +149,26 @@ export class MatrixPanel {
     this.#laidOut = { theme, width };
     this.#tooltipAt = null;
     this.heat = new this.ctx.wasm.HeatmapGeometry(data.rows, data.cols, width, Math.max(widest(data.rowLabels), widest(data.colLabels)), theme.fontSize);
-    this.view = {
-      ...data,
-      ...paintable(this.ctx.wasm, data, this.palette, this.scaleMax),
-      n: data.rows,
-      labels: data.rowLabels,
-      theme,
-      layout: heatmapLayout(this.heat, this.overlay),
-    };
-    paintBase(this.base, this.overlay, this.view, theme);
+    const layout = heatmapLayout(this.heat, this.overlay);
     if (this.arrows) {
       this.arrowGeometry?.free();
       const arrowsWidth = Math.max(200, this.ctx.widthOf(this.arrowsBox) || 320);
       const keyWidth = Math.max(widest(data.rowLabels), widest(data.colLabels, ' 0.00'));
-      this.arrowGeometry = this.ctx.wasm.ArrowGeometry.cross(data.rows, data.cols, arrowsWidth, keyWidth, theme.fontSize, Math.max(360, this.view.layout.height));
+      this.arrowGeometry = this.ctx.wasm.ArrowGeometry.cross(data.rows, data.cols, arrowsWidth, keyWidth, theme.fontSize, Math.max(360, layout.height));
       this.arrowLayout = arrowLayout(this.arrowGeometry);
       sizeCanvas(this.arrows, this.arrowLayout.width, this.arrowLayout.height);
     }
+    if (waits) {
+      // Far from the screen it is not painted, but it takes the size it will
+      // be painted at: painting it as it comes near moves nothing below it
+      // (a scroll to the Share button, say, and the click that follows).
+      sizeCanvas(this.base, layout.width, layout.height);
+      sizeCanvas(this.overlay, layout.width, layout.height);
+      return;
+    }
+    this.lazy.drawn();
+    this.view = { ...data, ...paintable(this.ctx.wasm, data, this.palette, this.scaleMax), n: data.rows, labels: data.rowLabels, theme, layout };
+    paintBase(this.base, this.overlay, this.view, theme);
     this.paintFocus();
   }
 

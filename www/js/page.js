@@ -58,14 +58,19 @@ const EMBED_PARTS = {
 function createContext(store, { embed }) {
   const sizes = new Map(); // element → { width, height } as last observed
   const relayouts = new Map(); // element → [view.relayout]
+  const changed = new Set(); // elements resized since the last relayout
   let frame = 0;
   const resized = new ResizeObserver((entries) => {
     // Layout is up to date while observers run: these reads cost nothing.
-    for (const { target } of entries) sizes.set(target, { width: target.clientWidth, height: target.clientHeight });
-    if (frame) return;
-    frame = requestAnimationFrame(() => {
+    for (const { target } of entries) {
+      sizes.set(target, { width: target.clientWidth, height: target.clientHeight });
+      changed.add(target);
+    }
+    frame ||= requestAnimationFrame(() => {
       frame = 0;
-      for (const { target } of entries) for (const relayout of relayouts.get(target) ?? []) relayout();
+      const targets = [...changed];
+      changed.clear();
+      for (const target of targets) for (const relayout of relayouts.get(target) ?? []) relayout();
     });
   });
   return {

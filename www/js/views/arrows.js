@@ -36,10 +36,9 @@ export function mountArrows(ctx) {
     const fresh = laidOut?.analysis === analysis && laidOut.width === width && laidOut.theme === ctx.theme && laidOut.left === left;
     // A render that changes none of what it shows (a shard of another word arriving) leaves it.
     if (fresh && !lazy.stale && drawn?.focus === state.focus && drawn.threshold === state.threshold) return;
-    if (lazy.waits()) {
-      put(shown, 'textContent', percent(state.threshold));
-      return;
-    }
+    // Far from the screen it is laid out (its size, so that painting it as it
+    // comes near moves nothing below it), not painted.
+    const waits = lazy.waits();
     if (!fresh) {
       laidOut = { analysis, width, theme: ctx.theme, left };
       geometry?.free();
@@ -51,6 +50,10 @@ export function mountArrows(ctx) {
       geometry = new analysis.wasm.ArrowGeometry(analysis.n, width, widest, ctx.theme.fontSize, maxHeight);
       layout = arrowLayout(geometry);
       sizeCanvas(canvas, layout.width, layout.height);
+    }
+    if (waits) {
+      put(shown, 'textContent', percent(state.threshold));
+      return;
     }
     drawn = { focus: state.focus, threshold: state.threshold };
     const view = { n: analysis.n, weights: analysis.weights, labels: analysis.labels, scaleMax: analysis.scaleMax, arrows: layout, source: analysis.data.source };
