@@ -47,6 +47,17 @@ fn dot32(a: &[f32], b: &[f32]) -> f32 {
     l0 + l1 + l2 + l3 + rest
 }
 
+/// `a · b` by [`dot32`], or in f64 where f32's sum overflows: a row of a
+/// user's vectors near f32's limit (3e38) times a query of length 1 is past
+/// it, and its similarity came out as ∞.
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    let fast = dot32(a, b);
+    if fast.is_finite() {
+        return f64::from(fast);
+    }
+    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+}
+
 /// The lane sums of [`dot32`] in wasm's `f32x4` (`a` and `b` of a length
 /// that is a multiple of 4): the compiler does not vectorize the plain loop
 /// for wasm (it does natively), and the search was 4× slower in the page
@@ -296,8 +307,7 @@ impl NeighborIndex {
         let mut heap = BinaryHeap::with_capacity(count + 1);
         for row in self.candidates(vector, norm, count, &excluded) {
             // Ranked by q·k / |k|: the cosine times |q|, the same order without a division per word.
-            let candidate =
-                Ranked(f64::from(dot32(embeddings.row(row), vector)) * self.inverse_norms[row], row);
+            let candidate = Ranked(dot(embeddings.row(row), vector) * self.inverse_norms[row], row);
             // Full: only a better candidate than the worst kept goes in.
             if heap.len() == count && heap.peek().is_some_and(|worst| candidate >= *worst) {
                 continue;
@@ -431,7 +441,7 @@ mod tests {
         let norm = query.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
         let mut all: Vec<Ranked> = (0..e.len())
             .filter(|r| index.inverse_norms[*r] != 0.0)
-            .map(|r| Ranked(f64::from(dot32(e.row(r), query)) * index.inverse_norms[r], r))
+            .map(|r| Ranked(dot(e.row(r), query) * index.inverse_norms[r], r))
             .collect();
         all.sort();
         all.into_iter()
@@ -547,7 +557,8 @@ mod tests {
         let index = NeighborIndex::new(&e);
         let v = e.vector("w7").unwrap().to_vec();
         let expected = index.nearest(&e, &v, 5, &[]);
-        for factor in [1e30f32, 1e-30] {
+        // 3e38: near f32's limit, where a row times the query overflowed f32.
+        for factor in [1e30f32, 1e-30, 3e38] {
             let scaled: Vec<f32> = (0..e.len()).flat_map(|r| e.row(r)).map(|x| x * factor).collect();
             let words = e.words().to_vec();
             let big = Embeddings::new(8, words, scaled).unwrap();
