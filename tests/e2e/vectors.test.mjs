@@ -379,6 +379,23 @@ test('on the fallback the page says which words that costs', async () => {
   await finish();
 });
 
+test('a download made with your own vectors names their file, beside the same sentence\'s GloVe download', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the cat sat'));
+  await ready(page);
+  const csv = async () => {
+    await page.click('#share-open');
+    await page.selectOption('#export-figure', 'main');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+    await page.click('#share-open');
+    return download.suggestedFilename();
+  };
+  assert.equal(await csv(), 'attention-the-cat-sat.csv');
+  await page.setInputFiles('#vectors-file', { name: 'my vectors.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\ncat 0 1 0\nsat 0 0 1\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
+  assert.equal(await csv(), 'attention-the-cat-sat-my-vectors-txt.csv');
+  await finish();
+});
+
 test('your own vectors: read in a worker, used by every view, named in the link', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('the cat sat'));
   await ready(page);

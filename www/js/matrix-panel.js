@@ -126,6 +126,7 @@ export class MatrixPanel {
     const settings = settingsCaption(state, engine?.explorer.dim ?? 50, engine?.source ?? null, this.settings);
     return {
       kind: name, title: this.options.title?.(state) ?? state.sentence, file: name,
+      vectors: this.settings.vectors === false ? null : engine?.source?.name ?? null,
       caption: `${named} · ${settings}`, inputs: this.options.inputs?.(state),
       rows: data.rows, cols: data.cols, rowLabels: data.rowLabels, colLabels: data.colLabels, weights: data.weights,
       masked: data.masked, scaleMax: this.scaleMax, palette: this.palette,

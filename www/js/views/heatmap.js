@@ -111,7 +111,7 @@ class MainHeatmap {
     const shown = unknown.slice(0, 10).map((word) => quoted(word)).join(', ');
     const leftOut = unknown.length ? ` · left out (no vector): ${shown}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}` : '';
     return {
-      kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim, engine.source) + leftOut, rows: analysis.n, cols: analysis.n,
+      kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim, engine.source) + leftOut, vectors: engine.source?.name ?? null, rows: analysis.n, cols: analysis.n,
       rowLabels: analysis.labels, colLabels: analysis.labels, weights: analysis.weights, masked: analysis.masked,
       scaleMax: analysis.scaleMax, palette: this.store.get().palette, unknown,
     };

@@ -49,9 +49,15 @@ function slug(text, max = 40) {
   return atWord.replace(/-+$/, '') || 'sentence';
 }
 
-/** The name of a download: the title's words, then what the figure is when it is not the main heatmap ('…-unscaled.csv', '…-minilm-layer-5-head-11.png'). */
+/**
+ * The name of a download: the title's words, then what the figure is when it
+ * is not the main heatmap ('…-unscaled.csv', '…-minilm-layer-5-head-11.png'),
+ * then the user's vectors file when they made it ('…-my-vectors-txt.csv'), so
+ * that it does not take the name of the same sentence's GloVe figure.
+ */
 function fileName(figure, extension) {
-  return `attention-${slug(figure.title)}${figure.file ? `-${slug(figure.file, 30)}` : ''}.${extension}`;
+  const parts = [slug(figure.title), figure.file && slug(figure.file, 30), figure.vectors && slug(figure.vectors, 30)];
+  return `attention-${parts.filter(Boolean).join('-')}.${extension}`;
 }
 
 /** Escapes text for an HTML attribute value or text in a snippet the user copies. */
