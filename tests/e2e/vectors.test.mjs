@@ -379,6 +379,19 @@ test('on the fallback the page says which words that costs', async () => {
   await finish();
 });
 
+test('a link made with a file keeps its focus on a word GloVe does not know until the file is picked', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the zzqxv cat sat', '&vec=tiny.vec&focus=3'));
+  await ready(page);
+  // With GloVe 'zzqxv' has no vector: three rows, and the link's fourth word waits for the file.
+  assert.deepEqual((await readTable(page)).rows.map((r) => r.query), ['the', 'cat', 'sat']);
+  await page.setInputFiles('#vectors-file', { name: 'tiny.vec', mimeType: 'text/plain', buffer: Buffer.from('4 3\nthe 1 0 0\nzzqxv 0 1 0\ncat 0 0 1\nsat 1 1 0\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
+  await page.waitForFunction(() => document.querySelector('#weights tbody tr.focused th')?.textContent === 'sat');
+  assert.equal((await hashOf(page)).focus, '3');
+  assert.doesNotMatch(await page.textContent('#link-note'), /focus/, 'the focus is no longer named as a problem');
+  await finish();
+});
+
 test('a download made with your own vectors names their file, beside the same sentence\'s GloVe download', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('the cat sat'));
   await ready(page);

@@ -487,8 +487,13 @@ class Page {
     return { pending: true, tokens: [], n: 0, state };
   }
 
-  /** A focus or cell beyond the new matrix is dropped, in the link too. */
+  /**
+   * A focus or cell beyond the new matrix is dropped, in the link too; not
+   * while the link waits for the file of vectors it was made with (GloVe may
+   * know fewer of its words): views/source.js judges them when it is picked.
+   */
   normalize(analysis, state) {
+    if (state.vectors && this.ctx.engine?.source?.name !== state.vectors) return analysis;
     const n = analysis.n;
     if ((state.focus !== null && state.focus >= n) || (state.cell !== null && (state.focus === null || state.cell >= n))) {
       const focus = state.focus !== null && state.focus < n ? state.focus : null;
