@@ -597,6 +597,15 @@ test('Back and Forward keep the vectors computed with and the link in step', asy
   assert.equal((await hashOf(page)).vec, 'a.txt');
   assert.match(await page.textContent('#vectors-note'), /your file a\.txt/);
   assert.doesNotMatch(await page.textContent('#vectors-note'), /author's computer/);
+  // Another file, then Back to the first one's page: the tab keeps the last file only, and says so to its author.
+  await page.setInputFiles('#vectors-file', { ...FILE_A, name: 'b.txt', buffer: Buffer.from('the 1 0\nking 0 1\n') });
+  await waitDim(page, 2);
+  await page.waitForFunction(() => !location.hash.includes('vec=a.txt'));
+  await page.goBack();
+  await waitDim(page, 50);
+  assert.equal((await hashOf(page)).vec, 'a.txt');
+  assert.equal(await page.textContent('#vectors-note'),
+    "This page was computed with your file 'a.txt'; this tab keeps only the last file picked ('b.txt'). You see the default GloVe vectors; pick 'a.txt' again to see the same numbers.");
   await finish();
 });
 

@@ -37,6 +37,7 @@ class SourceView {
     this.worker = null;
     this.reading = null; // the file being read
     this.file = null; // the engine of the last file read in this tab, kept for Back and Forward
+    this.readNames = new Set(); // the names of every file read in this tab (only the last is kept)
     this.judging = false; // the link's file was picked: its values are judged again once computed
     ctx.engineFor = (state) => this.engineFor(state);
     this.picker?.addEventListener('change', () => {
@@ -114,6 +115,7 @@ class SourceView {
     }
     const previous = this.file;
     this.file = engine;
+    this.readNames.add(file.name);
     if (this.store.get().vectors === file.name) {
       // The file the link names: its focus and cell stay if they fit the new
       // analysis (page.js drops them otherwise), and its values are judged again.
@@ -173,6 +175,9 @@ class SourceView {
       // Sentences are looked up lowercased: of 'king' and 'King', the file's 'king' is used (glove_text.rs).
       const merged = source.merged ? ` ${counted(source.merged, 'word')} left out: spelled as another word of the file once lowercased, with ’ read as ' ('King' beside 'king', of which 'king' is kept, else the first).` : '';
       put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${counted(source.words, 'word')} of ${counted(source.dim, 'dimension')}${kept}.${merged} It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
+    } else if (state.vectors && this.readNames.has(state.vectors)) {
+      // Back or Forward to a page of a file this tab read before another: the user is its author.
+      put(this.note, 'textContent', `This page was computed with your file ${quoted(state.vectors)}; this tab keeps only the last file picked${this.file ? ` (${quoted(this.file.source.name)})` : ''}. You see the default GloVe vectors; pick ${quoted(state.vectors)} again to see the same numbers.`);
     } else if (state.vectors) {
       // The name is the link's, not the page's: quoted short, its hidden and direction characters escaped.
       put(this.note, 'textContent', `This link was made with the word vectors of the file ${quoted(state.vectors)}, which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.`);
