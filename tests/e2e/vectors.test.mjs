@@ -439,6 +439,19 @@ test('your own vectors: read in a worker, used by every view, named in the link'
   await finish();
 });
 
+test('a word with spaces, or a line in another encoding, is left out of a vectors file, not the file', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the cat sat'));
+  await ready(page);
+  // As GloVe 840B writes '. . .', and as a Latin-1 editor writes 'café'.
+  const content = Buffer.concat([Buffer.from('the 1 0 0\n. . . 1 1 1\ncat 0 1 0\n'), Buffer.from('café 1 1 0\n', 'latin1'), Buffer.from('sat 0 0 1\n')]);
+  await page.setInputFiles('#vectors-file', { name: 'mixed.txt', mimeType: 'text/plain', buffer: content });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
+  assert.match(await page.textContent('#vectors-note'),
+    /your file mixed\.txt, 3 words of 3 dimensions\. 2 lines left out \(line 2 first\): a word with spaces, which no word of a sentence can be, or a line that is not UTF-8 text\./);
+  assert.deepEqual((await readTable(page)).rows.map((r) => r.query), ['the', 'cat', 'sat']);
+  await finish();
+});
+
 test('a bad vectors file gets a message naming the line, and the page keeps its vectors', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);

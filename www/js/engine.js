@@ -51,7 +51,8 @@ export function loadWasm() {
  * - vectors: the shard store (vectors.js), or for a whole file a store that
  *   always has every word;
  * - source: null for the default GloVe vectors, else { name, words, dim,
- *   partial } of the user's file.
+ *   partial, merged, skipped, firstSkipped } of the user's file (see
+ *   vectors-worker.js).
  */
 export class Engine {
   constructor(wasm, explorer, vectors, source = null) {

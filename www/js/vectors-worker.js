@@ -6,7 +6,8 @@
 //
 // Messages in:  { type: 'read', file: File, maxValues }
 // Messages out: { type: 'progress', bytes, total, words }
-//               { type: 'done', vectors: ArrayBuffer, words, dim, partial, merged (words read as an earlier one: 'King' after 'king') }
+//               { type: 'done', vectors: ArrayBuffer, words, dim, partial, merged (words read as an earlier one: 'King' after 'king'),
+//                 skipped (lines left out: a word with spaces, or not UTF-8), firstSkipped (the first one's number) }
 //               { type: 'error', message }
 
 import { siteFile } from './site.js';
@@ -55,9 +56,9 @@ async function read(file, maxValues) {
     const partial = reader.full;
     const words = reader.words;
     const dim = reader.dim;
-    const merged = reader.merged;
+    const { merged, skipped, firstSkipped } = reader;
     const vectors = reader.finish();
-    self.postMessage({ type: 'done', vectors: vectors.buffer, words, dim, partial, merged, bytes }, [vectors.buffer]);
+    self.postMessage({ type: 'done', vectors: vectors.buffer, words, dim, partial, merged, skipped, firstSkipped, bytes }, [vectors.buffer]);
   } finally {
     reader.free();
   }

@@ -278,7 +278,16 @@ pub fn load_embeddings(path: &Path) -> Result<Embeddings, Failure> {
             file.read_to_end(&mut bytes).map_err(cannot)?;
             Embeddings::from_subset(&bytes)
         }
-        Format::GloveText => Embeddings::from_glove_text(BufReader::new(head.chain(file))),
+        Format::GloveText => Embeddings::read_glove_text(BufReader::new(head.chain(file))).map(|(embeddings, skipped)| {
+            if let (count @ 1.., Some(first)) = skipped {
+                eprintln!(
+                    "attention: {}: {count} line{} left out (line {first} first): a word with spaces, which no word of a sentence can be, or a line that is not UTF-8 text",
+                    path.display(),
+                    if count == 1 { "" } else { "s" }
+                );
+            }
+            embeddings
+        }),
         // The manifest is what a shard set's folder shows first; the folder is what to name.
         Format::Unknown if path.file_name().is_some_and(|name| name == "manifest.json") => {
             let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -370,7 +370,13 @@ impl Embeddings {
 
     /// Reads GloVe's text format (or word2vec's, with its header line) from
     /// any reader, streaming (see [`crate::glove_text`]).
-    pub fn from_glove_text<R: Read>(mut reader: R) -> Result<Self> {
+    pub fn from_glove_text<R: Read>(reader: R) -> Result<Self> {
+        Self::read_glove_text(reader).map(|(embeddings, _)| embeddings)
+    }
+
+    /// [`Embeddings::from_glove_text`], with the lines it left out (see
+    /// [`TextReader::skipped`]): how many, and the first one's number.
+    pub fn read_glove_text<R: Read>(mut reader: R) -> Result<(Self, (usize, Option<usize>))> {
         let mut text = TextReader::new();
         let mut buffer = vec![0u8; 1 << 16];
         loop {
@@ -378,7 +384,8 @@ impl Embeddings {
                 .read(&mut buffer)
                 .map_err(|e| invalid(format!("read error after {} bytes: {e}", text.bytes())))?;
             if read == 0 {
-                return text.finish();
+                let skipped = (text.skipped(), text.first_skipped());
+                return text.finish().map(|embeddings| (embeddings, skipped));
             }
             text.feed(&buffer[..read])?;
         }

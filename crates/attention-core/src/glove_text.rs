@@ -32,6 +32,9 @@ pub struct TextReader {
     /// Each spelling read: the index of its word, and whether it was written so.
     seen: HashMap<String, (usize, bool)>,
     merged: usize,
+    /// Lines left out whole (see [`TextReader::skipped`]), and the first one's number.
+    skipped: usize,
+    first_skipped: Option<usize>,
     vectors: Vec<f32>,
     limit: Option<usize>,
     full: bool,
@@ -86,8 +89,8 @@ impl TextReader {
             return Err(invalid("the file holds no word vectors".into()));
         }
         if let Some((count, _)) = self.header {
-            // The words merged into another spelling are lines of the file too.
-            let lines = self.words.len() + self.merged;
+            // The words merged into another spelling, and the lines left out, are lines of the file too.
+            let lines = self.words.len() + self.merged + self.skipped;
             if !self.full && count != lines {
                 return Err(invalid(format!("the header says {count} words, the file holds {lines}")));
             }
@@ -117,6 +120,25 @@ impl TextReader {
         self.merged
     }
 
+    /// Lines left out whole, after the first vector: a word with spaces
+    /// (GloVe 840B has a few, such as ". . ."), which no sentence's word can
+    /// be, and a line not in UTF-8 (a Latin-1 "café" in a UTF-8 file), which
+    /// would otherwise refuse the whole file for one word.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// The number of the first line left out (see [`TextReader::skipped`]).
+    pub fn first_skipped(&self) -> Option<usize> {
+        self.first_skipped
+    }
+
+    fn skip(&mut self, n: usize) -> Result<()> {
+        self.skipped += 1;
+        self.first_skipped.get_or_insert(n);
+        Ok(())
+    }
+
     /// Whether the limit was reached: the rest of the input is ignored.
     pub fn is_full(&self) -> bool {
         self.full
@@ -128,13 +150,25 @@ impl TextReader {
         if raw.len() > MAX_LINE_BYTES {
             return Err(invalid(format!("line {n} is longer than {MAX_LINE_BYTES} bytes")));
         }
-        let text = std::str::from_utf8(raw).map_err(|_| not_text(n, raw, self.header.is_some()))?;
+        let Ok(text) = std::str::from_utf8(raw) else {
+            // One word in another encoding, among vectors already read, is left out; a
+            // file that is not text (compressed, word2vec's binary) is refused at its start.
+            if self.words.is_empty() {
+                return Err(not_text(n, raw, self.header.is_some()));
+            }
+            return self.skip(n);
+        };
         // A byte-order mark (Windows editors start a UTF-8 file with one) is not
         // part of the first word.
         let text = if n == 1 { text.strip_prefix('\u{FEFF}').unwrap_or(text) } else { text };
         let mut fields = text.split_ascii_whitespace();
         let Some(word) = fields.next() else { return Ok(()) };
         let numbers: Vec<&str> = fields.collect();
+        // More numbers than the dimension, whose first ones are not numbers: a word with spaces.
+        let dim = if self.dim > 0 { self.dim } else { self.header.map_or(0, |(_, dim)| dim) };
+        if dim > 0 && numbers.len() > dim && numbers[0].parse::<f32>().is_err() {
+            return self.skip(n);
+        }
         if n == 1 && numbers.len() == 1 {
             if let (Ok(count), Ok(dim)) = (word.parse::<usize>(), numbers[0].parse::<usize>()) {
                 // word2vec / fastText: "<count> <dimension>".
@@ -377,6 +411,20 @@ mod tests {
             let err = read_in_chunks(text.as_bytes(), 64).unwrap_err().to_string();
             assert!(err.contains(&expected), "{:?} should mention {expected:?}", &err[..err.len().min(200)]);
         }
+    }
+
+    #[test]
+    fn a_word_with_spaces_or_in_another_encoding_is_left_out_not_the_file() {
+        let text = b"the 1 2\n. . . 3 4\ncaf\xe9 5 6\ncat 7 8\n";
+        let e = read_in_chunks(text, 5).unwrap();
+        assert_eq!(e.words(), ["the", "cat"]);
+        assert_eq!(e.vector("cat").unwrap(), [7.0, 8.0]);
+        let mut reader = TextReader::new();
+        reader.feed(text).unwrap();
+        assert_eq!((reader.skipped(), reader.first_skipped()), (2, Some(2)));
+        // A header counts them among its lines.
+        let headed = [b"4 2\n".as_slice(), text].concat();
+        assert_eq!(read_in_chunks(&headed, 7).unwrap().words(), ["the", "cat"]);
     }
 
     #[test]

@@ -623,6 +623,19 @@ impl VectorFileReader {
         self.reader.as_ref().map_or(0, TextReader::merged)
     }
 
+    /// Lines left out whole: a word with spaces, or a line not in UTF-8
+    /// (`TextReader::skipped`).
+    #[wasm_bindgen(getter)]
+    pub fn skipped(&self) -> usize {
+        self.reader.as_ref().map_or(0, TextReader::skipped)
+    }
+
+    /// The number of the first line left out, or 0.
+    #[wasm_bindgen(getter, js_name = firstSkipped)]
+    pub fn first_skipped(&self) -> usize {
+        self.reader.as_ref().and_then(TextReader::first_skipped).unwrap_or(0)
+    }
+
     /// Whether the limit was reached: the rest of the file can be skipped.
     #[wasm_bindgen(getter)]
     pub fn full(&self) -> bool {
