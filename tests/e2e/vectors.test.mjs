@@ -439,7 +439,7 @@ test('your own vectors: read in a worker, used by every view, named in the link'
   await finish();
 });
 
-test('a word with spaces, or a line in another encoding, is left out of a vectors file, not the file', async () => {
+test('a word with spaces, or a line in another encoding, is left out of a vectors file, and a file cut short is read, not refused', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('the cat sat'));
   await ready(page);
   // As GloVe 840B writes '. . .', and as a Latin-1 editor writes 'café'.
@@ -449,6 +449,10 @@ test('a word with spaces, or a line in another encoding, is left out of a vector
   assert.match(await page.textContent('#vectors-note'),
     /your file mixed\.txt, 3 words of 3 dimensions\. 2 lines left out \(line 2 first\): a word with spaces, which no word of a sentence can be, or a line that is not UTF-8 text\./);
   assert.deepEqual((await readTable(page)).rows.map((r) => r.query), ['the', 'cat', 'sat']);
+  // A word2vec file cut with head: its header promises more words than it holds.
+  await page.setInputFiles('#vectors-file', { name: 'cut.vec', mimeType: 'text/plain', buffer: Buffer.from('2000000 2\nthe 1 0\ncat 0 1\nsat 1 1\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 2'));
+  assert.match(await page.textContent('#vectors-note'), /your file cut\.vec, 3 words of 2 dimensions\. Its header says 2,000,000 words, it holds 3: cut short \(by head, say\), it is read as it is\./);
   await finish();
 });
 
@@ -458,7 +462,7 @@ test('a bad vectors file gets a message naming the line, and the page keeps its 
   const before = await readTable(page);
   for (const [content, expected] of [
     ['the 1 2 3\ncat 1 2\n', /line 2: 'cat' has 2 numbers, earlier lines have 3/],
-    ['2 3\nthe 1 2 3\n', /the header says 2 words, the file holds 1/],
+    ['1 3\nthe 1 2 3\ncat 1 2 3\n', /the header says 1 word, the file holds 2/],
     ['the 1 two 3\n', /line 1: component 1 of 'the' is not a number: 'two'/],
     ['\x89PNG\r\n\x1a\n\x00\x00\xff\xfe', /line 1 is not UTF-8 text|has 0 numbers/],
     // Files of a known other kind say what to do.

@@ -51,7 +51,7 @@ export function loadWasm() {
  * - vectors: the shard store (vectors.js), or for a whole file a store that
  *   always has every word;
  * - source: null for the default GloVe vectors, else { name, words, dim,
- *   partial, merged, skipped, firstSkipped } of the user's file (see
+ *   partial, merged, skipped, firstSkipped, promised, held } of the user's file (see
  *   vectors-worker.js).
  */
 export class Engine {

@@ -7,7 +7,8 @@
 // Messages in:  { type: 'read', file: File, maxValues }
 // Messages out: { type: 'progress', bytes, total, words }
 //               { type: 'done', vectors: ArrayBuffer, words, dim, partial, merged (words read as an earlier one: 'King' after 'king'),
-//                 skipped (lines left out: a word with spaces, or not UTF-8), firstSkipped (the first one's number) }
+//                 skipped (lines left out: a word with spaces, or not UTF-8), firstSkipped (the first one's number),
+//                 promised, held (a header's word count, and the lines held, when the file is cut short; else 0) }
 //               { type: 'error', message }
 
 import { siteFile } from './site.js';
@@ -56,9 +57,11 @@ async function read(file, maxValues) {
     const partial = reader.full;
     const words = reader.words;
     const dim = reader.dim;
-    const { merged, skipped, firstSkipped } = reader;
+    const { merged } = reader;
     const vectors = reader.finish();
-    self.postMessage({ type: 'done', vectors: vectors.buffer, words, dim, partial, merged, skipped, firstSkipped, bytes }, [vectors.buffer]);
+    // Known once the reader has finished.
+    const { skipped, firstSkipped, promised, held } = reader;
+    self.postMessage({ type: 'done', vectors: vectors.buffer, words, dim, partial, merged, skipped, firstSkipped, promised, held, bytes }, [vectors.buffer]);
   } finally {
     reader.free();
   }

@@ -278,12 +278,18 @@ pub fn load_embeddings(path: &Path) -> Result<Embeddings, Failure> {
             file.read_to_end(&mut bytes).map_err(cannot)?;
             Embeddings::from_subset(&bytes)
         }
-        Format::GloveText => Embeddings::read_glove_text(BufReader::new(head.chain(file))).map(|(embeddings, skipped)| {
-            if let (count @ 1.., Some(first)) = skipped {
+        Format::GloveText => Embeddings::read_glove_text(BufReader::new(head.chain(file))).map(|(embeddings, notes)| {
+            if let (count @ 1.., Some(first)) = (notes.skipped, notes.first_skipped) {
                 eprintln!(
                     "attention: {}: {count} line{} left out (line {first} first): a word with spaces, which no word of a sentence can be, or a line that is not UTF-8 text",
                     path.display(),
                     if count == 1 { "" } else { "s" }
+                );
+            }
+            if let Some((promised, held)) = notes.cut_short {
+                eprintln!(
+                    "attention: {}: the header says {promised} words, the file holds {held}: cut short (by head, say), it is read as it is",
+                    path.display()
                 );
             }
             embeddings

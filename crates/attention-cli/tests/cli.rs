@@ -167,23 +167,23 @@ fn damaged_data_files_get_one_line_and_exit_2() {
         "wrong magic",
     );
 
+    // A GloVe text file: its weights, and what stderr says of it.
     let glove = dir.join("tiny.txt");
-    std::fs::write(&glove, "the 1 0\ncat 0 1\n").unwrap();
-    let out = attention(&["--embeddings", glove.to_str().unwrap(), "--no-scale", "the cat"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    // Orthogonal unit vectors: e¹ / (e¹ + e⁰) = 0.7311.
-    assert_eq!(block(&stdout(&out), "the", 0)[0], ("the".to_owned(), 0.7311));
-
-    // A word with spaces (as GloVe 840B has '. . .') is left out, and said, not the file.
-    std::fs::write(&glove, "the 1 0\n. . . 1 1\ncat 0 1\n").unwrap();
-    let out = attention(&["--embeddings", glove.to_str().unwrap(), "--no-scale", "the cat"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(block(&stdout(&out), "the", 0)[0], ("the".to_owned(), 0.7311));
-    assert!(
-        stderr(&out).contains("tiny.txt: 1 line left out (line 2 first): a word with spaces"),
-        "{}",
+    let read = |text: &str| {
+        std::fs::write(&glove, text).unwrap();
+        let out = attention(&["--embeddings", glove.to_str().unwrap(), "--no-scale", "the cat"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        // Orthogonal unit vectors: e¹ / (e¹ + e⁰) = 0.7311.
+        assert_eq!(block(&stdout(&out), "the", 0)[0], ("the".to_owned(), 0.7311));
         stderr(&out)
-    );
+    };
+    assert_eq!(read("the 1 0\ncat 0 1\n"), "");
+    // A word with spaces (as GloVe 840B has '. . .') is left out, and said, not the file.
+    let said = read("the 1 0\n. . . 1 1\ncat 0 1\n");
+    assert!(said.contains("tiny.txt: 1 line left out (line 2 first): a word with spaces"), "{said}");
+    // A word2vec file cut with head: its header promises more words than it holds.
+    let said = read("1000 2\nthe 1 0\ncat 0 1\n");
+    assert!(said.contains("tiny.txt: the header says 1000 words, the file holds 2: cut short"), "{said}");
 }
 
 #[test]

@@ -50,7 +50,7 @@ use std::io::Read;
 use half::f16;
 
 use crate::error::{Error, Result};
-use crate::glove_text::TextReader;
+use crate::glove_text::{ReadNotes, TextReader};
 use crate::shards::{shard_of, Shard, ShardSet};
 use crate::tokenize::Vocabulary;
 
@@ -374,9 +374,8 @@ impl Embeddings {
         Self::read_glove_text(reader).map(|(embeddings, _)| embeddings)
     }
 
-    /// [`Embeddings::from_glove_text`], with the lines it left out (see
-    /// [`TextReader::skipped`]): how many, and the first one's number.
-    pub fn read_glove_text<R: Read>(mut reader: R) -> Result<(Self, (usize, Option<usize>))> {
+    /// [`Embeddings::from_glove_text`], with what it left out or found short.
+    pub fn read_glove_text<R: Read>(mut reader: R) -> Result<(Self, ReadNotes)> {
         let mut text = TextReader::new();
         let mut buffer = vec![0u8; 1 << 16];
         loop {
@@ -384,8 +383,7 @@ impl Embeddings {
                 .read(&mut buffer)
                 .map_err(|e| invalid(format!("read error after {} bytes: {e}", text.bytes())))?;
             if read == 0 {
-                let skipped = (text.skipped(), text.first_skipped());
-                return text.finish().map(|embeddings| (embeddings, skipped));
+                return text.finish_noted();
             }
             text.feed(&buffer[..read])?;
         }

@@ -18,6 +18,21 @@ use crate::embeddings::{Embeddings, MAX_DIM, MAX_LINE_BYTES, MAX_WORDS, MAX_WORD
 use crate::error::{counted, quote, Error, Result};
 use crate::tokenize::normalize;
 
+/// What a reader left out, or found short, for its user to be told.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadNotes {
+    /// Lines left out whole, after the first vector: a word with spaces
+    /// (GloVe 840B has a few, such as ". . ."), which no sentence's word can
+    /// be, and a line not in UTF-8 (a Latin-1 "café" in a UTF-8 file), which
+    /// would otherwise refuse the whole file for one word.
+    pub skipped: usize,
+    /// The number of the first of them.
+    pub first_skipped: Option<usize>,
+    /// A header that promises more words than the file holds, as a file cut
+    /// with `head` does: (promised, held). Read as it is.
+    pub cut_short: Option<(usize, usize)>,
+}
+
 /// Reads word vectors from text, a chunk at a time.
 #[derive(Debug, Default)]
 pub struct TextReader {
@@ -32,7 +47,7 @@ pub struct TextReader {
     /// Each spelling read: the index of its word, and whether it was written so.
     seen: HashMap<String, (usize, bool)>,
     merged: usize,
-    /// Lines left out whole (see [`TextReader::skipped`]), and the first one's number.
+    /// Lines left out whole (see [`ReadNotes::skipped`]), and the first one's number.
     skipped: usize,
     first_skipped: Option<usize>,
     vectors: Vec<f32>,
@@ -80,7 +95,12 @@ impl TextReader {
     }
 
     /// The vectors read, once the input has ended.
-    pub fn finish(mut self) -> Result<Embeddings> {
+    pub fn finish(self) -> Result<Embeddings> {
+        self.finish_noted().map(|(embeddings, _)| embeddings)
+    }
+
+    /// [`TextReader::finish`], with what was left out or found short.
+    pub fn finish_noted(mut self) -> Result<(Embeddings, ReadNotes)> {
         if !self.full && !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             self.line(&line)?;
@@ -88,14 +108,22 @@ impl TextReader {
         if self.words.is_empty() {
             return Err(invalid("the file holds no word vectors".into()));
         }
+        let mut notes =
+            ReadNotes { skipped: self.skipped, first_skipped: self.first_skipped, cut_short: None };
         if let Some((count, _)) = self.header {
             // The words merged into another spelling, and the lines left out, are lines of the file too.
             let lines = self.words.len() + self.merged + self.skipped;
-            if !self.full && count != lines {
-                return Err(invalid(format!("the header says {count} words, the file holds {lines}")));
+            if !self.full && count < lines {
+                return Err(invalid(format!(
+                    "the header says {}, the file holds {lines}",
+                    counted(count, "word")
+                )));
+            }
+            if !self.full && count > lines {
+                notes.cut_short = Some((count, lines));
             }
         }
-        Embeddings::new(self.dim, self.words, self.vectors)
+        Ok((Embeddings::new(self.dim, self.words, self.vectors)?, notes))
     }
 
     /// Bytes read so far.
@@ -118,19 +146,6 @@ impl TextReader {
     /// characters alone.
     pub fn merged(&self) -> usize {
         self.merged
-    }
-
-    /// Lines left out whole, after the first vector: a word with spaces
-    /// (GloVe 840B has a few, such as ". . ."), which no sentence's word can
-    /// be, and a line not in UTF-8 (a Latin-1 "café" in a UTF-8 file), which
-    /// would otherwise refuse the whole file for one word.
-    pub fn skipped(&self) -> usize {
-        self.skipped
-    }
-
-    /// The number of the first line left out (see [`TextReader::skipped`]).
-    pub fn first_skipped(&self) -> Option<usize> {
-        self.first_skipped
     }
 
     fn skip(&mut self, n: usize) -> Result<()> {
@@ -341,9 +356,17 @@ mod tests {
         // A cased file (fastText, word2vec) counts "The" in its header, though it is read as "the".
         let cased = read_in_chunks(b"3 2\nthe 1 2\nThe 2 1\ncat 3 4\n", 5).unwrap();
         assert_eq!(cased.words(), ["the", "cat"]);
+        // Cut short (by `head`, say): read as it is, and said.
+        let mut reader = TextReader::new();
+        reader.feed(b"3 2\nthe 1 2\ncat 3 4\n").unwrap();
+        let (short, notes) = reader.finish_noted().unwrap();
+        assert_eq!(
+            (short.words(), notes.cut_short),
+            (["the".to_owned(), "cat".to_owned()].as_slice(), Some((3, 2)))
+        );
         for (text, expected) in [
             ("2 3\nthe 1 2\ncat 3 4\n", "line 2: 'the' has 2 numbers, the header says 3"),
-            ("3 2\nthe 1 2\ncat 3 4\n", "the header says 3 words, the file holds 2"),
+            ("1 2\nthe 1 2\ncat 3 4\n", "the header says 1 word, the file holds 2"),
             ("2 0\nthe 1\n", "dimension 0"),
         ] {
             let err = read_in_chunks(text.as_bytes(), 4).unwrap_err().to_string();
@@ -421,7 +444,8 @@ mod tests {
         assert_eq!(e.vector("cat").unwrap(), [7.0, 8.0]);
         let mut reader = TextReader::new();
         reader.feed(text).unwrap();
-        assert_eq!((reader.skipped(), reader.first_skipped()), (2, Some(2)));
+        let (_, notes) = reader.finish_noted().unwrap();
+        assert_eq!(notes, ReadNotes { skipped: 2, first_skipped: Some(2), cut_short: None });
         // A header counts them among its lines.
         let headed = [b"4 2\n".as_slice(), text].concat();
         assert_eq!(read_in_chunks(&headed, 7).unwrap().words(), ["the", "cat"]);

@@ -24,7 +24,7 @@
 //! Rows and columns of the matrices are the *known* tokens only; unknown
 //! tokens are listed by [`SentenceAnalysis::tokens`] with `row: null`.
 
-use attention_core::glove_text::TextReader;
+use attention_core::glove_text::{ReadNotes, TextReader};
 use attention_core::layout::{
     self, ArrowLayout, ArrowSpec, Colormap, Gradient, HeatmapLayout, HeatmapSpec, Hit,
 };
@@ -585,6 +585,8 @@ fn paint_cells(
 #[derive(Debug)]
 pub struct VectorFileReader {
     reader: Option<TextReader>,
+    /// What the finished reader left out or found short.
+    notes: ReadNotes,
 }
 
 #[wasm_bindgen]
@@ -593,7 +595,7 @@ impl VectorFileReader {
     /// the file, which GloVe and word2vec list most frequent first).
     #[wasm_bindgen(constructor)]
     pub fn new(max_values: usize) -> VectorFileReader {
-        VectorFileReader { reader: Some(TextReader::with_limit(max_values)) }
+        VectorFileReader { reader: Some(TextReader::with_limit(max_values)), notes: ReadNotes::default() }
     }
 
     /// Reads the next bytes; throws an `Error` naming the line of a problem.
@@ -623,17 +625,30 @@ impl VectorFileReader {
         self.reader.as_ref().map_or(0, TextReader::merged)
     }
 
-    /// Lines left out whole: a word with spaces, or a line not in UTF-8
-    /// (`TextReader::skipped`).
+    /// After `finish`: the lines left out whole, a word with spaces or a
+    /// line not in UTF-8 (`ReadNotes::skipped`).
     #[wasm_bindgen(getter)]
     pub fn skipped(&self) -> usize {
-        self.reader.as_ref().map_or(0, TextReader::skipped)
+        self.notes.skipped
     }
 
-    /// The number of the first line left out, or 0.
+    /// After `finish`: the number of the first line left out, or 0.
     #[wasm_bindgen(getter, js_name = firstSkipped)]
     pub fn first_skipped(&self) -> usize {
-        self.reader.as_ref().and_then(TextReader::first_skipped).unwrap_or(0)
+        self.notes.first_skipped.unwrap_or(0)
+    }
+
+    /// After `finish`: the words a header promised, when the file holds
+    /// fewer (cut with `head`, say), or 0.
+    #[wasm_bindgen(getter)]
+    pub fn promised(&self) -> usize {
+        self.notes.cut_short.map_or(0, |(promised, _)| promised)
+    }
+
+    /// After `finish`: the lines the file held, when its header promised more, or 0.
+    #[wasm_bindgen(getter)]
+    pub fn held(&self) -> usize {
+        self.notes.cut_short.map_or(0, |(_, held)| held)
     }
 
     /// Whether the limit was reached: the rest of the file can be skipped.
@@ -646,7 +661,9 @@ impl VectorFileReader {
     /// [`Explorer::new`]. Throws for a file that ended badly.
     pub fn finish(&mut self) -> Result<Vec<u8>, JsError> {
         let reader = self.reader.take().ok_or_else(|| JsError::new("this reader has finished"))?;
-        Ok(reader.finish()?.to_subset(attention_core::Precision::F32)?)
+        let (embeddings, notes) = reader.finish_noted()?;
+        self.notes = notes;
+        Ok(embeddings.to_subset(attention_core::Precision::F32)?)
     }
 }
 

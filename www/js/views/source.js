@@ -108,7 +108,7 @@ class SourceView {
     put(this.progress, 'hidden', true);
     let engine;
     try {
-      engine = fileEngine(this.ctx.wasm, message.vectors, { name: file.name, words: message.words, dim: message.dim, partial: message.partial, merged: message.merged, skipped: message.skipped, firstSkipped: message.firstSkipped });
+      engine = fileEngine(this.ctx.wasm, message.vectors, { name: file.name, words: message.words, dim: message.dim, partial: message.partial, merged: message.merged, skipped: message.skipped, firstSkipped: message.firstSkipped, promised: message.promised, held: message.held });
     } catch (error) {
       this.fail(file, error.message);
       return;
@@ -175,7 +175,8 @@ class SourceView {
       // Sentences are looked up lowercased: of 'king' and 'King', the file's 'king' is used (glove_text.rs).
       const merged = source.merged ? ` ${counted(source.merged, 'word')} left out: spelled as another word of the file once lowercased, with ’ read as ' ('King' beside 'king', of which 'king' is kept, else the first).` : '';
       const skipped = source.skipped ? ` ${counted(source.skipped, 'line')} left out (line ${grouped(source.firstSkipped)} first): a word with spaces, which no word of a sentence can be, or a line that is not UTF-8 text.` : '';
-      put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${counted(source.words, 'word')} of ${counted(source.dim, 'dimension')}${kept}.${merged}${skipped} It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
+      const short = source.promised ? ` Its header says ${counted(source.promised, 'word')}, it holds ${grouped(source.held)}: cut short (by head, say), it is read as it is.` : '';
+      put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${counted(source.words, 'word')} of ${counted(source.dim, 'dimension')}${kept}.${merged}${skipped}${short} It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
     } else if (state.vectors && this.readNames.has(state.vectors)) {
       // Back or Forward to a page of a file this tab read before another: the user is its author.
       put(this.note, 'textContent', `This page was computed with your file ${quoted(state.vectors)}; this tab keeps only the last file picked${this.file ? ` (${quoted(this.file.source.name)})` : ''}. You see the default GloVe vectors; pick ${quoted(state.vectors)} again to see the same numbers.`);
