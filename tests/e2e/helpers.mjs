@@ -257,12 +257,17 @@ export function assertClose(actual, expected, tolerance = 5.1e-5) {
   });
 }
 
-/** The page's hash as an object of its keys, once the address holds the last change (url.js writes it in a background task). */
-export async function hashOf(page) {
-  const hash = await page.evaluate(() => new Promise((resolve) => {
-    globalThis.scheduler.postTask(() => resolve(location.hash), { priority: 'background' });
+/** The page's address, once it holds the last change (url.js writes it in a background task). */
+export async function linkOf(page) {
+  return page.evaluate(() => new Promise((resolve) => {
+    globalThis.scheduler.postTask(() => resolve(location.href), { priority: 'background' });
   }));
-  return Object.fromEntries(new URLSearchParams(hash.slice(1)));
+}
+
+/** The page's hash as an object of its keys, once the address holds the last change (linkOf). */
+export async function hashOf(page) {
+  const link = await linkOf(page);
+  return Object.fromEntries(new URLSearchParams(new URL(link).hash.slice(1)));
 }
 
 /** Centre of heatmap cell (row, col) in page coordinates. */

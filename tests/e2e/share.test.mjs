@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { hashFor, hashOf, KING, openPage, readTable, ready, useSite, wholeTable } from './helpers.mjs';
+import { hashFor, hashOf, KING, linkOf, openPage, readTable, ready, useSite, wholeTable } from './helpers.mjs';
 
 const site = useSite();
 
@@ -42,7 +42,7 @@ test('every control goes into the link, and a fresh browser opens exactly the sa
   const before = { controls: await controls(page), table: await wholeTable(page) };
   assert.equal(before.controls.dark, 'dark');
   assert.ok(before.controls.zoom, 'zoomed in');
-  const link = await page.evaluate(() => location.href);
+  const link = await linkOf(page);
   await finish();
   const fresh = await openPage(site.browser, link);
   await ready(fresh.page);

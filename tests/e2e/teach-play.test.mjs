@@ -2,7 +2,7 @@
 // printed precision, names bad input, and lives in the link.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashOf, openPage, ready, useSite } from './helpers.mjs';
+import { hashOf, linkOf, openPage, ready, useSite } from './helpers.mjs';
 import { assertPrinted, rowNamed, tableOf, waitForHeader } from './teach-helpers.mjs';
 
 const site = useSite();
@@ -108,7 +108,7 @@ test('a typing mistake is named, and the playground survives a link', async () =
   await page.waitForSelector('#play-error', { state: 'hidden' });
   await waitForHeader(page, '#play-weights', ['alpha', 'beta']);
   const before = await tableOf(page, '#play-weights');
-  const url = await page.evaluate(() => location.href);
+  const url = await linkOf(page);
   const { page: again, finish: finishAgain } = await openPage(site.browser, url);
   await ready(again);
   await waitForHeader(again, '#play-weights', ['alpha', 'beta']);
