@@ -6,9 +6,11 @@
 //
 // Messages in:  { type: 'read', file: File, maxValues }
 // Messages out: { type: 'progress', bytes, total, words }
-//               { type: 'done', vectors: ArrayBuffer, words, dim, partial, merged (words read as an earlier one: 'King' after 'king'),
-//                 skipped (lines left out: a word with spaces, or not UTF-8), firstSkipped (the first one's number),
-//                 promised, held (a header's word count, and the lines held, when the file is cut short; else 0) }
+//               { type: 'done', vectors: ArrayBuffer, bytes, source: what the page says of the file (engine.js
+//                 Engine's source, less its name): { words, dim, partial, merged (words read as an earlier one:
+//                 'King' after 'king'), skipped (lines left out: a word with spaces, or not UTF-8), firstSkipped
+//                 (the first one's number), promised, held (a header's word count, and the lines held, when the
+//                 file is cut short; else 0) } }
 //               { type: 'error', message }
 
 import { siteFile } from './site.js';
@@ -54,14 +56,11 @@ async function read(file, maxValues) {
         break;
       }
     }
-    const partial = reader.full;
-    const words = reader.words;
-    const dim = reader.dim;
-    const { merged } = reader;
+    const source = { words: reader.words, dim: reader.dim, partial: reader.full, merged: reader.merged };
     const vectors = reader.finish();
     // Known once the reader has finished.
-    const { skipped, firstSkipped, promised, held } = reader;
-    self.postMessage({ type: 'done', vectors: vectors.buffer, words, dim, partial, merged, skipped, firstSkipped, promised, held, bytes }, [vectors.buffer]);
+    Object.assign(source, { skipped: reader.skipped, firstSkipped: reader.firstSkipped, promised: reader.promised, held: reader.held });
+    self.postMessage({ type: 'done', vectors: vectors.buffer, bytes, source }, [vectors.buffer]);
   } finally {
     reader.free();
   }

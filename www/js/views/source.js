@@ -108,7 +108,7 @@ class SourceView {
     put(this.progress, 'hidden', true);
     let engine;
     try {
-      engine = fileEngine(this.ctx.wasm, message.vectors, { name: file.name, words: message.words, dim: message.dim, partial: message.partial, merged: message.merged, skipped: message.skipped, firstSkipped: message.firstSkipped, promised: message.promised, held: message.held });
+      engine = fileEngine(this.ctx.wasm, message.vectors, { name: file.name, ...message.source });
     } catch (error) {
       this.fail(file, error.message);
       return;
