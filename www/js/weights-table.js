@@ -75,15 +75,6 @@ export class WeightsTable {
       this.inView = entry.isIntersecting;
       if (this.inView && !was) this.drawRows();
     }, { rootMargin: '200px' }).observe(this.scroll ?? table);
-    // A long table's header cells lay out only near the scrolled view
-    // (style.css: content-visibility), while the browser renders the table's
-    // section (data-near); while it skips the section, far from the screen,
-    // its checks of a thousand cells (1.3 ms a frame) would only slow every
-    // hover and click elsewhere. Without the event, always.
-    table.toggleAttribute('data-near', true);
-    table.closest('.weights-section')?.addEventListener('contentvisibilityautostatechange', (event) => {
-      table.toggleAttribute('data-near', !event.skipped);
-    });
     let frame = 0;
     ctx.observe(this.scroll ?? table, () => this.drawRows());
     this.scroll?.addEventListener('scroll', () => {
