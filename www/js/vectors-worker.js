@@ -56,10 +56,13 @@ async function read(file, maxValues) {
         break;
       }
     }
-    const source = { words: reader.words, dim: reader.dim, partial: reader.full, merged: reader.merged };
+    const partial = reader.full;
+    // The rest is read after finish, which reads a last line that no newline ends.
     const vectors = reader.finish();
-    // Known once the reader has finished.
-    Object.assign(source, { skipped: reader.skipped, firstSkipped: reader.firstSkipped, promised: reader.promised, held: reader.held });
+    const source = {
+      words: reader.words, dim: reader.dim, partial, merged: reader.merged,
+      skipped: reader.skipped, firstSkipped: reader.firstSkipped, promised: reader.promised, held: reader.held,
+    };
     self.postMessage({ type: 'done', vectors: vectors.buffer, bytes, source }, [vectors.buffer]);
   } finally {
     reader.free();

@@ -31,6 +31,9 @@ pub struct ReadNotes {
     /// A header that promises more words than the file holds, as a file cut
     /// with `head` does: (promised, held). Read as it is.
     pub cut_short: Option<(usize, usize)>,
+    /// Words left out because an earlier word of the file is spelled the
+    /// same once lowercased (see [`TextReader::merged`]).
+    pub merged: usize,
 }
 
 /// Reads word vectors from text, a chunk at a time.
@@ -108,8 +111,12 @@ impl TextReader {
         if self.words.is_empty() {
             return Err(invalid("the file holds no word vectors".into()));
         }
-        let mut notes =
-            ReadNotes { skipped: self.skipped, first_skipped: self.first_skipped, cut_short: None };
+        let mut notes = ReadNotes {
+            skipped: self.skipped,
+            first_skipped: self.first_skipped,
+            cut_short: None,
+            merged: self.merged,
+        };
         if let Some((count, _)) = self.header {
             // The words merged into another spelling, and the lines left out, are lines of the file too.
             let lines = self.words.len() + self.merged + self.skipped;
@@ -387,9 +394,11 @@ mod tests {
         assert_eq!(read.vector("king"), Some(&[1.0, 0.0][..]));
         // "the" after "The": the lowercase line's numbers, in the first one's place.
         let mut reader = TextReader::new();
-        reader.feed(b"The -1 0\nking 0 1\nthe 1 0\nTHE 5 5\nKing 3 3\n").unwrap();
-        assert_eq!(reader.merged(), 3);
-        let read = reader.finish().unwrap();
+        reader.feed(b"The -1 0\nking 0 1\nthe 1 0\nTHE 5 5\nKing 3 3").unwrap();
+        // The last line, which no newline ends, is read by finish: its merge is in the notes.
+        assert_eq!(reader.merged(), 2);
+        let (read, notes) = reader.finish_noted().unwrap();
+        assert_eq!(notes.merged, 3);
         assert_eq!(read.words(), ["the", "king"]);
         assert_eq!(read.vector("the"), Some(&[1.0, 0.0][..]));
         assert_eq!(read.vector("king"), Some(&[0.0, 1.0][..]));
@@ -445,7 +454,7 @@ mod tests {
         let mut reader = TextReader::new();
         reader.feed(text).unwrap();
         let (_, notes) = reader.finish_noted().unwrap();
-        assert_eq!(notes, ReadNotes { skipped: 2, first_skipped: Some(2), cut_short: None });
+        assert_eq!(notes, ReadNotes { skipped: 2, first_skipped: Some(2), cut_short: None, merged: 0 });
         // A header counts them among its lines.
         let headed = [b"4 2\n".as_slice(), text].concat();
         assert_eq!(read_in_chunks(&headed, 7).unwrap().words(), ["the", "cat"]);

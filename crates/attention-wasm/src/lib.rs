@@ -587,6 +587,9 @@ pub struct VectorFileReader {
     reader: Option<TextReader>,
     /// What the finished reader left out or found short.
     notes: ReadNotes,
+    /// The words and dimension of the finished file: its last line, when
+    /// no newline ends it, is read by `finish`.
+    shape: (usize, usize),
 }
 
 #[wasm_bindgen]
@@ -595,7 +598,11 @@ impl VectorFileReader {
     /// the file, which GloVe and word2vec list most frequent first).
     #[wasm_bindgen(constructor)]
     pub fn new(max_values: usize) -> VectorFileReader {
-        VectorFileReader { reader: Some(TextReader::with_limit(max_values)), notes: ReadNotes::default() }
+        VectorFileReader {
+            reader: Some(TextReader::with_limit(max_values)),
+            notes: ReadNotes::default(),
+            shape: (0, 0),
+        }
     }
 
     /// Reads the next bytes; throws an `Error` naming the line of a problem.
@@ -606,23 +613,23 @@ impl VectorFileReader {
         }
     }
 
-    /// Words read so far.
+    /// Words read so far; after `finish`, the file's.
     #[wasm_bindgen(getter)]
     pub fn words(&self) -> usize {
-        self.reader.as_ref().map_or(0, TextReader::words)
+        self.reader.as_ref().map_or(self.shape.0, TextReader::words)
     }
 
     /// The dimension (0 before the first vector).
     #[wasm_bindgen(getter)]
     pub fn dim(&self) -> usize {
-        self.reader.as_ref().map_or(0, TextReader::dim)
+        self.reader.as_ref().map_or(self.shape.1, TextReader::dim)
     }
 
     /// Words left out because an earlier one is spelled the same lowercased
     /// ("King" after "king"): sentences are looked up lowercased.
     #[wasm_bindgen(getter)]
     pub fn merged(&self) -> usize {
-        self.reader.as_ref().map_or(0, TextReader::merged)
+        self.reader.as_ref().map_or(self.notes.merged, TextReader::merged)
     }
 
     /// After `finish`: the lines left out whole, a word with spaces or a
@@ -663,6 +670,7 @@ impl VectorFileReader {
         let reader = self.reader.take().ok_or_else(|| JsError::new("this reader has finished"))?;
         let (embeddings, notes) = reader.finish_noted()?;
         self.notes = notes;
+        self.shape = (embeddings.len(), embeddings.dim());
         Ok(embeddings.to_subset(attention_core::Precision::F32)?)
     }
 }

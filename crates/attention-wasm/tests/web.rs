@@ -6,7 +6,9 @@
 // A failed unwrap here is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use attention_wasm::{ArrowGeometry, Explorer, HeatmapGeometry, SentenceAnalysis, Settings, TokenInfo};
+use attention_wasm::{
+    ArrowGeometry, Explorer, HeatmapGeometry, SentenceAnalysis, Settings, TokenInfo, VectorFileReader,
+};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -233,4 +235,19 @@ fn tokens_cross_as_texts_and_four_numbers_each() {
     assert_eq!(list.numbers(), [0, 5, 0, 0, 5, 6, 1, 0, 7, 11, 1, 0]);
     let a = analyze("Xqzzy, king", JsValue::UNDEFINED);
     assert_eq!(a.tokens().numbers(), [0, 5, 0, 0, 5, 6, 1, 1, 7, 11, 1, 2]);
+}
+
+#[wasm_bindgen_test]
+fn a_vector_file_reader_counts_a_last_line_without_newline() {
+    // 'King' merges into 'king'; no newline ends 'queen', which finish reads.
+    let mut reader = VectorFileReader::new(1_000);
+    for chunk in [b"3 2\nking 1 0\nKi".as_slice(), b"ng 0 1\nqueen 1 1"] {
+        reader.feed(chunk).unwrap();
+    }
+    assert_eq!((reader.words(), reader.merged()), (1, 1));
+    let aewv = reader.finish().unwrap();
+    assert_eq!((reader.words(), reader.dim(), reader.merged()), (2, 2, 1));
+    assert_eq!((reader.skipped(), reader.promised(), reader.held()), (0, 0, 0));
+    let explorer = Explorer::new(&aewv).unwrap();
+    assert_eq!(explorer.vocabulary_size(), 2);
 }
