@@ -323,7 +323,7 @@ test('when the model cannot run a new sentence, the previous one\'s results are 
   assert.equal(await page.locator('table#weights.model-table').count(), 0);
   assert.equal(await page.locator('table#weights').count(), 1);
   await page.focus('#export-figure');
-  assert.deepEqual(await page.$$eval('#export-figure option', (list) => list.map((o) => o.value)), ['main']);
+  assert.deepEqual(await page.$$eval('#export-figure option', (list) => list.map((o) => o.value)), ['main', 'arrows']);
 
   // A sentence the model can run brings the view back, with its own numbers.
   await page.fill('#sentence', CAT);

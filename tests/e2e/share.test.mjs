@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { hashFor, hashOf, KING, linkOf, openPage, readTable, ready, useSite, wholeTable } from './helpers.mjs';
+import { hashFor, hashOf, KING, KING_ROW, linkOf, openPage, readTable, ready, useSite, wholeTable } from './helpers.mjs';
 
 const site = useSite();
 
@@ -158,6 +158,59 @@ test('downloads: the SVG holds one cell per weight and the caption; PNG, CSV and
   const json = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
   assert.deepEqual(json.weights[1].map((w) => w.toFixed(4)), table.rows[1].cells);
   assert.match(json.caption, /unscaled scores/);
+  await finish();
+});
+
+test('the arrows download as drawn: the focused word’s curves, labels and weights in SVG, PNG, CSV and JSON', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
+  await ready(page);
+  await page.focus('#export-figure');
+  assert.equal(await page.textContent('#export-figure option[value="arrows"]'), 'the arrows from “king”');
+  const svg = await downloaded(page, 'arrows', '#export-svg');
+  assert.equal(svg.name, 'attention-the-king-and-queen-ruled-the-kingdom-arrows-king.svg');
+  const drawn = (text) => page.evaluate((source) => {
+    const doc = new DOMParser().parseFromString(source, 'image/svg+xml');
+    const texts = (side) => [...doc.querySelectorAll(`g.arrows text${side}`)].map((t) => t.textContent.replace(/[\u2066-\u2069]/g, ''));
+    return {
+      error: doc.querySelector('parsererror')?.textContent ?? null,
+      title: doc.querySelector('title').textContent,
+      caption: doc.querySelector('desc').textContent,
+      queries: texts('[text-anchor="end"]'),
+      keys: texts(':not([text-anchor])'),
+      bold: [...doc.querySelectorAll('g.arrows text[font-weight="bold"]')].map((t) => t.textContent),
+      curves: [...doc.querySelectorAll('g.arrows path')].map((p) => p.getAttribute('d').split('M').length - 1).reduce((a, b) => a + b, 0),
+    };
+  }, text);
+  const parsed = await drawn(svg.bytes.toString('utf8'));
+  assert.equal(parsed.error, null);
+  assert.equal(parsed.title, KING);
+  assert.match(parsed.caption, /^GloVe 6B 50d · scores ÷ √50 · .* · arrows from 'king' \(word 2\), links under 10 % of the strongest hidden$/);
+  assert.deepEqual(parsed.queries, ['query', 'the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
+  // Every key with its weight, the widest too (its column once cut it to 'kingd… 0.15').
+  assert.deepEqual(parsed.keys, ['key', 'the 0.06', 'king 0.44', 'and 0.05', 'queen 0.16', 'ruled 0.06', 'the 0.06', 'kingdom 0.15']);
+  assert.deepEqual(parsed.bold, ['king']);
+  assert.equal(parsed.curves, 7, "every weight of 'king' is above 10 % of its strongest (0.0489 ≥ 0.0443)");
+  const png = await downloaded(page, 'arrows', '#export-png');
+  assert.equal(png.name, 'attention-the-king-and-queen-ruled-the-kingdom-arrows-king.png');
+  assert.equal(png.bytes.subarray(1, 4).toString(), 'PNG');
+  assert.ok(png.bytes.readUInt32BE(16) >= 1200, `drawn at twice the screen's resolution: ${png.bytes.readUInt32BE(16)} px wide`);
+  const csv = (await downloaded(page, 'arrows', '#export-csv')).bytes.toString('utf8').trim().split('\r\n');
+  assert.equal(csv.length, 2, 'the header and the focused query');
+  assert.deepEqual(csv[1].split(',').slice(1).map((v) => Number(v).toFixed(4)), KING_ROW.map((w) => w.toFixed(4)));
+  const json = JSON.parse((await downloaded(page, 'arrows', '#export-json')).bytes.toString('utf8'));
+  assert.deepEqual(json.queries, ['king']);
+  assert.equal(json.weights[0][2].toFixed(4), '0.0489', 'the tutorial’s king → and');
+  // No focus: every word's links above 10 % of the strongest weight, and every row in the CSV.
+  await page.keyboard.press('Escape');
+  await page.locator('#heatmap-overlay').press('Escape');
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('focus'));
+  await page.focus('#export-figure');
+  assert.equal(await page.textContent('#export-figure option[value="arrows"]'), 'the arrows (every word)');
+  const every = await drawn((await downloaded(page, 'arrows', '#export-svg')).bytes.toString('utf8'));
+  assert.match(every.caption, /arrows from every word, links under 10 % of the strongest hidden$/);
+  assert.deepEqual(every.bold, []);
+  assert.ok(every.curves > 7, `${every.curves} curves`);
+  assert.equal((await downloaded(page, 'arrows', '#export-csv')).bytes.toString('utf8').trim().split('\r\n').length, 8);
   await finish();
 });
 

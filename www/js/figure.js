@@ -9,10 +9,14 @@
 //           weights: Float32Array (rows, cols), masked: Uint8Array | null,
 //           scaleMax, palette, and optionally: file (what the file name adds
 //           to the title's words), unknown (the words left out), inputs (what
-//           the playground computed from) }
+//           the playground computed from), arrows ({ focus, share }: drawn as
+//           the arrows view draws it, from the colLabels' words; the rows
+//           are the focused query's when there is one) }
 
+import { paintArrows } from './paint.js';
 import { formatTemperature } from './state.js';
-import { wrapLines } from './text.js';
+import { xml, SvgContext } from './svg-canvas.js';
+import { quoted, wrapLines } from './text.js';
 
 /** A figure is at least this wide (CSS pixels), so that its caption has room beside a small matrix. */
 export const MIN_FIGURE_WIDTH = 560;
@@ -34,6 +38,44 @@ export function settingsCaption(state, dim = 50, source = null, { vectors = true
   if (state.temperature !== 1) parts.push(`temperature ${formatTemperature(state.temperature)}`);
   if (masks) parts.push(state.self ? 'a word may attend to itself' : 'no attention to itself', state.causal ? 'causal mask' : 'no causal mask');
   return parts.join(' · ');
+}
+
+/**
+ * The page's analysis as a figure (the main heatmap's): the whole text as
+ * its title; the caption and the JSON say which of its words the matrix
+ * leaves out. While a new text's words arrive, the screen (and so the file)
+ * still shows the last analysis: its own text and settings.
+ */
+export function analysisFigure(analysis, palette) {
+  const { state, engine } = analysis;
+  const unknown = analysis.tokens.filter((t) => !t.known).map((t) => t.text);
+  const shown = unknown.slice(0, 10).map((word) => quoted(word)).join(', ');
+  const leftOut = unknown.length ? ` · left out (no vector): ${shown}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}` : '';
+  return {
+    kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim, engine.source) + leftOut, vectors: engine.source?.name ?? null, rows: analysis.n, cols: analysis.n,
+    rowLabels: analysis.labels, colLabels: analysis.labels, weights: analysis.weights, masked: analysis.masked,
+    scaleMax: analysis.scaleMax, palette, unknown,
+  };
+}
+
+/**
+ * The arrows view of `analysis` as a figure: the links from the focused
+ * query (its row of weights; every row when none is focused), those under
+ * `threshold` of the strongest hidden, as the view draws them. `arrows`:
+ * { focus, share } for the painter.
+ */
+export function arrowsFigure(analysis, { focus: focused, threshold }, palette) {
+  const whole = analysisFigure(analysis, palette);
+  const { n } = analysis;
+  const focus = focused !== null && focused < n ? focused : null;
+  const from = focus === null ? 'every word' : `${quoted(whole.rowLabels[focus])} (word ${focus + 1})`;
+  const figure = {
+    ...whole, caption: `${whole.caption} · arrows from ${from}, links under ${Math.round(threshold * 100)} % of the strongest hidden`,
+    file: focus === null ? 'arrows' : `arrows ${whole.rowLabels[focus]}`, arrows: { focus, share: threshold },
+  };
+  if (focus === null) return figure;
+  const part = (values) => values?.slice(focus * n, (focus + 1) * n) ?? null;
+  return { ...figure, rows: 1, rowLabels: [whole.rowLabels[focus]], weights: part(whole.weights), masked: part(whole.masked) };
 }
 
 /** A CSV field: quoted, and a leading =, +, − or @ defused, so that a spreadsheet never runs a token as a formula. */
@@ -115,11 +157,6 @@ export function jsonOf(figure) {
   return [...jsonParts(figure)].join('');
 }
 
-// XML allows neither most control characters, nor U+FFFE and U+FFFF, nor half an emoji: a
-// sentence holding one would make a file no viewer opens. Each becomes U+FFFD.
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const xml = (text) => String(text).replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** Above this many cells the SVG carries the cells as one embedded bitmap instead of a rectangle each. */
 export const SVG_RECT_LIMIT = 128 * 128;
 
@@ -138,26 +175,16 @@ export function svgOf(figure, { table, theme, cellsUrl }) {
   const label = Math.ceil((Math.min(160, 8 + 7 * longest) * font) / 11);
   const x0 = label + 16;
   const width = Math.max(MIN_FIGURE_WIDTH, x0 + figure.cols * cell + 90);
-  // No text is measured here: about 8.6 px a character of the 15 px bold
-  // title, 6.2 px of the 11 px caption (a little more than the average of a
-  // sans-serif, so that a line rarely runs past the edge).
-  const room = width - 32;
-  const title = wrapLines(figure.title, (line) => Array.from(line).length * 8.6 <= room, TITLE_LINES);
-  const caption = wrapLines(figure.caption, (line) => Array.from(line).length * 6.2 <= room);
-  const captionTop = 24 + 20 * title.length;
-  const y0 = captionTop + 15 * (caption.length - 1) + 26 + label;
+  const heading = svgHeading(figure, width, theme);
+  const y0 = heading.bottom + label;
   const height = y0 + figure.rows * cell + 24;
   const colour = (w) => {
     const t = Math.max(0, Math.min(255, Math.round((w / (figure.scaleMax || 1)) * 255))) * 3;
     return `rgb(${table[t]},${table[t + 1]},${table[t + 2]})`;
   };
   const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
-    `<title>${xml(figure.title)}</title>`,
-    `<desc>${xml(figure.caption)}</desc>`,
-    `<rect width="${width}" height="${height}" fill="${xml(theme.bg)}"/>`,
-    ...title.map((line, k) => `<text x="16" y="${24 + 20 * k}" font-size="15" font-weight="bold" fill="${xml(theme.fg)}">${xml(line)}</text>`),
-    ...caption.map((line, k) => `<text x="16" y="${captionTop + 15 * k}" class="caption" fill="${xml(theme.muted)}">${xml(line)}</text>`),
+    ...svgOpening(figure, width, height, theme),
+    ...heading.parts,
     `<g class="labels" fill="${xml(theme.fg)}"${font < 11 ? ` font-size="${font}"` : ''}>`,
     ...figure.rowLabels.map((l, i) => `<text x="${x0 - 6}" y="${y0 + (i + 0.5) * cell}" text-anchor="end" dominant-baseline="middle">${xml(l)}</text>`),
     ...figure.colLabels.map((l, j) => `<text transform="translate(${x0 + (j + 0.5) * cell},${y0 - 6}) rotate(-90)" dominant-baseline="middle">${xml(l)}</text>`),
@@ -180,6 +207,61 @@ export function svgOf(figure, { table, theme, cellsUrl }) {
   const gradient = `attention-explorer-${String(figure.palette).replace(/[^a-z]/g, '')}`;
   out.push(legendSvg(x0 + figure.cols * cell + 16, y0, Math.max(60, figure.rows * cell), figure.scaleMax, table, theme, gradient), '</svg>');
   return `${out.join('\n')}\n`;
+}
+
+/** The opening of an SVG figure `width` × `height`: its title and caption for a reader, and the background. */
+function svgOpening(figure, width, height, theme) {
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
+    `<title>${xml(figure.title)}</title>`,
+    `<desc>${xml(figure.caption)}</desc>`,
+    `<rect width="${width}" height="${height}" fill="${xml(theme.bg)}"/>`,
+  ];
+}
+
+/**
+ * The title and caption drawn at the top of an SVG figure `width` wide:
+ * { parts, bottom }, `bottom` the y where what they head can start.
+ */
+function svgHeading(figure, width, theme) {
+  // No text is measured here: about 8.6 px a character of the 15 px bold
+  // title, 6.2 px of the 11 px caption (a little more than the average of a
+  // sans-serif, so that a line rarely runs past the edge).
+  const room = width - 32;
+  const title = wrapLines(figure.title, (line) => Array.from(line).length * 8.6 <= room, TITLE_LINES);
+  const caption = wrapLines(figure.caption, (line) => Array.from(line).length * 6.2 <= room);
+  const captionTop = 24 + 20 * title.length;
+  return {
+    bottom: captionTop + 15 * (caption.length - 1) + 26,
+    parts: [
+      ...title.map((line, k) => `<text x="16" y="${24 + 20 * k}" font-size="15" font-weight="bold" fill="${xml(theme.fg)}">${xml(line)}</text>`),
+      ...caption.map((line, k) => `<text x="16" y="${captionTop + 15 * k}" class="caption" fill="${xml(theme.muted)}">${xml(line)}</text>`),
+    ],
+  };
+}
+
+/**
+ * An arrows figure (its `arrows`: { focus, n }) as an SVG document, drawn by
+ * the arrows' own painter (paint.js paintArrows) on an SvgContext: `layout`
+ * (heatmap-view.js arrowLayout) and `links` (ArrowGeometry's), `measure` a
+ * canvas context to measure labels with. The curves are <path>s, a path for
+ * the links of one width and opacity; the words are <text>.
+ */
+export function arrowsSvgOf(figure, { layout, links, theme, measure }) {
+  const width = Math.max(MIN_FIGURE_WIDTH, Math.ceil(layout.width) + 32);
+  const heading = svgHeading(figure, width, theme);
+  const height = Math.ceil(heading.bottom + layout.height + 16);
+  const draw = new SvgContext(measure, theme.fontFamily);
+  const { focus } = figure.arrows;
+  paintArrows(draw, layout, figure.colLabels, links, focus, focus === null ? null : figure.weights, theme);
+  return `${[
+    ...svgOpening(figure, width, height, theme),
+    ...heading.parts,
+    `<g class="arrows" transform="translate(16,${heading.bottom})" font-family="${xml(theme.fontFamily)}">`,
+    ...draw.parts,
+    '</g>',
+    '</svg>',
+  ].join('\n')}\n`;
 }
 
 function legendSvg(x, y, height, max, table, theme, gradient) {

@@ -131,27 +131,39 @@ export function paintBase(heatmap, overlay, view, theme) {
 }
 
 /**
+ * The links of query row `focus` (every row when null) of `view` ({ n,
+ * weights, scaleMax, source?, row? }: `row`, the focused query's weights when
+ * `weights` holds only them), hiding those weaker than `share` of the
+ * strongest weight shown: { focus (null for a focus past the end), row (its
+ * weights, or null), threshold, links (ArrowGeometry's nine numbers a link) }.
+ */
+export function arrowLinks(geometry, view, focused, share) {
+  // A link's focus past the end is dropped by the page a moment later: until then, no row.
+  const focus = focused !== null && focused < view.n ? focused : null;
+  const row = focus === null ? null : view.row ?? view.weights.subarray(focus * view.n, (focus + 1) * view.n);
+  // The threshold is a share of the strongest weight shown, so that it
+  // means the same for 7 tokens (weights near 0.4) and 700 (near 0.004).
+  const strongest = row ? row.reduce((a, b) => Math.max(a, b), 0) : view.scaleMax;
+  const threshold = share * strongest;
+  // Every row's links from the wasm analysis while it lives (`source`, analysis.js), else from the copy of its weights.
+  const raw = row ? null : view.source?.();
+  const links = row ? geometry.rowLinks(focus, row, threshold, row.length) :
+    raw ? geometry.analysisLinks(raw, threshold, ALL_ROWS_LINKS) : geometry.links(view.weights, threshold, ALL_ROWS_LINKS);
+  return { focus, row, threshold, links };
+}
+
+/**
  * Paints the arrows of query row `focus` (every row when null) of `view`
  * ({ n, weights, labels, scaleMax, arrows: its arrowLayout, source? }), hiding links
  * weaker than `share` of the strongest weight shown; `output`, if given, says
  * the share and the weight it cuts at.
  */
 export function paintFocusArrows(canvas, geometry, view, focused, share, theme, output) {
-  // A link's focus past the end is dropped by the page a moment later: until then, no row.
-  const focus = focused !== null && focused < view.n ? focused : null;
-  const row = focus === null ? null : view.weights.subarray(focus * view.n, (focus + 1) * view.n);
-  // The threshold is a share of the strongest weight shown, so that it
-  // means the same for 7 tokens (weights near 0.4) and 700 (near 0.004).
-  const strongest = row ? row.reduce((a, b) => Math.max(a, b), 0) : view.scaleMax;
-  const threshold = share * strongest;
+  const { focus, row, threshold, links } = arrowLinks(geometry, view, focused, share);
   if (output) {
     put(output, 'textContent', `${Math.round(share * 100)} %`);
     put(output, 'title', `weights below ${threshold.toFixed(4)} are hidden`);
   }
-  // Every row's links from the wasm analysis while it lives (`source`, analysis.js), else from the copy of its weights.
-  const raw = row ? null : view.source?.();
-  const links = row ? geometry.rowLinks(focus, row, threshold, row.length) :
-    raw ? geometry.analysisLinks(raw, threshold, ALL_ROWS_LINKS) : geometry.links(view.weights, threshold, ALL_ROWS_LINKS);
   paintArrows(canvas.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
 }
 

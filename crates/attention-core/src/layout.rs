@@ -56,6 +56,8 @@ pub struct HeatmapSpec {
 pub const MAX_CELL: f64 = 48.0;
 /// Gap between labels and cells, and around the colorbar.
 pub const GAP: f64 = 6.0;
+/// Room the arrows' painter keeps between a label and the canvas's edge.
+pub const LABEL_EDGE: f64 = 2.0;
 /// Width of the colour strip of the colorbar.
 pub const COLORBAR_STRIP: f64 = 12.0;
 /// Smallest height of the colorbar, so its ticks stay readable for one token.
@@ -285,7 +287,9 @@ impl ArrowLayout {
         let labels_shown = row_height >= font * 1.1;
         // The label columns stay even when rows are too thin for every label:
         // the painter still names the focused token and its strongest keys.
-        let label_room = finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.3) + GAP;
+        // A label is drawn GAP from its curves and LABEL_EDGE from the edge:
+        // without that edge, the widest label was always cut ("kingd… 0.15").
+        let label_room = finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.3) + GAP + LABEL_EDGE;
         ArrowLayout {
             tokens: queries,
             keys,
@@ -632,6 +636,14 @@ mod tests {
             font_size: 12.0,
             max_height: 1000.0,
         })
+    }
+
+    #[test]
+    fn the_widest_label_fits_its_column_on_either_side() {
+        let a = arrows(3);
+        // The painter's room: from GAP beside the curves to LABEL_EDGE from the canvas's edge.
+        assert_eq!(a.query_x - GAP - LABEL_EDGE, 50.0);
+        assert_eq!(a.width - a.key_x - GAP - LABEL_EDGE, 50.0);
     }
 
     #[test]

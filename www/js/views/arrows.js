@@ -1,9 +1,11 @@
 // The arrows view: query tokens on the left, keys on the right, a curve from
 // the focused query to every key (from every query when nothing is focused),
 // thicker for larger weights; links weaker than a share of the strongest
-// (state.threshold, in the link) are hidden.
+// (state.threshold, in the link) are hidden. Downloaded as drawn (figure.js
+// arrowsFigure), as PNG, SVG, CSV or JSON.
 
 import { attr, put } from '../dom.js';
+import { arrowsFigure } from '../figure.js';
 import { arrowLayout, labelWidth, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../heatmap-view.js';
 
 export function mountArrows(ctx) {
@@ -28,6 +30,13 @@ export function mountArrows(ctx) {
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
   ctx.observe(box, () => draw());
   if (ctx.embed && box.closest('.views')) ctx.observe(box.closest('.views'), () => draw());
+  // The figure of the analysis and settings drawn (state), not of a change still on its way.
+  const focusOf = () => (state && analysis && state.focus !== null && state.focus < analysis.n ? state.focus : null);
+  ctx.figures.set('arrows', {
+    name: () => (focusOf() === null ? 'the arrows (every word)' : `the arrows from “${analysis.labels[focusOf()]}”`),
+    visible: () => Boolean(analysis && state) && ctx.shows('arrows', store.get()),
+    figure: () => (analysis && state ? arrowsFigure(analysis, state, store.get().palette) : null),
+  });
 
   function draw() {
     if (!analysis || !state) return;

@@ -6,11 +6,11 @@
 // moved to along it, whenever that text changes.
 
 import { paintable } from '../analysis.js';
-import { settingsCaption } from '../figure.js';
+import { analysisFigure } from '../figure.js';
 import { announcer, el, put } from '../dom.js';
 import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay, strongestKeys } from '../paint.js';
-import { counted, grouped, isolate, quoted } from '../text.js';
+import { counted, grouped, isolate } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
@@ -101,20 +101,7 @@ class MainHeatmap {
 
   /** The analysis drawn, as a figure to download (figure.js). */
   figure() {
-    const { analysis } = this;
-    if (!analysis) return null;
-    // The text and settings of the analysis drawn: while a new text's words
-    // arrive, the screen (and so the file) still shows the last one.
-    const { state, engine } = analysis;
-    // The title is the whole text: the caption and the JSON say which of its words the matrix leaves out.
-    const unknown = analysis.tokens.filter((t) => !t.known).map((t) => t.text);
-    const shown = unknown.slice(0, 10).map((word) => quoted(word)).join(', ');
-    const leftOut = unknown.length ? ` · left out (no vector): ${shown}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}` : '';
-    return {
-      kind: 'glove', title: state.sentence, caption: settingsCaption(state, analysis.dim, engine.source) + leftOut, vectors: engine.source?.name ?? null, rows: analysis.n, cols: analysis.n,
-      rowLabels: analysis.labels, colLabels: analysis.labels, weights: analysis.weights, masked: analysis.masked,
-      scaleMax: analysis.scaleMax, palette: this.store.get().palette, unknown,
-    };
+    return this.analysis ? analysisFigure(this.analysis, this.store.get().palette) : null;
   }
 
   /** The zoomed window (zoomed in only) in words, rows and columns counted from 1: 'rows 11–22, columns 1–12 of 200'. */

@@ -8,9 +8,9 @@
 
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
 import { copyText, download, el, newCanvas, put } from '../dom.js';
-import { csvParts, jsonParts, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES, withResolution } from '../figure.js';
-import { hatchOf, heatmapLayout } from '../heatmap-view.js';
-import { font, paintHeatmap } from '../paint.js';
+import { arrowsSvgOf, csvParts, jsonParts, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES, withResolution } from '../figure.js';
+import { arrowLayout, arrowLinks, hatchOf, heatmapLayout, labelWidth } from '../heatmap-view.js';
+import { font, paintArrows, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
 import { clip, grouped, wrapLines } from '../text.js';
 import { nextTask } from '../vectors.js';
@@ -239,13 +239,14 @@ class ShareView {
   svg(figure) {
     const { ctx } = this;
     const cellsUrl = (f) => cellsOf(ctx.wasm, f, f.palette).toDataURL('image/png');
-    const text = svgOf(figure, { table: colormap(ctx.wasm, figure.palette), theme: ctx.theme, cellsUrl });
+    const text = figure.arrows ? arrowsSvgOf(figure, arrowsDrawing(figure, ctx)) :
+      svgOf(figure, { table: colormap(ctx.wasm, figure.palette), theme: ctx.theme, cellsUrl });
     download(new Blob([text], { type: 'image/svg+xml' }), fileName(figure, 'svg'));
     this.flash('SVG downloaded.');
   }
 
   png(figure) {
-    pictureOf(figure, this.ctx).toBlob(async (blob) => {
+    (figure.arrows ? arrowsPictureOf(figure, this.ctx) : pictureOf(figure, this.ctx)).toBlob(async (blob) => {
       if (blob) download(new Blob([withResolution(new Uint8Array(await blob.arrayBuffer()), pictureRatio())], { type: 'image/png' }), fileName(figure, 'png'));
       this.flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
     }, 'image/png');
@@ -264,18 +265,62 @@ function pictureRatio() {
   return Math.max(2, window.devicePixelRatio || 1);
 }
 
+/** The width of an arrows picture's drawing, in CSS pixels (as the view on a laptop). */
+const ARROWS_WIDTH = 640;
+
+/**
+ * An arrows figure laid out and linked as the view does it, `ARROWS_WIDTH`
+ * wide: { layout, links, theme, measure } for paintArrows, on a canvas or
+ * an SvgContext (figure.js arrowsSvgOf).
+ */
+function arrowsDrawing(figure, { theme, wasm }) {
+  const measure = newCanvas(1, 1).getContext('2d');
+  const n = figure.cols;
+  const widest = labelWidth(measure, figure.colLabels, theme, ' 0.00');
+  const geometry = new wasm.ArrowGeometry(n, ARROWS_WIDTH, widest, theme.fontSize, 900);
+  try {
+    const { focus, share } = figure.arrows;
+    const row = focus === null ? null : figure.weights;
+    const { links } = arrowLinks(geometry, { n, weights: figure.weights, scaleMax: figure.scaleMax, row }, focus, share);
+    return { layout: arrowLayout(geometry), links, theme, measure };
+  } finally {
+    geometry.free();
+  }
+}
+
+/** An arrows figure drawn like the page draws it, titled and captioned (framedPicture). */
+export function arrowsPictureOf(figure, ctx) {
+  const { layout, links, theme } = arrowsDrawing(figure, ctx);
+  const { focus } = figure.arrows;
+  return framedPicture(figure, theme, layout, (draw) => paintArrows(draw, layout, figure.colLabels, links, focus, focus === null ? null : figure.weights, theme));
+}
+
 /** The figure drawn like the page draws it, titled and captioned, at twice the screen's resolution (at least). */
 export function pictureOf(figure, ctx) {
   const { theme, wasm } = ctx;
   const labels = [...figure.rowLabels, ...figure.colLabels];
-  const measure = document.createElement('canvas').getContext('2d');
+  const measure = newCanvas(1, 1).getContext('2d');
   measure.font = font(theme);
   const widest = Math.ceil(Math.max(0, ...labels.map((l) => measure.measureText(l).width)));
   const geometry = new wasm.HeatmapGeometry(figure.rows, figure.cols, 760, widest, theme.fontSize);
   const layout = heatmapLayout(geometry);
   geometry.free();
+  return framedPicture(figure, theme, layout, (draw) => paintHeatmap(draw, {
+    ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
+    cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), bar: colorbarOf(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
+    hatch: draw.createPattern(hatchOf(theme), 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
+  }));
+}
+
+/**
+ * A canvas of `figure`'s title and caption over what `paint(draw)` draws
+ * in `layout`'s width and height, at pictureRatio() pixels a CSS pixel,
+ * on the theme's background.
+ */
+function framedPicture(figure, theme, layout, paint) {
+  const measure = newCanvas(1, 1).getContext('2d');
   const pad = 16;
-  const width = Math.max(MIN_FIGURE_WIDTH, layout.width + pad * 2);
+  const width = Math.max(MIN_FIGURE_WIDTH, Math.ceil(layout.width) + pad * 2);
   // The title (two lines at most) and the caption, wrapped to the picture's width.
   const fits = (style) => (line) => {
     measure.font = style;
@@ -285,7 +330,7 @@ export function pictureOf(figure, ctx) {
   const title = wrapLines(figure.title, fits(titleFont), TITLE_LINES);
   const caption = wrapLines(figure.caption, fits(captionFont));
   const head = 20 * title.length + 2 + 15 * caption.length + 19;
-  const height = layout.height + pad * 2 + head;
+  const height = Math.ceil(layout.height) + pad * 2 + head;
   const ratio = pictureRatio();
   const canvas = newCanvas(Math.round(width * ratio), Math.round(height * ratio));
   const draw = canvas.getContext('2d');
@@ -298,13 +343,9 @@ export function pictureOf(figure, ctx) {
   draw.font = captionFont;
   caption.forEach((line, k) => draw.fillText(line, pad, pad + 20 * title.length + 2 + 15 * k));
   draw.translate(pad, pad + head);
-  paintHeatmap(draw, {
-    ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
-    cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), bar: colorbarOf(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
-    hatch: draw.createPattern(hatchOf(theme), 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
-  });
-  // The background goes under everything last: the heatmap's painter clears
-  // its area first (on screen it draws over an empty canvas), which left the
+  paint(draw);
+  // The background goes under everything last: the painters clear their
+  // area first (on screen they draw over an empty canvas), which left the
   // picture's matrix transparent, its labels unreadable on a dark slide.
   draw.setTransform(1, 0, 0, 1, 0, 0);
   draw.globalCompositeOperation = 'destination-over';
