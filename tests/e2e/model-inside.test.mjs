@@ -240,11 +240,38 @@ test('rollout and the layer average: six layers, and every rollout row sums to 1
   // 12 cells printed with 4 decimals: at most 12 × 0.00005 of rounding.
   for (const sum of rollout) assert.ok(Math.abs(sum - 1) <= 12 * 5e-5, String(sum));
   assert.equal(await page.locator('#model-flow .model-flow-layer canvas').count(), 6);
+  // Each layer downloads as a figure: the last layer's JSON holds the table's last row (the focused token, 'it').
+  const tableRow = async (layer) => page.locator('#model-flow-table tbody tr').nth(layer).evaluate((tr) => [...tr.querySelectorAll('td:not(.row-sum)')].map((td) => td.textContent));
+  await page.focus('#export-figure');
+  const flowFigures = async () => page.$$eval('#export-figure option', (list) => list.filter((o) => o.value.startsWith('model-flow-')).map((o) => o.textContent));
+  assert.deepEqual(await flowFigures(), [0, 1, 2, 3, 4, 5].map((l) => `the rollout of the trained model after layer ${l}`));
+  const json = async (layer) => {
+    await page.selectOption('#export-figure', `model-flow-${layer}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    return { name: download.suggestedFilename(), ...JSON.parse(readFileSync(await download.path(), 'utf8')) };
+  };
+  const last = await json(5);
+  assert.equal(last.name, 'attention-the-cat-sat-on-the-mat-because-it-was-minilm-rollout-layer-5.json');
+  assert.equal(last.kind, 'model');
+  assert.match(last.caption, /^all-MiniLM-L6-v2 · rollout after layer 5 \(layers 0 to 5 multiplied, each with its residual\) · word pieces · with \[CLS\] and \[SEP\]/);
+  assert.equal(last.queries[8], 'it');
+  assert.deepEqual(last.weights[8].map((w) => w.toFixed(4)), await tableRow(5));
+  for (const row of last.weights) assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4, 'a rollout row sums to 1');
   // Rows of the raw average sum to 1 as well while [CLS] and [SEP] are shown.
   await page.check('#model-flow input[value="average"]');
   await page.waitForSelector('#model-flow-table[data-flow="average"]');
   for (const sum of await sums()) assert.ok(Math.abs(sum - 1) <= 12 * 5e-5, String(sum));
   assert.equal((await hashOf(page)).mflow, 'average');
+  await page.focus('#export-figure');
+  assert.equal((await flowFigures())[0], 'the heads’ average of the trained model after layer 0');
+  const first = await json(0);
+  assert.match(first.caption, /· layer 0, the average of its heads ·/);
+  assert.deepEqual(first.weights[8].map((w) => w.toFixed(4)), await tableRow(0));
+  // Closed, the section lists none.
+  await page.click('#model-flow summary');
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('mflow'));
+  await page.focus('#export-figure');
+  assert.deepEqual(await flowFigures(), []);
   await finish();
 });
 

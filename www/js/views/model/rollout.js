@@ -3,10 +3,12 @@
 // layer on one colour scale, and the focused token's row of each layer as a
 // table (the numbers, for assistive technology and tests). Computed by the
 // worker (`rollout()` of the model's wasm) only while the section is open
-// (`mflow` in the link, see model-state.js).
+// (`mflow` in the link, see model-state.js). Each layer's matrix is a figure
+// to download (figure.js), on the scale the layers are drawn on.
 
 import { el } from '../../dom.js';
 import { quoted } from '../../text.js';
+import { MODEL_NAME } from './skeleton.js';
 
 const EXPLAIN = {
   rollout: 'Rollout estimates how much of each token’s representation after a layer comes from each input token, if attention were all that mixed tokens: each layer’s heads are averaged, the residual connection is counted as attention to itself (A + I, rows renormalised), and the layers are multiplied in order. Every row sums to 1. It is an estimate: it ignores the values, the feed-forward layers and the norms, and it averages heads that do different things. A large share from [CLS] or [SEP] is mostly attention parked there (heads with nothing to do look at them), not meaning that comes from them.',
@@ -93,9 +95,21 @@ export class FlowView {
   receive(message) {
     const { run } = this.view;
     if (!run || message.n !== run.n) return;
-    this.flows = { ...message, images: {} };
+    this.flows = { ...message, images: {}, scales: {}, run };
     this.status.textContent = '';
+    this.register(message.layers);
     this.draw();
+  }
+
+  /** The largest value of a mode's matrices: the top of the colour scale every layer is drawn on. */
+  scaleOf(flow) {
+    const { flows } = this;
+    if (flows.scales[flow] === undefined) {
+      let max = 0;
+      for (const value of flows[flow]) max = Math.max(max, value);
+      flows.scales[flow] = max || 1;
+    }
+    return flows.scales[flow];
   }
 
   /** The images of one mode, on one colour scale across the layers. */
@@ -105,11 +119,41 @@ export class FlowView {
     if (flows.images[key]) return flows.images[key];
     const { n, layers } = flows;
     const nn = n * n;
-    const matrices = flows[flow];
-    let max = 0;
-    for (const value of matrices) max = Math.max(max, value);
-    flows.images[key] = Array.from({ length: layers }, (_, l) => this.view.colours.canvas(matrices.subarray(l * nn, (l + 1) * nn), n, n, max || 1));
+    flows.images[key] = Array.from({ length: layers }, (_, l) => this.view.colours.canvas(flows[flow].subarray(l * nn, (l + 1) * nn), n, n, this.scaleOf(flow)));
     return flows.images[key];
+  }
+
+  /** A figure to download for each layer (ctx.figures), listed while the layers are on screen. */
+  register(layers) {
+    const { figures } = this.view.ctx;
+    for (let l = 0; l < layers; l++) {
+      if (figures.has(`model-flow-${l}`)) continue;
+      figures.set(`model-flow-${l}`, {
+        name: () => `${this.view.state?.model.flow === 'average' ? 'the heads’ average' : 'the rollout'} of the trained model after layer ${l}`,
+        visible: () => this.shown() && l < this.flows.layers,
+        figure: () => (this.shown() && l < this.flows.layers ? this.figure(l) : null),
+      });
+    }
+  }
+
+  /** Whether the layers drawn are the run's on screen, the section open. */
+  shown() {
+    const { run, state, stale } = this.view;
+    return Boolean(this.flows && this.flows.run === run && state?.model?.flow && this.details.open && !stale && !this.details.closest('[hidden]'));
+  }
+
+  /** Layer `l`'s matrix of the mode shown, as a figure (figure.js), on the layers' one colour scale. */
+  figure(l) {
+    const { run, state } = this.view;
+    const flow = state.model.flow;
+    const { n } = this.flows;
+    const what = flow === 'rollout' ? `rollout after layer ${l} (layers 0 to ${l} multiplied, each with its residual)` : `layer ${l}, the average of its heads`;
+    const special = run.hideSpecial ? 'without [CLS] and [SEP]' : 'with [CLS] and [SEP]';
+    return {
+      kind: 'model', title: run.sentence, caption: `${MODEL_NAME} · ${what} · ${run.words ? 'whole words' : 'word pieces'} · ${special} · one colour scale for every layer`,
+      rows: n, cols: n, rowLabels: run.labels, colLabels: run.labels, weights: this.flows[flow].slice(l * n * n, (l + 1) * n * n), masked: null,
+      scaleMax: this.scaleOf(flow), palette: this.view.colours.palette, layer: l, file: `MiniLM ${flow} layer ${l}`,
+    };
   }
 
   draw() {
