@@ -241,6 +241,14 @@ test('with a trained-model head open, the download holds the model’s weights, 
   const glove = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
   assert.equal(glove.kind, 'glove');
   assert.equal(glove.queries[0], 'the');
+  // The open head's arrows, from every piece (nothing focused): the model's rows, its pieces on the SVG.
+  const arrows = JSON.parse((await downloaded(page, 'model-arrows', '#export-json')).bytes.toString('utf8'));
+  assert.match(arrows.caption, /layer 5, head 11 .* · arrows from every word, links under 10 % of the strongest hidden$/);
+  assert.equal(arrows.weights[8][2].toFixed(4), '0.6825');
+  const svg = await downloaded(page, 'model-arrows', '#export-svg');
+  assert.equal(svg.name, 'attention-the-cat-sat-on-the-mat-because-it-was-minilm-layer-5-head-11-arrows.svg');
+  const words = await page.evaluate((text) => [...new DOMParser().parseFromString(text, 'image/svg+xml').querySelectorAll('g.arrows text[text-anchor="end"]')].map((t) => t.textContent), svg.bytes.toString('utf8'));
+  assert.deepEqual(words.slice(0, 4), ['query', '[CLS]', 'the', 'cat']);
   await finish();
 });
 

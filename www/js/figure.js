@@ -59,19 +59,17 @@ export function analysisFigure(analysis, palette) {
 }
 
 /**
- * The arrows view of `analysis` as a figure: the links from the focused
- * query (its row of weights; every row when none is focused), those under
- * `threshold` of the strongest hidden, as the view draws them. `arrows`:
- * { focus, share } for the painter.
+ * A square figure as its arrows view draws it: the links from query `focus`
+ * (its row of weights; every row's when null), those under `share` of the
+ * strongest hidden. `arrows`: { focus, share } for the painter.
  */
-export function arrowsFigure(analysis, { focus: focused, threshold }, palette) {
-  const whole = analysisFigure(analysis, palette);
-  const { n } = analysis;
+export function asArrows(whole, focused, share) {
+  const n = whole.cols;
   const focus = focused !== null && focused < n ? focused : null;
   const from = focus === null ? 'every word' : `${quoted(whole.rowLabels[focus])} (word ${focus + 1})`;
   const figure = {
-    ...whole, caption: `${whole.caption} · arrows from ${from}, links under ${Math.round(threshold * 100)} % of the strongest hidden`,
-    file: focus === null ? 'arrows' : `arrows ${whole.rowLabels[focus]}`, arrows: { focus, share: threshold },
+    ...whole, caption: `${whole.caption} · arrows from ${from}, links under ${Math.round(share * 100)} % of the strongest hidden`,
+    file: [whole.file, 'arrows', focus === null ? '' : whole.rowLabels[focus]].filter(Boolean).join(' '), arrows: { focus, share },
   };
   if (focus === null) return figure;
   const part = (values) => values?.slice(focus * n, (focus + 1) * n) ?? null;

@@ -2,10 +2,10 @@
 // the focused query to every key (from every query when nothing is focused),
 // thicker for larger weights; links weaker than a share of the strongest
 // (state.threshold, in the link) are hidden. Downloaded as drawn (figure.js
-// arrowsFigure), as PNG, SVG, CSV or JSON.
+// asArrows), as PNG, SVG, CSV or JSON.
 
 import { attr, put } from '../dom.js';
-import { arrowsFigure } from '../figure.js';
+import { analysisFigure, asArrows } from '../figure.js';
 import { arrowLayout, labelWidth, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../heatmap-view.js';
 
 export function mountArrows(ctx) {
@@ -35,7 +35,7 @@ export function mountArrows(ctx) {
   ctx.figures.set('arrows', {
     name: () => (focusOf() === null ? 'the arrows (every word)' : `the arrows from “${analysis.labels[focusOf()]}”`),
     visible: () => Boolean(analysis && state) && ctx.shows('arrows', store.get()),
-    figure: () => (analysis && state ? arrowsFigure(analysis, state, store.get().palette) : null),
+    figure: () => (analysis && state ? asArrows(analysisFigure(analysis, store.get().palette), state.focus, state.threshold) : null),
   });
 
   function draw() {

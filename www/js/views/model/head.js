@@ -8,6 +8,7 @@
 // reports its own hover (`onHover`), so that the two stay linked.
 
 import { arrowLayout, HeatmapView, labelWidth, paintBase, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../../heatmap-view.js';
+import { asArrows } from '../../figure.js';
 import { WeightsTable } from '../../weights-table.js';
 import { paintOverlay } from '../../paint.js';
 import { MODEL_NAME } from './skeleton.js';
@@ -64,6 +65,11 @@ export class HeadView {
       figure: () => this.figure(),
       // Why there is no figure, when the model cannot run this sentence (a quiz says it, rather than "loading").
       problem,
+    });
+    ctx.figures.set('model-arrows', {
+      name: 'the trained model’s open head as arrows',
+      visible: () => this.current() && !dom.arrows.closest('[hidden]'),
+      figure: () => (this.current() ? asArrows(this.figure(), this.focus(), Number(dom.threshold.value)) : null),
     });
   }
 
