@@ -185,9 +185,36 @@ function siblingHub() {
   return null;
 }
 
-/** An engine over a whole vocabulary in memory (an AEWV buffer made from the user's file). */
-export function fileEngine(wasm, bytes, source) {
-  const explorer = new wasm.Explorer(new Uint8Array(bytes));
+/** A file's explorer is built this long at most per task (engine.js fileEngine). */
+const BUILD_SLICE_MS = 20;
+/** Numbers a call of ExplorerBuilder.add takes: 256 KB of them. */
+const BLOCK_VALUES = 1 << 16;
+
+/**
+ * An engine over a whole vocabulary in memory: the user's file as the
+ * vectors worker read it (`vocabulary`, its words a line each, and `values`,
+ * their vectors), `source` what the page says of it (its `words` and `dim`
+ * among them). Its explorer is built a block of rows at a time, BUILD_SLICE_MS
+ * a task: whole, 100,000 words of 300 dimensions took one task of 260 ms.
+ * Resolves to null when `cancelled()` says, between tasks, that it is no
+ * longer wanted (another file picked); rejects for a row the store refuses.
+ */
+export async function fileEngine(wasm, { vocabulary, values }, source, cancelled = () => false) {
+  const builder = new wasm.ExplorerBuilder(source.dim, source.words);
+  let explorer;
+  try {
+    let slice = performance.now();
+    for (const [words, block] of rowBlocks(vocabulary, values, source.dim, Math.max(1, Math.floor(BLOCK_VALUES / source.dim)))) {
+      builder.add(words, block);
+      if (performance.now() - slice < BUILD_SLICE_MS) continue;
+      await nextTask();
+      if (cancelled()) return null;
+      slice = performance.now();
+    }
+    explorer = builder.finish();
+  } finally {
+    builder.free();
+  }
   const words = explorer.vocabularySize;
   const vectors = {
     manifest: { words, dim: explorer.dim, fallback: false, neighbors: { words } },
@@ -201,6 +228,23 @@ export function fileEngine(wasm, bytes, source) {
     retry() {},
   };
   return new Engine(wasm, explorer, vectors, source);
+}
+
+/** Blocks of at most `rows` rows: [their words (a line each, as in `vocabulary`), their `dim` numbers a row]. */
+function* rowBlocks(vocabulary, values, dim, rows) {
+  for (let at = 0, row = 0; at <= vocabulary.length && row * dim < values.length;) {
+    let end = at;
+    let count = 0;
+    while (count < rows) {
+      count++;
+      const next = vocabulary.indexOf('\n', end);
+      end = next < 0 ? vocabulary.length + 1 : next + 1;
+      if (next < 0) break;
+    }
+    yield [vocabulary.slice(at, end - 1), values.subarray(row * dim, (row + count) * dim)];
+    at = end;
+    row += count;
+  }
 }
 
 async function fetchNeighbors(explorer, manifest) {

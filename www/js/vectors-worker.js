@@ -1,16 +1,18 @@
 // Reads the user's own word-vector file in a Web Worker, so that a file of
 // gigabytes never freezes the page: it streams from disk a chunk at a time
 // into the wasm reader (attention_core::glove_text), reports progress, and
-// hands back the vectors as one exact AEWV buffer (transferred, not copied).
+// hands back the words and their vectors (transferred, not copied), which
+// the page takes in a block of rows per task (engine.js fileEngine).
 // The file is never uploaded anywhere: it goes from the disk to this worker.
 //
 // Messages in:  { type: 'read', file: File, maxValues }
 // Messages out: { type: 'progress', bytes, total, words }
-//               { type: 'done', vectors: ArrayBuffer, bytes, source: what the page says of the file (engine.js
-//                 Engine's source, less its name): { words, dim, partial, merged (words read as an earlier one:
-//                 'King' after 'king'), skipped (lines left out: a word with spaces, or not UTF-8), firstSkipped
-//                 (the first one's number), promised, held (a header's word count, and the lines held, when the
-//                 file is cut short; else 0) } }
+//               { type: 'done', vocabulary (the words, a line each), values: Float32Array (their vectors, row
+//                 after row), bytes, source: what the page says of the file (engine.js Engine's source, less
+//                 its name): { words, dim, partial, merged (words read as an earlier one: 'King' after 'king'),
+//                 skipped (lines left out: a word with spaces, or not UTF-8), firstSkipped (the first one's
+//                 number), promised, held (a header's word count, and the lines held, when the file is cut
+//                 short; else 0) } }
 //               { type: 'error', message }
 
 import { siteFile } from './site.js';
@@ -58,12 +60,14 @@ async function read(file, maxValues) {
     }
     const partial = reader.full;
     // The rest is read after finish, which reads a last line that no newline ends.
-    const vectors = reader.finish();
+    reader.finish();
     const source = {
       words: reader.words, dim: reader.dim, partial, merged: reader.merged,
       skipped: reader.skipped, firstSkipped: reader.firstSkipped, promised: reader.promised, held: reader.held,
     };
-    self.postMessage({ type: 'done', vectors: vectors.buffer, bytes, source }, [vectors.buffer]);
+    const vocabulary = reader.vocabulary;
+    const values = reader.takeValues();
+    self.postMessage({ type: 'done', vocabulary, values, bytes, source }, [values.buffer]);
   } finally {
     reader.free();
   }

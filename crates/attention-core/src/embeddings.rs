@@ -44,6 +44,7 @@
 //! (`glove.6B.50d.txt`, and any other dimension). A first line of exactly two
 //! integers (the word2vec header, "400000 50") is skipped.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::io::Read;
 
@@ -165,14 +166,7 @@ impl Embeddings {
         }
         let mut index = HashMap::with_capacity(words.len());
         for (row, word) in words.iter().enumerate() {
-            check_word(word, row)?;
-            if let Some(i) = vectors[row * dim..(row + 1) * dim].iter().position(|v| !v.is_finite()) {
-                return Err(invalid(format!("component {i} of '{word}' is not a finite number")));
-            }
-            let row_u32 = u32::try_from(row).map_err(|_| invalid("too many words".into()))?;
-            if index.insert(word.clone(), row_u32).is_some() {
-                return Err(invalid(format!("the word '{word}' appears twice")));
-            }
+            admit(&mut index, word, row, &vectors[row * dim..(row + 1) * dim])?;
         }
         Ok(Embeddings { dim, words, index, vectors, shards: None })
     }
@@ -510,6 +504,96 @@ impl Embeddings {
     pub fn row(&self, row: usize) -> &[f32] {
         &self.vectors[row * self.dim..(row + 1) * self.dim]
     }
+
+    /// Every vector, row after row.
+    pub fn values(&self) -> &[f32] {
+        &self.vectors
+    }
+}
+
+/// Most numbers an [`EmbeddingsBuilder`] reserves room for at its start
+/// (256 MB of `f32`); a larger store grows as its rows come.
+const MAX_RESERVED_VALUES: usize = 1 << 26;
+
+/// Builds a store a few rows at a time, checking each row as
+/// [`Embeddings::new`] does: the page takes in a user's file of hundreds of
+/// megabytes a block of rows per task, where reading it whole was one long task.
+#[derive(Debug)]
+pub struct EmbeddingsBuilder {
+    dim: usize,
+    words: Vec<String>,
+    index: HashMap<String, u32>,
+    vectors: Vec<f32>,
+}
+
+impl EmbeddingsBuilder {
+    /// A builder of vectors of dimension `dim`, with room for about `words` words.
+    pub fn new(dim: usize, words: usize) -> Result<Self> {
+        if dim == 0 || dim > MAX_DIM as usize {
+            return Err(invalid(format!("dimension {dim} is outside 1..={MAX_DIM}")));
+        }
+        let words = words.min(MAX_WORDS as usize);
+        Ok(EmbeddingsBuilder {
+            dim,
+            words: Vec::with_capacity(words),
+            index: HashMap::with_capacity(words),
+            vectors: Vec::with_capacity(words.saturating_mul(dim).min(MAX_RESERVED_VALUES)),
+        })
+    }
+
+    /// The dimension.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Words added so far.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True before the first word.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Adds `word` and its `vector`; refuses, adding nothing, a vector of
+    /// another dimension, a word [`Embeddings::new`] would refuse, or a
+    /// word already added.
+    pub fn push(&mut self, word: &str, vector: &[f32]) -> Result<()> {
+        if vector.len() != self.dim {
+            return Err(invalid(format!("'{word}' has {} numbers, not {}", vector.len(), self.dim)));
+        }
+        admit(&mut self.index, word, self.words.len(), vector)?;
+        self.words.push(word.to_owned());
+        self.vectors.extend_from_slice(vector);
+        Ok(())
+    }
+
+    /// The store of the words added; refuses a store without a word.
+    pub fn finish(self) -> Result<Embeddings> {
+        if self.words.is_empty() {
+            return Err(invalid("the store holds no word vectors".into()));
+        }
+        let EmbeddingsBuilder { dim, words, index, vectors } = self;
+        Ok(Embeddings { dim, words, index, vectors, shards: None })
+    }
+}
+
+/// Checks row `row` (`word` and its `vector`) as a store requires (see
+/// [`Embeddings::new`]) and adds the word to `index`.
+fn admit(index: &mut HashMap<String, u32>, word: &str, row: usize, vector: &[f32]) -> Result<()> {
+    check_word(word, row)?;
+    if let Some(i) = vector.iter().position(|v| !v.is_finite()) {
+        return Err(invalid(format!("component {i} of '{word}' is not a finite number")));
+    }
+    let row_u32 = u32::try_from(row).map_err(|_| invalid("too many words".into()))?;
+    match index.entry(word.to_owned()) {
+        Entry::Occupied(_) => Err(invalid(format!("the word '{word}' appears twice"))),
+        Entry::Vacant(entry) => {
+            entry.insert(row_u32);
+            Ok(())
+        }
+    }
 }
 
 /// Answers the tokenizer from a sharded store and records the shards of
@@ -632,6 +716,41 @@ mod tests {
             vec![0.418, 0.24968, -0.41242, 1.0, 2.0, 3.0, -0.5, 0.25, 65504.0],
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_store_built_a_row_at_a_time_is_the_store_of_its_rows() {
+        let whole = sample();
+        let mut builder = EmbeddingsBuilder::new(3, 2).unwrap();
+        for (row, word) in whole.words().iter().enumerate() {
+            builder.push(word, whole.row(row)).unwrap();
+        }
+        assert_eq!(builder.len(), 3);
+        assert_eq!(builder.finish().unwrap(), whole);
+    }
+
+    #[test]
+    fn a_builder_refuses_a_bad_row_and_keeps_the_good_ones() {
+        let mut builder = EmbeddingsBuilder::new(2, 4).unwrap();
+        builder.push("the", &[1.0, 2.0]).unwrap();
+        for (word, vector, expected) in [
+            ("the", [3.0, 4.0].as_slice(), "the word 'the' appears twice"),
+            ("cat", &[f32::NAN, 0.0], "component 0 of 'cat' is not a finite number"),
+            ("cat", &[1.0], "'cat' has 1 numbers, not 2"),
+            ("a b", &[1.0, 2.0], "holds whitespace"),
+            ("", &[1.0, 2.0], "word 1 is empty"),
+        ] {
+            let err = builder.push(word, vector).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err:?} should mention {expected:?}");
+        }
+        // Nothing of the refused rows stayed: 'cat' comes in row 1, and 'the' keeps its row.
+        builder.push("cat", &[5.0, 6.0]).unwrap();
+        let store = builder.finish().unwrap();
+        assert_eq!(store.words(), ["the", "cat"]);
+        assert_eq!((store.rank("the"), store.vector("cat")), (Some(0), Some(&[5.0, 6.0][..])));
+        assert_eq!(store.values(), [1.0, 2.0, 5.0, 6.0]);
+        assert!(EmbeddingsBuilder::new(2, 0).unwrap().finish().is_err(), "no word");
+        assert!(EmbeddingsBuilder::new(0, 1).is_err() && EmbeddingsBuilder::new(5000, 1).is_err());
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub const MAX_TOKENS: usize = 1024;
 
 pub use analysis::{analyze, analyze_cross, analyze_padded, Analysis, AnalysisJob, CrossAnalysis};
 pub use attention::{attend, attend_with, self_attention, Attention, AttentionJob, Extras, Matrix, Options};
-pub use embeddings::{Embeddings, Lookup, Precision};
+pub use embeddings::{Embeddings, EmbeddingsBuilder, Lookup, Precision};
 pub use error::{Error, Result};
 pub use shards::{Shard, ShardSet};
 pub use tokenize::{tokenize, Token, Vocabulary};

@@ -30,7 +30,7 @@ use attention_core::layout::{
 };
 use attention_core::neighbors::{rerank, NeighborIndex};
 use attention_core::shards::ShardSet;
-use attention_core::{Analysis, Embeddings, Extras, Options};
+use attention_core::{Analysis, Embeddings, EmbeddingsBuilder, Extras, Options};
 use serde::{Deserialize, Serialize};
 use std::cell::OnceCell;
 use wasm_bindgen::prelude::*;
@@ -590,6 +590,8 @@ pub struct VectorFileReader {
     /// The words and dimension of the finished file: its last line, when
     /// no newline ends it, is read by `finish`.
     shape: (usize, usize),
+    /// The finished file's store, until its vectors are taken.
+    read: Option<Embeddings>,
 }
 
 #[wasm_bindgen]
@@ -602,6 +604,7 @@ impl VectorFileReader {
             reader: Some(TextReader::with_limit(max_values)),
             notes: ReadNotes::default(),
             shape: (0, 0),
+            read: None,
         }
     }
 
@@ -664,14 +667,79 @@ impl VectorFileReader {
         self.reader.as_ref().is_some_and(TextReader::is_full)
     }
 
-    /// The vectors read, as an exact (f32) `AEWV` subset file for
-    /// [`Explorer::new`]. Throws for a file that ended badly.
-    pub fn finish(&mut self) -> Result<Vec<u8>, JsError> {
+    /// Reads the end of the file (a last line that no newline ends) and
+    /// keeps what was read, for [`vocabulary`](VectorFileReader::vocabulary)
+    /// and [`take_values`](VectorFileReader::take_values). Throws for a
+    /// file that ended badly.
+    pub fn finish(&mut self) -> Result<(), JsError> {
         let reader = self.reader.take().ok_or_else(|| JsError::new("this reader has finished"))?;
         let (embeddings, notes) = reader.finish_noted()?;
         self.notes = notes;
         self.shape = (embeddings.len(), embeddings.dim());
-        Ok(embeddings.to_subset(attention_core::Precision::F32)?)
+        self.read = Some(embeddings);
+        Ok(())
+    }
+
+    /// After `finish`: the words read, a line each, in the file's order.
+    #[wasm_bindgen(getter)]
+    pub fn vocabulary(&self) -> String {
+        self.read.as_ref().map_or_else(String::new, |read| read.words().join("\n"))
+    }
+
+    /// After `finish`: the vectors read, row after row (`dim` numbers a
+    /// word), handed over: the reader keeps its counts, not its vectors.
+    #[wasm_bindgen(js_name = takeValues)]
+    pub fn take_values(&mut self) -> Result<Vec<f32>, JsError> {
+        let read = self.read.take().ok_or_else(|| JsError::new("no vectors to take: finish first, once"))?;
+        Ok(read.values().to_vec())
+    }
+}
+
+/// Builds an [`Explorer`] over a whole vocabulary a block of rows at a
+/// time, each row checked as [`Explorer::new`] checks a file: the page takes
+/// in a user's file of hundreds of megabytes a block per task, where one
+/// call took it in a task of a quarter of a second per 100,000 words of 300
+/// dimensions.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct ExplorerBuilder(Option<EmbeddingsBuilder>);
+
+#[wasm_bindgen]
+impl ExplorerBuilder {
+    /// A builder of vectors of dimension `dim`, with room for `words` words.
+    #[wasm_bindgen(constructor)]
+    pub fn new(dim: usize, words: usize) -> Result<ExplorerBuilder, JsError> {
+        Ok(ExplorerBuilder(Some(EmbeddingsBuilder::new(dim, words)?)))
+    }
+
+    /// Adds rows: `words`, a line each, and their vectors one after another
+    /// in `values`. Throws, naming the word, for a row the store refuses.
+    pub fn add(&mut self, words: &str, values: &[f32]) -> Result<(), JsError> {
+        let builder = self.0.as_mut().ok_or_else(|| JsError::new("this builder has finished"))?;
+        let dim = builder.dim();
+        let rows = words.split('\n').count();
+        if rows.checked_mul(dim) != Some(values.len()) {
+            return Err(JsError::new(&format!(
+                "{} numbers for {rows} words of dimension {dim}",
+                values.len()
+            )));
+        }
+        for (word, vector) in words.split('\n').zip(values.chunks_exact(dim)) {
+            builder.push(word, vector)?;
+        }
+        Ok(())
+    }
+
+    /// Words added so far.
+    #[wasm_bindgen(getter)]
+    pub fn words(&self) -> usize {
+        self.0.as_ref().map_or(0, EmbeddingsBuilder::len)
+    }
+
+    /// The explorer of the rows added; throws when none was.
+    pub fn finish(&mut self) -> Result<Explorer, JsError> {
+        let builder = self.0.take().ok_or_else(|| JsError::new("this builder has finished"))?;
+        Ok(Explorer { embeddings: builder.finish()?, neighbor_store: None, neighbors: OnceCell::new() })
     }
 }
 

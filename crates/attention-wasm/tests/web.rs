@@ -7,7 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use attention_wasm::{
-    ArrowGeometry, Explorer, HeatmapGeometry, SentenceAnalysis, Settings, TokenInfo, VectorFileReader,
+    ArrowGeometry, Explorer, ExplorerBuilder, HeatmapGeometry, SentenceAnalysis, Settings, TokenInfo,
+    VectorFileReader,
 };
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -245,9 +246,42 @@ fn a_vector_file_reader_counts_a_last_line_without_newline() {
         reader.feed(chunk).unwrap();
     }
     assert_eq!((reader.words(), reader.merged()), (1, 1));
-    let aewv = reader.finish().unwrap();
+    reader.finish().unwrap();
     assert_eq!((reader.words(), reader.dim(), reader.merged()), (2, 2, 1));
     assert_eq!((reader.skipped(), reader.promised(), reader.held()), (0, 0, 0));
-    let explorer = Explorer::new(&aewv).unwrap();
-    assert_eq!(explorer.vocabulary_size(), 2);
+    // 'King' is merged into 'king', which keeps its own numbers.
+    assert_eq!(reader.vocabulary(), "king\nqueen");
+    assert_eq!(reader.take_values().unwrap(), [1.0, 0.0, 1.0, 1.0]);
+    assert!(reader.take_values().is_err(), "handed over once");
+    assert_eq!(reader.words(), 2, "the counts stay");
+}
+
+#[wasm_bindgen_test]
+fn an_explorer_built_a_block_at_a_time_analyzes_as_one_read_whole() {
+    let whole = explorer();
+    let store = attention_core::Embeddings::from_bytes(GLOVE).unwrap();
+    let mut builder = ExplorerBuilder::new(50, 3).unwrap();
+    for words in ["the\nking", "and\nqueen\nruled", "kingdom"] {
+        let values: Vec<f32> = words.split('\n').flat_map(|w| store.vector(w).unwrap().to_vec()).collect();
+        builder.add(words, &values).unwrap();
+    }
+    assert_eq!(builder.words(), 6);
+    let built = builder.finish().unwrap();
+    assert_eq!(built.vocabulary_size(), 6);
+    let weights = |e: &Explorer| e.analyze(KING, JsValue::UNDEFINED).unwrap().weights().to_vec();
+    assert_eq!(weights(&built), weights(&whole));
+    assert!(builder.finish().is_err(), "finished once");
+    // A row the store refuses names its word; a block whose numbers do not match its words adds nothing.
+    let mut builder = ExplorerBuilder::new(2, 2).unwrap();
+    builder.add("cat", &[1.0, 0.0]).unwrap();
+    assert_eq!(
+        message(builder.add("cat", &[0.0, 1.0]).unwrap_err()),
+        "invalid word-vector file: the word 'cat' appears twice"
+    );
+    assert_eq!(
+        message(builder.add("a\nb", &[1.0, 2.0, 3.0]).unwrap_err()),
+        "3 numbers for 2 words of dimension 2"
+    );
+    assert_eq!(builder.words(), 1);
+    assert!(ExplorerBuilder::new(2, 0).unwrap().finish().is_err(), "no word");
 }

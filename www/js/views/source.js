@@ -101,18 +101,21 @@ class SourceView {
     }
   }
 
-  finish(message, file) {
+  /** Takes in the vectors the worker read (a block of rows a task), unless another file is picked meanwhile. */
+  async finish(message, file) {
     this.worker.terminate();
     this.worker = null;
-    this.reading = null;
     put(this.progress, 'hidden', true);
+    put(this.note, 'textContent', `Taking in ${file.name}: ${counted(message.source.words, 'word')} of ${counted(message.source.dim, 'dimension')}…`);
     let engine;
     try {
-      engine = fileEngine(this.ctx.wasm, message.vectors, { name: file.name, ...message.source });
+      engine = await fileEngine(this.ctx.wasm, message, { name: file.name, ...message.source }, () => this.reading !== file);
     } catch (error) {
-      this.fail(file, error.message);
+      if (this.reading === file) this.fail(file, error.message);
       return;
     }
+    if (!engine) return;
+    this.reading = null;
     const previous = this.file;
     this.file = engine;
     this.readNames.add(file.name);
