@@ -45,6 +45,13 @@ export function loadWasm() {
   return wasmLoading;
 }
 
+/** A file's explorer, and its nearest-word index, are built this long at most per task. */
+const BUILD_SLICE_MS = 20;
+/** Rows a call of Explorer.prepareNeighborsSome adds to the index (a few milliseconds at 300 dimensions). */
+const INDEX_ROWS = 1000;
+/** Numbers a call of ExplorerBuilder.add takes: 256 KB of them. */
+const BLOCK_VALUES = 1 << 16;
+
 /**
  * The wasm module, an Explorer and what feeds it its vectors.
  * - explorer: the wasm Explorer;
@@ -61,21 +68,37 @@ export class Engine {
     this.vectors = vectors;
     this.source = source;
     this.neighborsLoading = null;
-    this.neighborsReady = !explorer.isSharded;
+    this.neighborsReady = false;
     this.searches = []; // the last two: { vector, count, version, found }
   }
 
-  /** Loads the nearest-word index once (a few MB, only when a view asks for nearest words). */
+  /**
+   * Makes the nearest-word index ready once, when a view first asks for
+   * nearest words: GloVe's is fetched (a few MB); a file's is built from
+   * its vectors, BUILD_SLICE_MS a task.
+   */
   neighbors() {
-    if (!this.explorer.isSharded) return Promise.resolve();
-    this.neighborsLoading ??= fetchNeighbors(this.explorer, this.vectors.manifest).then((url) => {
+    this.neighborsLoading ??= (this.explorer.isSharded ? this.#fetchIndex() : this.#buildIndex()).then(() => {
       this.neighborsReady = true;
-      this.vectors.arrived?.add(url);
     }, (error) => {
       this.neighborsLoading = null;
       throw error;
     });
     return this.neighborsLoading;
+  }
+
+  async #fetchIndex() {
+    this.vectors.arrived?.add(await fetchNeighbors(this.explorer, this.vectors.manifest));
+  }
+
+  /** The index of a file's vectors, a few rows a call: whole, 100,000 words of 300 dimensions took a task of 0.4 s. */
+  async #buildIndex() {
+    let slice = performance.now();
+    while (!this.explorer.prepareNeighborsSome(INDEX_ROWS)) {
+      if (performance.now() - slice < BUILD_SLICE_MS) continue;
+      await nextTask();
+      slice = performance.now();
+    }
   }
 
   /**
@@ -85,6 +108,8 @@ export class Engine {
    */
   async nearest(vector, count) {
     await this.neighbors();
+    // Each search in a task of its own: one of a file of 100,000 words takes 20-30 ms, and a view asks for several.
+    await nextTask();
     let found = this.#search(vector, count);
     // The shards of the candidates not checked yet; once each (a failed one
     // stays rough, and its arrival must not ask again: that looped).
@@ -184,11 +209,6 @@ function siblingHub() {
   }
   return null;
 }
-
-/** A file's explorer is built this long at most per task (engine.js fileEngine). */
-const BUILD_SLICE_MS = 20;
-/** Numbers a call of ExplorerBuilder.add takes: 256 KB of them. */
-const BLOCK_VALUES = 1 << 16;
 
 /**
  * An engine over a whole vocabulary in memory: the user's file as the

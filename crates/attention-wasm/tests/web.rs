@@ -143,6 +143,15 @@ fn nearest_words_describe_an_output_vector() {
     assert_eq!(near.len(), 3);
     assert_eq!(near[0].word, "king", "the output of 'king' stays closest to 'king'");
     assert!(near[0].similarity >= near[1].similarity);
+    // The index built a few rows a call finds the same words.
+    let stepped = explorer();
+    let calls =
+        std::iter::repeat_with(|| stepped.prepare_neighbors_some(1_000)).take_while(|whole| !whole).count();
+    assert!(calls >= 3, "{} words take several calls: {calls}", stepped.vocabulary_size());
+    assert!(stepped.prepare_neighbors_some(1_000), "whole");
+    let again: Vec<attention_wasm::Neighbour> =
+        serde_wasm_bindgen::from_value(stepped.nearest(&context, 3).unwrap()).unwrap();
+    assert_eq!(again, near);
 }
 
 #[wasm_bindgen_test]
