@@ -49,6 +49,8 @@ export function loadWasm() {
 const BUILD_SLICE_MS = 20;
 /** Rows a call of Explorer.prepareNeighborsSome adds to the index (a few milliseconds at 300 dimensions). */
 const INDEX_ROWS = 1000;
+/** An index of more words than this is searched in a task of its own (Engine.nearest). */
+const OWN_TASK_ABOVE = 50000;
 /** Numbers a call of ExplorerBuilder.add takes: 256 KB of them. */
 const BLOCK_VALUES = 1 << 16;
 
@@ -108,8 +110,11 @@ export class Engine {
    */
   async nearest(vector, count) {
     await this.neighbors();
-    // Each search in a task of its own: one of a file of 100,000 words takes 20-30 ms, and a view asks for several.
-    await nextTask();
+    // A search of a large file's index in a task of its own: one of 100,000
+    // words of 300 dimensions takes 20-30 ms, and a view asks for several.
+    // GloVe's 20,000 words take under a millisecond: a task each would only
+    // wait (4 ms a task, once timers nest).
+    if ((this.vectors.manifest.neighbors?.words ?? 0) > OWN_TASK_ABOVE) await nextTask();
     let found = this.#search(vector, count);
     // The shards of the candidates not checked yet; once each (a failed one
     // stays rough, and its arrival must not ask again: that looped).
