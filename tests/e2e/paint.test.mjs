@@ -100,9 +100,15 @@ test('too small for labels, the heatmap and the arrows name the focus and the ke
   paintOverlay(ctx, view({ labelsShown: false }), 1, { row: 2, col: 2 });
   assert.deepEqual(of(ctx, 'fillText').map((c) => c[1]), ['query 2: king  ·  key 3: ruled']);
   const arrows = recorder();
-  const layout = { rowHeight: 2, top: 20, queryX: 120, keyX: 240, labelsShown: false, width: 300, height: 30 };
+  const layout = { rowHeight: 2, top: 20, queryX: 120, keyX: 240, labelsShown: false, width: 300, height: 60 };
   paintArrows(arrows, layout, labels, new Float32Array(0), 1, weights.subarray(3, 6), theme);
-  assert.equal(of(arrows, 'fillText').map((c) => c[1]).find((t) => t.includes('word')), 'king (word 2)');
+  const named = (ctx) => of(ctx, 'fillText').filter((c) => c[2] === layout.queryX - 6 && c[1] !== 'query').map((c) => [c[1], c[3]]);
+  // The word, and below it its place in the text: a column sized for words cut 'king (word 2)' to 'k… (word 2)'.
+  assert.deepEqual(named(arrows), [['king', 23], ['word 2', 23 + theme.fontSize + 2]]);
+  // On the last rows, its place goes above it, inside the canvas.
+  const last = recorder();
+  paintArrows(last, { ...layout, height: 30 }, labels, new Float32Array(0), 2, weights.subarray(6, 9), theme);
+  assert.deepEqual(named(last), [['ruled', 25], ['word 3', 25 - theme.fontSize - 2]]);
 });
 
 test('a label wider than its side of the arrows, or the heatmap\'s margin, is cut with "…" inside the canvas', () => {

@@ -293,8 +293,14 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.font = font(theme, { weight: 'bold' });
     ctx.fillStyle = theme.accent;
     ctx.textAlign = 'right';
-    // Labels isolated: a right-to-left word would otherwise take the number after it into its run.
-    ctx.fillText(fitted(ctx, labels[focus], queryRoom, ` (word ${focus + 1})`), arrows.queryX - 6, arrows.top + (focus + 0.5) * arrows.rowHeight);
+    const y = arrows.top + (focus + 0.5) * arrows.rowHeight;
+    ctx.fillText(fitted(ctx, labels[focus], queryRoom), arrows.queryX - 6, y);
+    // Its place in the text on a line of its own, below it (above it at the bottom): after
+    // the word, in a column sized for words, it cut most of them ("t… (word 6)").
+    const line = theme.fontSize + 2;
+    ctx.font = font(theme, { size: 11 });
+    ctx.fillStyle = theme.muted;
+    ctx.fillText(fitted(ctx, `word ${focus + 1}`, queryRoom), arrows.queryX - 6, y + line + line / 2 > arrows.height ? y - line : y + line);
     const strongest = strongestKeys(focusRow, 6);
     ctx.font = font(theme);
     ctx.fillStyle = theme.fg;
