@@ -5,7 +5,7 @@
 // analysis made with the current engine (analysis.js).
 
 import { siteFile } from './site.js';
-import { fetchManifest, nextTask, VectorStore } from './vectors.js';
+import { fetchManifest, nextTask, taskPauses, VectorStore } from './vectors.js';
 
 const PKG_URL = siteFile('pkg/attention_wasm.js');
 const WASM_URL = siteFile('pkg/attention_wasm_bg.wasm');
@@ -95,12 +95,8 @@ export class Engine {
 
   /** The index of a file's vectors, a few rows a call: whole, 100,000 words of 300 dimensions took a task of 0.4 s. */
   async #buildIndex() {
-    let slice = performance.now();
-    while (!this.explorer.prepareNeighborsSome(INDEX_ROWS)) {
-      if (performance.now() - slice < BUILD_SLICE_MS) continue;
-      await nextTask();
-      slice = performance.now();
-    }
+    const pause = taskPauses(BUILD_SLICE_MS);
+    while (!this.explorer.prepareNeighborsSome(INDEX_ROWS)) await pause();
   }
 
   /**
@@ -228,13 +224,10 @@ export async function fileEngine(wasm, { vocabulary, values }, source, cancelled
   const builder = new wasm.ExplorerBuilder(source.dim, source.words);
   let explorer;
   try {
-    let slice = performance.now();
+    const pause = taskPauses(BUILD_SLICE_MS);
     for (const [words, block] of rowBlocks(vocabulary, values, source.dim, Math.max(1, Math.floor(BLOCK_VALUES / source.dim)))) {
       builder.add(words, block);
-      if (performance.now() - slice < BUILD_SLICE_MS) continue;
-      await nextTask();
-      if (cancelled()) return null;
-      slice = performance.now();
+      if (await pause() && cancelled()) return null;
     }
     explorer = builder.finish();
   } finally {

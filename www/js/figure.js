@@ -239,19 +239,18 @@ function svgHeading(figure, width, theme) {
 }
 
 /**
- * An arrows figure (its `arrows`: { focus, n }) as an SVG document, drawn by
- * the arrows' own painter (paint.js paintArrows) on an SvgContext: `layout`
- * (heatmap-view.js arrowLayout) and `links` (ArrowGeometry's), `measure` a
- * canvas context to measure labels with. The curves are <path>s, a path for
+ * An arrows figure (asArrows) as an SVG document, drawn by the arrows' own
+ * painter (paint.js paintArrows) on an SvgContext: `layout` (heatmap-view.js
+ * arrowLayout), `links` (ArrowGeometry's), the `focus` and its `row` of
+ * weights (or nulls), `measure` a canvas context to measure labels with. The curves are <path>s, a path for
  * the links of one width and opacity; the words are <text>.
  */
-export function arrowsSvgOf(figure, { layout, links, theme, measure }) {
+export function arrowsSvgOf(figure, { layout, links, focus, row, theme, measure }) {
   const width = Math.max(MIN_FIGURE_WIDTH, Math.ceil(layout.width) + 32);
   const heading = svgHeading(figure, width, theme);
   const height = Math.ceil(heading.bottom + layout.height + 16);
   const draw = new SvgContext(measure, theme.fontFamily);
-  const { focus } = figure.arrows;
-  paintArrows(draw, layout, figure.colLabels, links, focus, focus === null ? null : figure.weights, theme);
+  paintArrows(draw, layout, figure.colLabels, links, focus, row, theme);
   return `${[
     ...svgOpening(figure, width, height, theme),
     ...heading.parts,

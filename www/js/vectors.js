@@ -264,3 +264,19 @@ export async function fetchManifest(url, fetch = globalThis.fetch.bind(globalThi
 export function nextTask() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
+
+/**
+ * The pauses of a loop that works `ms` a task: `await pause()` goes on at
+ * once until `ms` have passed since the task began, then runs `onYield()`
+ * (if given) and resolves in a task of its own, to true.
+ */
+export function taskPauses(ms) {
+  let start = performance.now();
+  return async (onYield) => {
+    if (performance.now() - start < ms) return false;
+    onYield?.();
+    await nextTask();
+    start = performance.now();
+    return true;
+  };
+}

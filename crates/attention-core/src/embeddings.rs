@@ -519,12 +519,7 @@ const MAX_RESERVED_VALUES: usize = 1 << 26;
 /// [`Embeddings::new`] does: the page takes in a user's file of hundreds of
 /// megabytes a block of rows per task, where reading it whole was one long task.
 #[derive(Debug)]
-pub struct EmbeddingsBuilder {
-    dim: usize,
-    words: Vec<String>,
-    index: HashMap<String, u32>,
-    vectors: Vec<f32>,
-}
+pub struct EmbeddingsBuilder(Embeddings);
 
 impl EmbeddingsBuilder {
     /// A builder of vectors of dimension `dim`, with room for about `words` words.
@@ -533,49 +528,40 @@ impl EmbeddingsBuilder {
             return Err(invalid(format!("dimension {dim} is outside 1..={MAX_DIM}")));
         }
         let words = words.min(MAX_WORDS as usize);
-        Ok(EmbeddingsBuilder {
+        Ok(EmbeddingsBuilder(Embeddings {
             dim,
             words: Vec::with_capacity(words),
             index: HashMap::with_capacity(words),
             vectors: Vec::with_capacity(words.saturating_mul(dim).min(MAX_RESERVED_VALUES)),
-        })
+            shards: None,
+        }))
     }
 
-    /// The dimension.
-    pub fn dim(&self) -> usize {
-        self.dim
-    }
-
-    /// Words added so far.
-    pub fn len(&self) -> usize {
-        self.words.len()
-    }
-
-    /// True before the first word.
-    pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+    /// The store so far.
+    pub fn store(&self) -> &Embeddings {
+        &self.0
     }
 
     /// Adds `word` and its `vector`; refuses, adding nothing, a vector of
     /// another dimension, a word [`Embeddings::new`] would refuse, or a
     /// word already added.
     pub fn push(&mut self, word: &str, vector: &[f32]) -> Result<()> {
-        if vector.len() != self.dim {
-            return Err(invalid(format!("'{word}' has {} numbers, not {}", vector.len(), self.dim)));
+        let store = &mut self.0;
+        if vector.len() != store.dim {
+            return Err(invalid(format!("'{word}' has {} numbers, not {}", vector.len(), store.dim)));
         }
-        admit(&mut self.index, word, self.words.len(), vector)?;
-        self.words.push(word.to_owned());
-        self.vectors.extend_from_slice(vector);
+        admit(&mut store.index, word, store.words.len(), vector)?;
+        store.words.push(word.to_owned());
+        store.vectors.extend_from_slice(vector);
         Ok(())
     }
 
     /// The store of the words added; refuses a store without a word.
     pub fn finish(self) -> Result<Embeddings> {
-        if self.words.is_empty() {
+        if self.0.is_empty() {
             return Err(invalid("the store holds no word vectors".into()));
         }
-        let EmbeddingsBuilder { dim, words, index, vectors } = self;
-        Ok(Embeddings { dim, words, index, vectors, shards: None })
+        Ok(self.0)
     }
 }
 
@@ -725,7 +711,7 @@ mod tests {
         for (row, word) in whole.words().iter().enumerate() {
             builder.push(word, whole.row(row)).unwrap();
         }
-        assert_eq!(builder.len(), 3);
+        assert_eq!(builder.store().len(), 3);
         assert_eq!(builder.finish().unwrap(), whole);
     }
 

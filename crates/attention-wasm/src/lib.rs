@@ -310,8 +310,9 @@ impl Explorer {
     /// built on first use: the nearest-word index of a sharded store (None
     /// until it is loaded), or the store itself.
     fn neighbor_index(&self) -> Option<(&Embeddings, &NeighborIndex)> {
-        let store = self.neighbor_source()?;
-        Some((store, self.neighbors.get_or_init(|| NeighborIndex::new(store))))
+        // Whole at once, or the rest of what prepareNeighborsSome began.
+        self.prepare_neighbors_some(usize::MAX);
+        Some((self.neighbor_source()?, self.neighbors.get()?))
     }
 
     /// Builds the nearest-word index `rows` rows further; true once it is
@@ -751,15 +752,16 @@ impl ExplorerBuilder {
     /// in `values`. Throws, naming the word, for a row the store refuses.
     pub fn add(&mut self, words: &str, values: &[f32]) -> Result<(), JsError> {
         let builder = self.0.as_mut().ok_or_else(|| JsError::new("this builder has finished"))?;
-        let dim = builder.dim();
-        let rows = words.split('\n').count();
-        if rows.checked_mul(dim) != Some(values.len()) {
+        let dim = builder.store().dim();
+        let words: Vec<&str> = words.split('\n').collect();
+        if words.len().checked_mul(dim) != Some(values.len()) {
             return Err(JsError::new(&format!(
-                "{} numbers for {rows} words of dimension {dim}",
-                values.len()
+                "{} numbers for {} words of dimension {dim}",
+                values.len(),
+                words.len()
             )));
         }
-        for (word, vector) in words.split('\n').zip(values.chunks_exact(dim)) {
+        for (word, vector) in words.into_iter().zip(values.chunks_exact(dim)) {
             builder.push(word, vector)?;
         }
         Ok(())
@@ -768,7 +770,7 @@ impl ExplorerBuilder {
     /// Words added so far.
     #[wasm_bindgen(getter)]
     pub fn words(&self) -> usize {
-        self.0.as_ref().map_or(0, EmbeddingsBuilder::len)
+        self.0.as_ref().map_or(0, |builder| builder.store().len())
     }
 
     /// The explorer of the rows added; throws when none was.

@@ -13,7 +13,7 @@ import { arrowLayout, arrowLinks, hatchOf, heatmapLayout, labelWidth } from '../
 import { font, paintArrows, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
 import { clip, grouped, wrapLines } from '../text.js';
-import { nextTask } from '../vectors.js';
+import { taskPauses } from '../vectors.js';
 
 const VIEW_NAMES = {
   main: 'the heatmap and the arrows', heatmap: 'the heatmap', arrows: 'the arrows', steps: 'the steps of the focused word',
@@ -221,13 +221,10 @@ class ShareView {
     this.preparing = format;
     try {
       const chunks = [];
-      let slice = performance.now();
+      const pause = taskPauses(SLICE_MS);
       for (const part of parts) {
         chunks.push(new Blob([part])); // encoded now: 14 MB of text at once would be a long task
-        if (performance.now() - slice < SLICE_MS) continue;
-        this.flash(`Preparing the ${format} (${grouped(figure.rows)} rows)…`);
-        await nextTask();
-        slice = performance.now();
+        await pause(() => this.flash(`Preparing the ${format} (${grouped(figure.rows)} rows)…`));
       }
       download(new Blob(chunks, { type }), fileName(figure, format.toLowerCase()));
       this.flash(`${format} downloaded.`);
@@ -270,8 +267,8 @@ const ARROWS_WIDTH = 640;
 
 /**
  * An arrows figure laid out and linked as the view does it, `ARROWS_WIDTH`
- * wide: { layout, links, theme, measure } for paintArrows, on a canvas or
- * an SvgContext (figure.js arrowsSvgOf).
+ * wide: { layout, links, focus, row, theme, measure } for paintArrows, on a
+ * canvas or an SvgContext (figure.js arrowsSvgOf).
  */
 function arrowsDrawing(figure, { theme, wasm }) {
   const measure = newCanvas(1, 1).getContext('2d');
@@ -280,9 +277,8 @@ function arrowsDrawing(figure, { theme, wasm }) {
   const geometry = new wasm.ArrowGeometry(n, ARROWS_WIDTH, widest, theme.fontSize, 900);
   try {
     const { focus, share } = figure.arrows;
-    const row = focus === null ? null : figure.weights;
-    const { links } = arrowLinks(geometry, { n, weights: figure.weights, scaleMax: figure.scaleMax, row }, focus, share);
-    return { layout: arrowLayout(geometry), links, theme, measure };
+    const { row, links } = arrowLinks(geometry, { n, weights: figure.weights, scaleMax: figure.scaleMax, row: focus === null ? null : figure.weights }, focus, share);
+    return { layout: arrowLayout(geometry), links, focus, row, theme, measure };
   } finally {
     geometry.free();
   }
@@ -290,9 +286,8 @@ function arrowsDrawing(figure, { theme, wasm }) {
 
 /** An arrows figure drawn like the page draws it, titled and captioned (framedPicture). */
 export function arrowsPictureOf(figure, ctx) {
-  const { layout, links, theme } = arrowsDrawing(figure, ctx);
-  const { focus } = figure.arrows;
-  return framedPicture(figure, theme, layout, (draw) => paintArrows(draw, layout, figure.colLabels, links, focus, focus === null ? null : figure.weights, theme));
+  const { layout, links, focus, row, theme } = arrowsDrawing(figure, ctx);
+  return framedPicture(figure, theme, layout, (draw) => paintArrows(draw, layout, figure.colLabels, links, focus, row, theme));
 }
 
 /** The figure drawn like the page draws it, titled and captioned, at twice the screen's resolution (at least). */

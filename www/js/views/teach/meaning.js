@@ -11,7 +11,7 @@
 
 import { el, putText } from '../../dom.js';
 import { grouped } from '../../text.js';
-import { nextTask } from '../../vectors.js';
+import { taskPauses } from '../../vectors.js';
 import { errorLine, nearestSearched, showNothing } from './common.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
@@ -70,13 +70,9 @@ export function mountMeaning(lab, ctx) {
     putText(caption, 'Finding the nearest words…');
     while (body.rows.length > rows) body.lastElementChild.remove();
     for (const tr of body.rows) tr.classList.add('stale');
-    let slice = performance.now();
+    const pause = taskPauses(SLICE_MS);
     for (let i = 0; i < rows; i++) {
-      if (performance.now() - slice >= SLICE_MS) {
-        await nextTask();
-        if (shown !== analysis) return;
-        slice = performance.now();
-      }
+      if (await pause() && shown !== analysis) return;
       const [own, mixed] = await Promise.all([
         ctx.engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
         ctx.engine.nearest(analysis.contextOf(i), NEAREST),
