@@ -166,6 +166,46 @@ test('two changes in one task are two history entries: the address is written af
   await finish();
 });
 
+test('dragging the temperature for seconds keeps the link right under Safari’s limit of 100 history writes in 30 s', async () => {
+  const { page, context, finish } = await openPage(site.browser, null, { origins: [new URL(site.url).origin] });
+  // Safari's rule, in Chromium: past 100 pushState/replaceState calls in 30 s, a SecurityError.
+  await context.addInitScript(() => {
+    const times = [];
+    window.historyWrites = times;
+    for (const name of ['pushState', 'replaceState']) {
+      const original = History.prototype[name];
+      History.prototype[name] = function (...args) {
+        const now = performance.now();
+        if (times.filter((t) => t > now - 30000).length >= 100) {
+          throw new DOMException(`Attempt to use history.${name}() more than 100 times per 30 seconds`, 'SecurityError');
+        }
+        times.push(now);
+        return original.apply(this, args);
+      };
+    }
+  });
+  await page.goto(site.url + hashFor(KING));
+  await ready(page);
+  // 240 steps, one a frame (4 s at 60 Hz), as a drag of the slider makes them; then it stops at 0.5 (temperature 3.16).
+  await page.evaluate(async () => {
+    const slider = document.getElementById('opt-temperature');
+    const step = (value) => {
+      slider.value = String(value);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    };
+    for (let k = 0; k < 240; k++) {
+      step(((k % 120) - 60) / 40);
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    }
+    step(0.5);
+  });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('t') === '3.16', null, { timeout: 5000 });
+  const writes = await page.evaluate(() => window.historyWrites.length);
+  assert.ok(writes <= 40, `${writes} history writes in about 4 s`);
+  assert.equal(await page.locator('#temperature-value').textContent(), '3.16');
+  await finish();
+});
+
 test('typing a sentence writes it in the link as one history entry, and Back brings the old one', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);

@@ -4,12 +4,36 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkCut, chunkEnd, grouped } from '../../www/js/text.js';
 import { DEFAULT_SENTENCE, defaultState, formatHash, parseHash, settingsOf, textsOf } from '../../www/js/state.js';
+import { writeBudget } from '../../www/js/url.js';
 import { hashFor, launch, openPage, ready, serveDist } from './helpers.mjs';
 
 test('an empty hash is the default state', () => {
   assert.deepEqual(parseHash(''), defaultState());
   assert.deepEqual(parseHash('#'), defaultState());
   assert.equal(defaultState().sentence, DEFAULT_SENTENCE);
+});
+
+test('the address is written at most 80 times in any 30 s (Safari refuses the 101st), the first 20 at once', () => {
+  let now = 0;
+  const budget = writeBudget(() => now);
+  const times = [];
+  // Asked for 60 times a second for a minute, as a drag of a slider asks.
+  for (let k = 0; k < 3600; k++) {
+    now = (k * 1000) / 60;
+    if (budget.wait() === 0) {
+      budget.spend();
+      times.push(now);
+    }
+  }
+  // The first 20 asks are written as they come, then one every 500 ms.
+  assert.deepEqual(times.slice(0, 20), Array.from({ length: 20 }, (_, k) => (k * 1000) / 60));
+  assert.deepEqual(times.slice(20, 23), [500, 1000, 1500]);
+  const most = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 30000).length));
+  assert.ok(most <= 80 && most >= 75, `${most} writes in 30 s`);
+  // Over budget, the wait is the time to the next write.
+  const spent = writeBudget(() => 0, 1, 500);
+  spent.spend();
+  assert.equal(spent.wait(), 500);
 });
 
 test('every key of the sentence and the options is read', () => {

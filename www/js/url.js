@@ -10,6 +10,41 @@ function later(task) {
   else setTimeout(task, 0);
 }
 
+// Browsers limit how often a page may write its address: Safari throws a
+// SecurityError past 100 pushState/replaceState calls in 30 s; Chromium and
+// Firefox ignore the calls past their own limits. Dragging the temperature
+// slider wrote about 60 a second, so after a few seconds of it Safari's
+// address bar, and any link copied from it, kept an old temperature. Writes
+// are spent from a budget: BURST at once, then one every REFILL_MS, so at
+// most 20 + 60 in any 30 s. A change over budget waits for the next write,
+// merged with the changes made meanwhile.
+const BURST = 20;
+const REFILL_MS = 500;
+/** After a write the browser refused, the next try; after FAILURES in a row, the page stops trying until the next change. */
+const RETRY_MS = 2000;
+const FAILURES = 3;
+
+/** A token bucket of history writes: `wait()` is the ms before the next may go (0: now), `spend()` takes one. */
+export function writeBudget(now = () => performance.now(), burst = BURST, refill = REFILL_MS) {
+  let tokens = burst;
+  let at = now();
+  const fill = () => {
+    const t = now();
+    tokens = Math.min(burst, tokens + (t - at) / refill);
+    at = t;
+  };
+  return {
+    wait() {
+      fill();
+      return tokens >= 1 ? 0 : Math.ceil((1 - tokens) * refill);
+    },
+    spend() {
+      fill();
+      tokens -= 1;
+    },
+  };
+}
+
 /**
  * Keeps `location.hash` and `store` in step. Inside an iframe (`embed`) a
  * pushed entry would hijack the host page's Back button, so every change
@@ -24,29 +59,50 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
   // nothing: its next step pushes, or the gesture would overwrite the entry
   // it started from, and Back could not return there.
   let owed = null;
+  const budget = writeBudget();
+  /** Writes `state` in the address, as `how` says; false when the browser refused the write. */
   const write = (state, how, gesture = null) => {
     const hash = formatHash(state);
     onHash(hash);
-    if (how === 'none') return;
+    if (how === 'none') return true;
     if (location.hash === hash) {
       if (how === 'push') owed = gesture;
-      return;
+      return true;
     }
     const push = how === 'push' || (gesture !== null && gesture === owed);
+    budget.spend();
+    try {
+      if (push && !embed) history.pushState(null, '', hash);
+      else history.replaceState(null, '', hash);
+    } catch {
+      return false; // over a browser's limit (Safari: a SecurityError): tried again later
+    }
     owed = null;
-    if (push && !embed) history.pushState(null, '', hash);
-    else history.replaceState(null, '', hash);
+    return true;
   };
   // The address is written in a background task, after the change's frame:
   // `pushState` cost a click 2–4 ms and a keystroke up to 5 ms on a slow
   // machine (a link of 1,024 words is about 9 KB). A new entry writes the one
   // still pending first, so no step of Back is lost.
   let pending = null; // { state, how, gesture } not written yet
+  let timer = null;
+  let failures = 0;
   const flush = () => {
+    clearTimeout(timer);
     if (!pending) return;
-    const { state, how, gesture } = pending;
+    const item = pending;
     pending = null;
-    write(state, how, gesture);
+    if (write(item.state, item.how, item.gesture)) {
+      failures = 0;
+    } else if (!pending && ++failures < FAILURES) {
+      pending = item;
+      timer = setTimeout(flush, RETRY_MS);
+    }
+  };
+  const schedule = () => {
+    const wait = budget.wait();
+    if (wait === 0) later(flush);
+    else timer = setTimeout(flush, wait);
   };
   store.subscribe((state, previous, how, gesture) => {
     // From the address itself (read, below, has dropped what was pending): only onHash hears it.
@@ -55,7 +111,7 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
       return;
     }
     if (pending && how === 'push') flush();
-    if (!pending) later(flush);
+    if (!pending) schedule();
     // A gesture's first change pushes, its next ones replace (store.js): one entry in all.
     pending = { state, how: pending?.how === 'push' ? 'push' : how, gesture };
   });
