@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { hashFor, hashOf, KING, KING_ROW, linkOf, openPage, readTable, ready, useSite, wholeTable } from './helpers.mjs';
+import { assertClose, hashFor, hashOf, KING, KING_ROW, linkOf, openPage, readTable, ready, useSite, wholeTable } from './helpers.mjs';
 
 const site = useSite();
 
@@ -224,6 +224,42 @@ test('a teaching view’s picture is downloaded on the colour scale it is drawn 
   const json = JSON.parse((await downloaded(page, 'panel-Unscaled', '#export-json')).bytes.toString('utf8'));
   assert.match(json.caption, /^Unscaled: .*the same colour scale/);
   assert.ok(json.weights[1][1] > 0.99, 'unscaled, king looks at itself');
+  await finish();
+});
+
+test('the context vectors download as CSV and JSON, a row a word and a column a dimension; a picture of them is refused, and said why', async () => {
+  // Causal: the first word attends only to itself (weight 1), so its context vector is its own GloVe vector.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&causal=1&lab=meaning'));
+  await ready(page);
+  await page.waitForSelector('#meaning-table:not([aria-busy]) tbody tr');
+  await page.focus('#export-figure');
+  const options = await page.$$eval('#export-figure option', (list) => list.map((o) => [o.value, o.textContent]));
+  assert.ok(options.some(([id, name]) => id === 'meaning' && name === 'the context vectors'), JSON.stringify(options));
+  const csv = await downloaded(page, 'meaning', '#export-csv');
+  assert.equal(csv.name, 'attention-the-king-and-queen-ruled-the-kingdom-context-vectors.csv');
+  const lines = csv.bytes.toString('utf8').split('\r\n').filter(Boolean).map((line) => line.split(','));
+  assert.deepEqual(lines[0], ['"word \\ dimension"', ...Array.from({ length: 50 }, (_, k) => `"d${k + 1}"`)]);
+  assert.deepEqual(lines.slice(1).map((line) => line[0]), ['"the"', '"king"', '"and"', '"queen"', '"ruled"', '"the"', '"kingdom"']);
+  assert.deepEqual(lines[1].slice(1, 6), ['0.418', '0.24968', '-0.41242', '0.1217', '0.34527'], 'GloVe’s vector of "the"');
+  // "king" mixes "The" and itself by its row of weights: GloVe's king starts 0.50451, 0.68607.
+  const weights = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8')).weights[1];
+  const json = JSON.parse((await downloaded(page, 'meaning', '#export-json')).bytes.toString('utf8'));
+  assert.deepEqual(Object.keys(json), ['kind', 'title', 'caption', 'unknown', 'words', 'dimensions', 'vectors']);
+  assert.match(json.caption, /causal mask · context vectors, Σ weight × v$/);
+  assert.equal(json.vectors.length, 7);
+  assertClose(json.vectors[1].slice(0, 2), [weights[0] * 0.418 + weights[1] * 0.50451, weights[0] * 0.24968 + weights[1] * 0.68607], 1e-5);
+  // No picture: the buttons say so, and a click says why.
+  assert.equal(await page.getAttribute('#export-png', 'aria-disabled'), 'true');
+  assert.equal(await page.getAttribute('#export-svg', 'aria-disabled'), 'true');
+  assert.equal(await page.getAttribute('#export-csv', 'aria-disabled'), null);
+  let downloads = 0;
+  page.on('download', () => downloads++);
+  await page.click('#export-png', { force: true }); // aria-disabled: Playwright waits for it to be enabled, a user can click
+  await page.waitForFunction(() => document.getElementById('share-status').textContent.startsWith('No picture'));
+  assert.match(await page.textContent('#share-status'), /^No picture is made of the context vectors: the numbers are negative and positive.*Download the CSV or JSON\.$/);
+  await page.selectOption('#export-figure', 'main');
+  assert.equal(await page.getAttribute('#export-png', 'aria-disabled'), null);
+  assert.equal(downloads, 0);
   await finish();
 });
 

@@ -251,6 +251,11 @@ export class Analysis {
     return Float32Array.from(this.steps(row).context);
   }
 
+  /** The context vector of row `row`, as contextOf, without keeping its steps: an export reads each row once. */
+  contextRow(row) {
+    return this.rows.has(row) ? this.contextOf(row) : Float32Array.from(this.engine.explorer.explainRow(this.raw, row).context);
+  }
+
   /** The input vectors of the known tokens (Q = K = V), `(n, dim)`. */
   get vectors() {
     return this.#memo('vectors').get(0, () => this.engine.explorer.inputVectors(this.raw));

@@ -12,6 +12,10 @@
 //           the playground computed from), arrows ({ focus, share }: drawn as
 //           the arrows view draws it, from the colLabels' words; the rows
 //           are the focused query's when there is one) }
+// A figure of other numbers than weights (the context vectors) names them:
+// axes ([row, column] for the CSV's corner), jsonKeys ([rows, columns,
+// values]), rowValues(i) in place of `weights` (a row computed when its
+// line is written), and formats (the downloads it has: ['csv', 'json']).
 
 import { paintArrows } from './paint.js';
 import { formatTemperature } from './state.js';
@@ -59,6 +63,23 @@ export function analysisFigure(analysis, palette) {
 }
 
 /**
+ * The context vectors of an analysis (the Context-vectors tab's figure): a
+ * row a word, a column a dimension, each row its Σ weight × v as the kernel
+ * sums it (the Steps tab's output), computed as its line is written. No
+ * picture: its numbers are negative and positive, and the heatmap's colours
+ * run from 0 up.
+ */
+export function contextFigure(analysis) {
+  const whole = analysisFigure(analysis, null);
+  return {
+    ...whole, kind: 'context-vectors', caption: `${whole.caption} · context vectors, Σ weight × v`, file: 'context vectors',
+    cols: analysis.dim, colLabels: Array.from({ length: analysis.dim }, (_, k) => `d${k + 1}`),
+    axes: ['word', 'dimension'], jsonKeys: ['words', 'dimensions', 'vectors'], formats: ['csv', 'json'],
+    weights: null, masked: null, rowValues: (i) => analysis.contextRow(i),
+  };
+}
+
+/**
  * A square figure as its arrows view draws it: the links from query `focus`
  * (its row of weights; every row's when null), those under `share` of the
  * strongest hidden. `arrows`: { focus, share } for the painter.
@@ -101,22 +122,26 @@ export function weightText(w) {
 /** Query rows per part of a CSV or JSON text: a few milliseconds of formatting at 1,024 columns. */
 const ROWS_PER_PART = 32;
 
-/** A row's weights as texts (weightText), `empty` where masked (or not a number). */
+/** A row's numbers as texts (weightText), `empty` where masked (or not a number). */
 function rowTexts(figure, i, empty) {
   const texts = new Array(figure.cols);
-  for (let j = 0, k = i * figure.cols; j < figure.cols; j++, k++) {
-    const w = figure.weights[k];
-    texts[j] = figure.masked?.[k] || !Number.isFinite(w) ? empty : weightText(w);
+  const first = i * figure.cols;
+  const row = figure.rowValues ? figure.rowValues(i) : figure.weights.subarray(first, first + figure.cols);
+  for (let j = 0; j < figure.cols; j++) {
+    const w = row[j];
+    texts[j] = figure.masked?.[first + j] || !Number.isFinite(w) ? empty : weightText(w);
   }
   return texts;
 }
 
 /**
  * The weights as CSV (RFC 4180), in parts of ROWS_PER_PART lines: a header
- * `query \ key` and the keys, then a line per query; masked cells empty.
+ * `query \ key` (the figure's axes) and the keys, then a line per query;
+ * masked cells empty.
  */
 export function* csvParts(figure) {
-  yield `${['query \\ key', ...figure.colLabels].map(field).join(',')}\r\n`;
+  const [rows, cols] = figure.axes ?? ['query', 'key'];
+  yield `${[`${rows} \\ ${cols}`, ...figure.colLabels].map(field).join(',')}\r\n`;
   for (let first = 0; first < figure.rows; first += ROWS_PER_PART) {
     const lines = [];
     for (let i = first; i < Math.min(figure.rows, first + ROWS_PER_PART); i++) {
@@ -133,13 +158,15 @@ export function csvOf(figure) {
 
 /**
  * The figure as JSON, in parts of ROWS_PER_PART rows: what it shows, its
- * settings and its weights (row i = query i; null where masked), a row a line.
+ * settings and its weights (row i = query i; null where masked), a row a
+ * line; `queries`, `keys` and `weights` are named by the figure's jsonKeys.
  */
 export function* jsonParts(figure) {
   const { kind, title, caption, unknown, inputs } = figure;
-  const head = JSON.stringify({ kind, title, caption, unknown, inputs, queries: figure.rowLabels, keys: figure.colLabels }, null, 1);
-  // The object without its closing brace, then the weights as its last member.
-  yield `${head.slice(0, -2)},\n "weights": [`;
+  const [rows, cols, values] = figure.jsonKeys ?? ['queries', 'keys', 'weights'];
+  const head = JSON.stringify({ kind, title, caption, unknown, inputs, [rows]: figure.rowLabels, [cols]: figure.colLabels }, null, 1);
+  // The object without its closing brace, then the numbers as its last member.
+  yield `${head.slice(0, -2)},\n ${JSON.stringify(values)}: [`;
   for (let first = 0; first < figure.rows; first += ROWS_PER_PART) {
     const lines = [];
     for (let i = first; i < Math.min(figure.rows, first + ROWS_PER_PART); i++) {

@@ -7,7 +7,7 @@
 // settings that made it.
 
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
-import { copyText, download, el, newCanvas, put } from '../dom.js';
+import { attr, copyText, download, el, newCanvas, put } from '../dom.js';
 import { arrowsSvgOf, csvParts, jsonParts, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES, withResolution } from '../figure.js';
 import { arrowLayout, arrowLinks, hatchOf, heatmapLayout, labelWidth } from '../heatmap-view.js';
 import { font, paintArrows, paintHeatmap } from '../paint.js';
@@ -144,8 +144,10 @@ class ShareView {
     }
     this.preparing = null; // the format of a CSV or JSON text being made (text())
     for (const [id, format] of [['export-png', 'png'], ['export-svg', 'svg'], ['export-csv', 'csv'], ['export-json', 'json']]) {
-      $(id)?.addEventListener('click', () => this.exportWith((figure) => this[format](figure)));
+      $(id)?.addEventListener('click', () => this.exportWith(format, (figure) => this[format](figure)));
     }
+    this.formats = { png: $('export-png'), svg: $('export-svg'), csv: $('export-csv'), json: $('export-json') };
+    this.dom.figure?.addEventListener('change', () => this.markFormats());
   }
 
   flash(text) {
@@ -178,6 +180,15 @@ class ShareView {
     select.dataset.key = key;
     select.replaceChildren(...named.map(([id, name]) => Object.assign(el('option', name), { value: id })));
     if (shown.some(([id]) => id === previous)) select.value = previous;
+    this.markFormats();
+  }
+
+  /** The downloads the chosen figure has not (the context vectors have no picture) say so to assistive technology and look off; a click says why. */
+  markFormats() {
+    const formats = this.ctx.figures.get(this.dom.figure?.value)?.formats;
+    for (const [format, button] of Object.entries(this.formats)) {
+      if (button) attr(button, 'aria-disabled', Boolean(formats) && !formats.includes(format));
+    }
   }
 
   figure() {
@@ -185,7 +196,7 @@ class ShareView {
     return this.ctx.figures.get(this.dom.figure?.value ?? 'main')?.figure() ?? null;
   }
 
-  exportWith(make) {
+  exportWith(format, make) {
     // The quiz hides the weights until each is guessed (its downloads are hidden too).
     if (this.store.get().quiz) {
       this.flash('Downloads come back after the quiz: “See everything” ends it.');
@@ -194,6 +205,10 @@ class ShareView {
     const figure = this.figure();
     if (!figure) {
       this.flash('Nothing to download yet.');
+      return;
+    }
+    if (figure.formats && !figure.formats.includes(format)) {
+      this.flash(`No picture is made of ${this.dom.figure.selectedOptions[0]?.textContent ?? 'this'}: the numbers are negative and positive, and the heatmap’s colours run from 0 up. Download the ${figure.formats.map((f) => f.toUpperCase()).join(' or ')}.`);
       return;
     }
     make(figure);

@@ -10,6 +10,7 @@
 // previous sentence's words, dimmed, and the table says it is busy.
 
 import { el, putText } from '../../dom.js';
+import { contextFigure } from '../../figure.js';
 import { grouped } from '../../text.js';
 import { taskPauses } from '../../vectors.js';
 import { errorLine, nearestSearched, showNothing } from './common.js';
@@ -45,6 +46,13 @@ export function mountMeaning(lab, ctx) {
   const nothing = errorLine('meaning-nothing');
   lab.append(nothing, scroll);
   let shown = null;
+  // The numbers of the tab: every word's context vector, as CSV or JSON.
+  ctx.figures.set('meaning', {
+    name: 'the context vectors',
+    formats: ['csv', 'json'],
+    visible: () => Boolean(shown?.data) && !lab.hidden && ctx.shows('lab', ctx.store.get()),
+    figure: () => (shown?.data ? contextFigure(shown) : null),
+  });
 
   /** Writes row `i`: the word, then its two lists. */
   function putRow(i, word, own, mixed) {
