@@ -19,6 +19,28 @@ test("the link of the tutorial sentence shows the 'king' row", async () => {
   await finish();
 });
 
+test('the heatmap writes each word whole beside and above its cells, the widest too', async () => {
+  const { page, context, finish } = await openPage(site.browser, null, { origins: [new URL(site.url).origin] });
+  // Every text the page writes on the heatmap's canvas.
+  await context.addInitScript(() => {
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    window.heatmapTexts = [];
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+      if (this.canvas.id === 'heatmap') window.heatmapTexts.push(String(text));
+      return fill.call(this, text, ...rest);
+    };
+  });
+  await page.goto(site.url + hashFor(KING));
+  await ready(page);
+  const texts = await page.evaluate(() => window.heatmapTexts);
+  // Each label twice (its row and its column) at each paint; "kingdom", the widest, was drawn "kingd…".
+  for (const word of ['the', 'king', 'and', 'queen', 'ruled', 'kingdom']) {
+    assert.ok(texts.filter((t) => t === word).length >= 2, `${word} in ${JSON.stringify(texts)}`);
+  }
+  assert.deepEqual(texts.filter((t) => t.includes('…')), []);
+  await finish();
+});
+
 test("the colour bar runs from the palette's first colour at the bottom to its last at the top", async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);

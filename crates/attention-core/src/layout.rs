@@ -56,7 +56,7 @@ pub struct HeatmapSpec {
 pub const MAX_CELL: f64 = 48.0;
 /// Gap between labels and cells, and around the colorbar.
 pub const GAP: f64 = 6.0;
-/// Room the arrows' painter keeps between a label and the canvas's edge.
+/// Room the painters keep between a label and the canvas's edge.
 pub const LABEL_EDGE: f64 = 2.0;
 /// Width of the colour strip of the colorbar.
 pub const COLORBAR_STRIP: f64 = 12.0;
@@ -119,10 +119,13 @@ impl HeatmapLayout {
             let free = (width - gutter - colorbar_room).max(1.0);
             (free / cols.max(rows).max(1) as f64).min(MAX_CELL)
         };
-        // Labels need a cell at least as tall as the text.
-        let with_labels = fit(label_width + GAP);
+        // Labels need a cell at least as tall as the text. A label is drawn
+        // GAP from the cells and LABEL_EDGE from the edge: without that edge,
+        // the widest label was always cut ("kingd…" on the default page).
+        let label_room = label_width + GAP + LABEL_EDGE;
+        let with_labels = fit(label_room);
         let labels_shown = with_labels >= font * 1.15;
-        let (gutter, cell) = if labels_shown { (label_width + GAP, with_labels) } else { (GAP, fit(GAP)) };
+        let (gutter, cell) = if labels_shown { (label_room, with_labels) } else { (GAP, fit(GAP)) };
         // Without labels the top keeps one line, where the painter names the
         // focused and hovered tokens.
         let top = if labels_shown { gutter } else { font * 1.6 };
@@ -558,7 +561,7 @@ mod tests {
         let h = heatmap(7, 700.0);
         assert!(h.labels_shown);
         assert_eq!(h.cell, MAX_CELL);
-        assert_eq!(h.matrix.x, 66.0);
+        assert_eq!(h.matrix.x, 68.0);
         assert_eq!(h.matrix.width, 7.0 * MAX_CELL);
         assert!(h.width <= 700.0 && h.colorbar.x > h.matrix.right());
         assert!(h.values_shown);
@@ -636,6 +639,15 @@ mod tests {
             font_size: 12.0,
             max_height: 1000.0,
         })
+    }
+
+    #[test]
+    fn the_widest_heatmap_label_fits_beside_the_cells_and_above_them() {
+        let h = heatmap(7, 640.0);
+        assert!(h.labels_shown);
+        // The painter's room: from GAP beside the cells to LABEL_EDGE from the canvas's edge.
+        assert_eq!(h.matrix.x - GAP - LABEL_EDGE, 60.0);
+        assert_eq!(h.matrix.y - GAP - LABEL_EDGE, 60.0);
     }
 
     #[test]
