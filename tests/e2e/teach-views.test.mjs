@@ -131,6 +131,23 @@ test('a clicked cell shows its dot product term by term, and the steps add up', 
   await finish();
 });
 
+test('a word the text holds twice is told apart in the steps table by its place, sorted as the rows are', async () => {
+  // A long text sorts its keys by weight: "the" at words 1 and 6 would be two rows named alike.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
+  await ready(page);
+  await page.waitForSelector('#explain .steps-table');
+  const keys = await page.$$eval('#explain .steps-table tbody th button', (buttons) => buttons.map((b) => ({
+    text: b.textContent, place: b.dataset.place ?? null, shown: getComputedStyle(b, '::after').content, title: b.title,
+  })));
+  assert.deepEqual(keys.map((k) => [k.text, k.place]), [['the', '1'], ['king', null], ['and', null], ['queen', null], ['ruled', null], ['the', '6'], ['kingdom', null]]);
+  // Shown after the word (style.css), only where the word repeats.
+  assert.notEqual(keys[5].shown, 'none');
+  assert.equal(keys[1].shown, 'none');
+  assert.equal(keys[5].title, "Show q·k for 'the' (word 6) term by term");
+  assert.equal(keys[1].title, "Show q·k for 'king' term by term");
+  await finish();
+});
+
 test('a key picked from the steps table with the keyboard keeps the focus, and the next key is one Tab away', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'));
   await ready(page);

@@ -9,7 +9,7 @@
 //   3. exp(s_j), their sum, w_j = exp(s_j) / Σ exp(s)
 //   4. context = Σ_j w_j · v_j
 
-import { el, keepingFocus, put, putText, setChildren } from './dom.js';
+import { attr, el, keepingFocus, put, putText, setChildren } from './dom.js';
 import { strongestKeys } from './paint.js';
 import { grouped, quoted } from './text.js';
 
@@ -232,6 +232,18 @@ function keyRow() {
   return tr;
 }
 
+/** The labels a text holds more than once, kept per labels array. */
+const repeats = new WeakMap();
+function repeatsOf(labels) {
+  if (!repeats.has(labels)) {
+    const seen = new Set();
+    const twice = new Set();
+    for (const label of labels) (seen.has(label) ? twice : seen).add(label);
+    repeats.set(labels, twice);
+  }
+  return repeats.get(labels);
+}
+
 /** Row `tr` of the steps table, for key `j`. */
 function fillKeyRow(tr, j, opts, cell) {
   const { keyLabels, steps } = opts;
@@ -246,7 +258,10 @@ function fillKeyRow(tr, j, opts, cell) {
     }
     put(pick.dataset, 'key', String(j));
     putText(pick, keyLabels[j]);
-    put(pick, 'title', `Show q·k for ${quoted(keyLabels[j])} term by term`);
+    // A word the text holds more than once shows its place (style.css), as the rows are sorted by weight.
+    const place = repeatsOf(keyLabels).has(keyLabels[j]) ? String(j + 1) : null;
+    attr(pick, 'data-place', place);
+    put(pick, 'title', `Show q·k for ${quoted(keyLabels[j])}${place ? ` (word ${place})` : ''} term by term`);
   } else {
     putText(th, keyLabels[j]);
   }
