@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cellValue, formatTick, paintArrows, paintHeatmap, paintOverlay, strongestKeys } from '../../www/js/paint.js';
 import { heaviestKeys } from '../../www/js/teach-steps.js';
+import { labelPlaces } from '../../www/js/views/model/projection.js';
 
 /** A 2D context that records method calls and property writes. */
 function recorder() {
@@ -170,4 +171,30 @@ test("heaviestKeys: the Steps tab's heaviest keys with a weight, heaviest first,
   assert.deepEqual(heaviestKeys(weights, 3), { keys: [2, 5, 0], total: 4 });
   assert.deepEqual(heaviestKeys(weights, 8), { keys: [2, 5, 0, 3], total: 4 });
   assert.deepEqual(heaviestKeys(new Float32Array(3), 4), { keys: [], total: 0 });
+});
+
+test('the projection places each label beside its mark where it hides no other label or mark, the lit one always', () => {
+  // Four points in a cluster (queries 0-1, keys 2-3 of two pieces), as the trained model's heads bunch them.
+  const layout = { count: 4, width: 300, height: 200, x: [100, 110, 104, 250], y: [100, 100, 112, 100] };
+  const picture = { layout, n: 2, labels: ['the', 'because'], theme };
+  const lit = new Set([1]);
+  const places = labelPlaces(recorder(), picture, [1, 0, 2, 3], (p) => lit.has(p));
+  const box = (p) => {
+    const w = 7 * picture.labels[p % 2].length; // the recorder's text is 7 px a character
+    const { x, y, align } = places[p];
+    const left = align === 'left' ? x : align === 'right' ? x - w : x - w / 2;
+    return [left, y - 6.5, w, 13];
+  };
+  const hit = (a, b) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+  const placed = [0, 1, 2, 3].filter((p) => places[p]);
+  assert.ok(places[1], 'the lit point is labelled');
+  assert.ok(placed.length >= 3, JSON.stringify(places));
+  for (const p of placed) {
+    const b = box(p);
+    assert.ok(b[0] >= 0 && b[0] + b[2] <= 300 && b[1] >= 0 && b[1] + b[3] <= 200, `label ${p} inside`);
+    for (const q of placed) if (q !== p) assert.ok(!hit(b, box(q)), `labels ${p} and ${q} apart`);
+    for (let q = 0; q < 4; q++) if (q !== p) assert.ok(!hit(b, [layout.x[q] - 4.5, layout.y[q] - 4.5, 9, 9]), `label ${p} off mark ${q}`);
+  }
+  // Alone at the right edge, a label goes left of its mark.
+  assert.equal(places[3].align, 'right');
 });

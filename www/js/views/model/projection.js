@@ -115,13 +115,26 @@ export function paintProjection(ctx, picture) {
     ctx.stroke();
     ctx.setLineDash([]);
   }
-  const order = [...Array(layout.count).keys()].sort((a, b) => Number(lit.has(a) || focused.has(a)) - Number(lit.has(b) || focused.has(b)));
-  for (const p of order) paintPoint(ctx, picture, p);
+  const strong = (p) => lit.has(p) || focused.has(p);
+  const order = [...Array(layout.count).keys()].sort((a, b) => Number(strong(a)) - Number(strong(b)));
+  for (const p of order) paintPoint(ctx, picture, p, strong(p));
+  // The labels over every mark, each where it hides no other label or mark.
+  const places = labelPlaces(ctx, picture, [...order].reverse(), strong);
+  ctx.fillStyle = theme.fg;
+  ctx.textBaseline = 'middle';
+  for (const p of order) {
+    const place = places[p];
+    if (!place) continue;
+    ctx.globalAlpha = lit.size && !strong(p) ? 0.45 : 1;
+    ctx.font = font(theme, { size: 11, weight: strong(p) ? 'bold' : 'normal' });
+    ctx.textAlign = place.align;
+    ctx.fillText(labels[p % n], place.x, place.y);
+  }
+  ctx.globalAlpha = 1;
 }
 
-function paintPoint(ctx, { layout, n, labels, theme, colors, lit, focused }, p) {
+function paintPoint(ctx, { layout, n, theme, colors, lit, focused }, p, strong) {
   const isKey = p >= n;
-  const strong = lit.has(p) || focused.has(p);
   const [x, y] = [layout.x[p], layout.y[p]];
   ctx.globalAlpha = lit.size && !strong ? 0.45 : 1;
   ctx.fillStyle = isKey ? colors.key : colors.query;
@@ -132,16 +145,46 @@ function paintPoint(ctx, { layout, n, labels, theme, colors, lit, focused }, p) 
     ctx.lineWidth = 2;
     ctx.stroke();
   }
-  if (strong || n <= LABEL_ALL) {
-    ctx.font = font(theme, { size: 11, weight: strong ? 'bold' : 'normal' });
-    ctx.fillStyle = theme.fg;
-    ctx.textBaseline = 'middle';
-    // Near the right edge a label goes to the left of its mark.
-    const right = x + MARK + 3 + ctx.measureText(labels[p % n]).width <= layout.width;
-    ctx.textAlign = right ? 'left' : 'right';
-    ctx.fillText(labels[p % n], right ? x + MARK + 3 : x - MARK - 3, y);
-  }
   ctx.globalAlpha = 1;
+}
+
+/** Height of a label's box (11 px text). */
+const LABEL_HEIGHT = 13;
+
+/**
+ * Where each point's label goes ({ x, y, align } for fillText, or null): to
+ * the right of its mark, else the left, above or below, the first place
+ * inside the canvas that covers no label placed before it and no other
+ * mark. Points are placed in `order` (the lit and focused first): a label
+ * with no free place is left out (the coordinates' table and the pointer's
+ * status name it), except a lit or focused one, which goes where it fits.
+ * Drawn where they fell, words piled up ("th" under the mark of "it").
+ */
+export function labelPlaces(ctx, { layout, n, labels, theme }, order, strong) {
+  const h = LABEL_HEIGHT;
+  const hit = (a, b) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+  const marks = Array.from({ length: layout.count }, (_, p) => [layout.x[p] - MARK, layout.y[p] - MARK, 2 * MARK, 2 * MARK]);
+  const boxes = [];
+  const places = new Array(layout.count).fill(null);
+  for (const p of order) {
+    if (!strong(p) && n > LABEL_ALL) continue;
+    ctx.font = font(theme, { size: 11, weight: strong(p) ? 'bold' : 'normal' });
+    const w = ctx.measureText(labels[p % n]).width;
+    const [x, y] = [layout.x[p], layout.y[p]];
+    const gap = MARK + 3;
+    const candidates = [
+      { x: x + gap, y, align: 'left', box: [x + gap, y - h / 2, w, h] },
+      { x: x - gap, y, align: 'right', box: [x - gap - w, y - h / 2, w, h] },
+      { x, y: y - gap - h / 2, align: 'center', box: [x - w / 2, y - gap - h, w, h] },
+      { x, y: y + gap + h / 2, align: 'center', box: [x - w / 2, y + gap, w, h] },
+    ].filter(({ box }) => box[0] >= 0 && box[0] + box[2] <= layout.width && box[1] >= 0 && box[1] + box[3] <= layout.height);
+    const free = candidates.find(({ box }) => !boxes.some((b) => hit(b, box)) && !marks.some((m, q) => q !== p && hit(m, box)));
+    const place = free ?? (strong(p) ? candidates[0] : null);
+    if (!place) continue;
+    boxes.push(place.box);
+    places[p] = place;
+  }
+  return places;
 }
 
 export class ProjectionView {
