@@ -255,8 +255,8 @@ test('the context vectors download as CSV and JSON, a row a word and a column a 
   let downloads = 0;
   page.on('download', () => downloads++);
   await page.click('#export-png', { force: true }); // aria-disabled: Playwright waits for it to be enabled, a user can click
-  await page.waitForFunction(() => document.getElementById('share-status').textContent.startsWith('No picture'));
-  assert.match(await page.textContent('#share-status'), /^No picture is made of the context vectors: the numbers are negative and positive.*Download the CSV or JSON\.$/);
+  await page.waitForFunction(() => document.getElementById('share-status').textContent.startsWith('No PNG'));
+  assert.equal(await page.textContent('#share-status'), 'No PNG is made of the context vectors: its numbers are negative and positive, and the heatmap’s colours run from 0 up. Download the CSV or JSON.');
   await page.selectOption('#export-figure', 'main');
   assert.equal(await page.getAttribute('#export-png', 'aria-disabled'), null);
   assert.equal(downloads, 0);

@@ -14,8 +14,9 @@
 //           are the focused query's when there is one) }
 // A figure of other numbers than weights (the context vectors) names them:
 // axes ([row, column] for the CSV's corner), jsonKeys ([rows, columns,
-// values]), rowValues(i) in place of `weights` (a row computed when its
-// line is written), and formats (the downloads it has: ['csv', 'json']).
+// values]), and rowValues(i) in place of `weights` (a row computed when its
+// line is written). Its entry in `ctx.figures` names the downloads it has
+// (`formats`: ['csv', 'json']) when not all four.
 
 import { paintArrows } from './paint.js';
 import { formatTemperature } from './state.js';
@@ -74,7 +75,7 @@ export function contextFigure(analysis) {
   return {
     ...whole, kind: 'context-vectors', caption: `${whole.caption} · context vectors, Σ weight × v`, file: 'context vectors',
     cols: analysis.dim, colLabels: Array.from({ length: analysis.dim }, (_, k) => `d${k + 1}`),
-    axes: ['word', 'dimension'], jsonKeys: ['words', 'dimensions', 'vectors'], formats: ['csv', 'json'],
+    axes: ['word', 'dimension'], jsonKeys: ['words', 'dimensions', 'vectors'],
     weights: null, masked: null, rowValues: (i) => analysis.contextRow(i),
   };
 }
@@ -126,9 +127,9 @@ const ROWS_PER_PART = 32;
 function rowTexts(figure, i, empty) {
   const texts = new Array(figure.cols);
   const first = i * figure.cols;
-  const row = figure.rowValues ? figure.rowValues(i) : figure.weights.subarray(first, first + figure.cols);
+  const row = figure.rowValues?.(i);
   for (let j = 0; j < figure.cols; j++) {
-    const w = row[j];
+    const w = row ? row[j] : figure.weights[first + j];
     texts[j] = figure.masked?.[first + j] || !Number.isFinite(w) ? empty : weightText(w);
   }
   return texts;

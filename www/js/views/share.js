@@ -143,10 +143,10 @@ class ShareView {
       });
     }
     this.preparing = null; // the format of a CSV or JSON text being made (text())
-    for (const [id, format] of [['export-png', 'png'], ['export-svg', 'svg'], ['export-csv', 'csv'], ['export-json', 'json']]) {
-      $(id)?.addEventListener('click', () => this.exportWith(format, (figure) => this[format](figure)));
-    }
     this.formats = { png: $('export-png'), svg: $('export-svg'), csv: $('export-csv'), json: $('export-json') };
+    for (const [format, button] of Object.entries(this.formats)) {
+      button?.addEventListener('click', () => this.exportWith(format, (figure) => this[format](figure)));
+    }
     this.dom.figure?.addEventListener('change', () => this.markFormats());
   }
 
@@ -185,10 +185,12 @@ class ShareView {
 
   /** The downloads the chosen figure has not (the context vectors have no picture) say so to assistive technology and look off; a click says why. */
   markFormats() {
-    const formats = this.ctx.figures.get(this.dom.figure?.value)?.formats;
-    for (const [format, button] of Object.entries(this.formats)) {
-      if (button) attr(button, 'aria-disabled', Boolean(formats) && !formats.includes(format));
-    }
+    for (const [format, button] of Object.entries(this.formats)) attr(button, 'aria-disabled', !this.has(format));
+  }
+
+  /** Whether the chosen figure has downloads of `format`: its entry's `formats` (and `why` not the others), or all four. */
+  has(format) {
+    return this.ctx.figures.get(this.dom.figure?.value ?? 'main')?.formats?.includes(format) ?? true;
   }
 
   figure() {
@@ -207,8 +209,9 @@ class ShareView {
       this.flash('Nothing to download yet.');
       return;
     }
-    if (figure.formats && !figure.formats.includes(format)) {
-      this.flash(`No picture is made of ${this.dom.figure.selectedOptions[0]?.textContent ?? 'this'}: the numbers are negative and positive, and the heatmap’s colours run from 0 up. Download the ${figure.formats.map((f) => f.toUpperCase()).join(' or ')}.`);
+    if (!this.has(format)) {
+      const { formats, why } = this.ctx.figures.get(this.dom.figure.value);
+      this.flash(`No ${format.toUpperCase()} is made of ${this.dom.figure.selectedOptions[0]?.textContent ?? 'this'}: ${why}. Download the ${formats.map((f) => f.toUpperCase()).join(' or ')}.`);
       return;
     }
     make(figure);

@@ -50,6 +50,7 @@ export function mountMeaning(lab, ctx) {
   ctx.figures.set('meaning', {
     name: 'the context vectors',
     formats: ['csv', 'json'],
+    why: 'its numbers are negative and positive, and the heatmap’s colours run from 0 up',
     visible: () => Boolean(shown?.data) && !lab.hidden && ctx.shows('lab', ctx.store.get()),
     figure: () => (shown?.data ? contextFigure(shown) : null),
   });
