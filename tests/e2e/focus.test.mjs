@@ -258,6 +258,10 @@ test('at 360 px the page fits and a tap locks the focus', async () => {
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   const canvas = await page.locator('#heatmap').boundingBox();
   assert.ok(canvas.width <= 360 && canvas.width > 250, `heatmap ${canvas.width}px wide`);
+  // The status breaks between its parts, not inside '1/√50' (it broke after the '/').
+  assert.equal(await page.textContent('#status'), '10 tokens in the attention · d = 50 · scores × 1/√50');
+  const lines = await page.$$eval('#status .status-part', (parts) => parts.map((part) => new Set([...part.getClientRects()].map((r) => Math.round(r.top))).size));
+  assert.deepEqual(lines.slice(1), [1, 1], 'd = 50, and the scaling, each on one line');
   const p = await cellPoint(page, 7, 1);
   await page.mouse.click(p.x, p.y);
   assert.equal((await hashOf(page)).focus, '7');

@@ -4,7 +4,7 @@
 // reader hears the result alone (with the words left out, and why), once,
 // through #status-said.
 
-import { announcer, put } from '../dom.js';
+import { announcer, el, put } from '../dom.js';
 import { describeProblems } from '../params.js';
 import { formatTemperature } from '../state.js';
 import { counted, grouped } from '../text.js';
@@ -80,7 +80,7 @@ export function mountStatus(ctx) {
       empty(null);
       const { dim } = analysis;
       const counts = tokenCounts(analysis);
-      put(status, 'textContent', `${counts} · ${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`);
+      putParts(status, [...counts.split(' · '), `${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`]);
       // The options are left out of what is said: the checkbox or slider that changed them says them.
       const note = noteOf(analysis, ctx.engine.vectors);
       say([`${counts}.`, note.unknown, note.failure.trim()].filter(Boolean).join(' '));
@@ -98,4 +98,14 @@ export function mountStatus(ctx) {
 function tokenCounts(analysis) {
   const left = analysis.tokens.filter((t) => !t.known).length;
   return `${counted(analysis.n, 'token')} in the attention${left ? `, ${grouped(left)} left out` : ''} · d = ${analysis.dim}`;
+}
+
+/**
+ * Writes `parts` into `status` joined by ' · ', each after the first kept
+ * on one line (style.css: a phone broke '1/√50' after its '/'); nothing is
+ * written when the text is already there.
+ */
+function putParts(status, parts) {
+  if (status.textContent === parts.join(' · ')) return;
+  status.replaceChildren(...parts.flatMap((part, k) => [...(k ? [' · '] : []), el('span', part, 'status-part')]));
 }
