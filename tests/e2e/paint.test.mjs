@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { cellValue, formatTick, paintArrows, paintHeatmap, paintOverlay, strongestKeys } from '../../www/js/paint.js';
 import { heaviestKeys } from '../../www/js/teach-steps.js';
 import { labelPlaces } from '../../www/js/views/model/projection.js';
+import { arrowLabelWidth } from '../../www/js/heatmap-view.js';
 
 /** A 2D context that records method calls and property writes. */
 function recorder() {
@@ -197,4 +198,13 @@ test('the projection places each label beside its mark where it hides no other l
   }
   // Alone at the right edge, a label goes left of its mark.
   assert.equal(places[3].align, 'right');
+});
+
+test('the arrows leave room for any value a key label carries: "because <.01" is not cut', () => {
+  const measure = { font: '', measureText: (text) => ({ width: 7 * [...text].length }) };
+  const room = arrowLabelWidth(measure, ['the', 'because'], theme);
+  for (const [w, max] of [[0.45, 0.9], [1, 1], [0.004, 0.5], [0.0123, 0.05], [0.0004, 0.05]]) {
+    const text = `because ${cellValue(w, max)}`;
+    assert.ok(measure.measureText(text).width <= room, `${text}: ${measure.measureText(text).width} > ${room}`);
+  }
 });

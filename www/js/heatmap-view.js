@@ -80,6 +80,15 @@ export function labelWidth(ctx, labels, theme, extra = '') {
 }
 
 /**
+ * The width the arrows' labels need: each label with the widest value a key
+ * label carries after it (paint.js cellValue). Measured with ' 0.00', a key
+ * whose weight printed '<.01' or '<.001' was cut: 'beca… <.01'.
+ */
+export function arrowLabelWidth(ctx, labels, theme) {
+  return labelWidth(ctx, labels, theme, ' <.001');
+}
+
+/**
  * The painters' layout of a wasm HeatmapGeometry, copied out of wasm. Where
  * the cells and the colour bar are is also written on `overlay` (if given),
  * for anyone who needs to aim at them (browser tests, benchmarks).

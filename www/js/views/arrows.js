@@ -6,7 +6,7 @@
 
 import { attr, put } from '../dom.js';
 import { analysisFigure, asArrows } from '../figure.js';
-import { arrowLayout, labelWidth, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../heatmap-view.js';
+import { arrowLabelWidth, arrowLayout, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../heatmap-view.js';
 
 export function mountArrows(ctx) {
   const { store } = ctx;
@@ -52,7 +52,7 @@ export function mountArrows(ctx) {
       laidOut = { analysis, width, theme: ctx.theme, left };
       geometry?.free();
       const measure = canvas.getContext('2d');
-      const widest = labelWidth(measure, analysis.labels, ctx.theme, ' 0.00');
+      const widest = arrowLabelWidth(measure, analysis.labels, ctx.theme);
       // As tall as the heatmap beside it, at least 480 px; in a fixed-size iframe, what is left.
       const maxHeight = left > 0 ? Math.max(160, left - 30) : Math.max(480, Math.min(width * 1.2, 900));
       // The analysis's own module: a file's vectors read on a module lent by another widget stay on it.

@@ -9,7 +9,7 @@
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
 import { attr, copyText, download, el, newCanvas, put } from '../dom.js';
 import { arrowsSvgOf, csvParts, jsonParts, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES, withResolution } from '../figure.js';
-import { arrowLayout, arrowLinks, hatchOf, heatmapLayout, labelWidth } from '../heatmap-view.js';
+import { arrowLabelWidth, arrowLayout, arrowLinks, hatchOf, heatmapLayout, labelWidth } from '../heatmap-view.js';
 import { font, paintArrows, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
 import { clip, grouped, wrapLines } from '../text.js';
@@ -291,7 +291,7 @@ const ARROWS_WIDTH = 640;
 function arrowsDrawing(figure, { theme, wasm }) {
   const measure = newCanvas(1, 1).getContext('2d');
   const n = figure.cols;
-  const widest = labelWidth(measure, figure.colLabels, theme, ' 0.00');
+  const widest = arrowLabelWidth(measure, figure.colLabels, theme);
   const geometry = new wasm.ArrowGeometry(n, ARROWS_WIDTH, widest, theme.fontSize, 900);
   try {
     const { focus, share } = figure.arrows;
@@ -312,9 +312,7 @@ export function arrowsPictureOf(figure, ctx) {
 export function pictureOf(figure, ctx) {
   const { theme, wasm } = ctx;
   const labels = [...figure.rowLabels, ...figure.colLabels];
-  const measure = newCanvas(1, 1).getContext('2d');
-  measure.font = font(theme);
-  const widest = Math.ceil(Math.max(0, ...labels.map((l) => measure.measureText(l).width)));
+  const widest = labelWidth(newCanvas(1, 1).getContext('2d'), labels, theme);
   const geometry = new wasm.HeatmapGeometry(figure.rows, figure.cols, 760, widest, theme.fontSize);
   const layout = heatmapLayout(geometry);
   geometry.free();

@@ -7,7 +7,7 @@
 // (`linked`: a token's row or column, from the queries-and-keys picture) and
 // reports its own hover (`onHover`), so that the two stay linked.
 
-import { arrowLayout, HeatmapView, labelWidth, paintBase, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../../heatmap-view.js';
+import { arrowLabelWidth, arrowLayout, HeatmapView, labelWidth, paintBase, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../../heatmap-view.js';
 import { asArrows } from '../../figure.js';
 import { WeightsTable } from '../../weights-table.js';
 import { paintOverlay } from '../../paint.js';
@@ -127,7 +127,7 @@ export class HeadView {
     const measure = dom.heatmap.getContext('2d');
     hv.layout = this.heatmap.setGeometry(new ctx.wasm.HeatmapGeometry(hv.n, hv.n, width, labelWidth(measure, hv.labels, theme), theme.fontSize));
     const arrowsWidth = Math.max(200, ctx.widthOf(dom.arrowsBox) || 320);
-    this.arrowGeometry = new ctx.wasm.ArrowGeometry(hv.n, arrowsWidth, labelWidth(measure, hv.labels, theme, ' 0.00'), theme.fontSize, Math.max(480, hv.layout.height));
+    this.arrowGeometry = new ctx.wasm.ArrowGeometry(hv.n, arrowsWidth, arrowLabelWidth(measure, hv.labels, theme), theme.fontSize, Math.max(480, hv.layout.height));
     hv.arrows = arrowLayout(this.arrowGeometry);
     paintBase(dom.heatmap, dom.overlay, hv, theme);
     sizeCanvas(dom.arrows, hv.arrows.width, hv.arrows.height);
