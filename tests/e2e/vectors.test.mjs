@@ -508,10 +508,15 @@ test('after one visit the page opens with no network, and says which words need 
   await page.evaluate(() => Promise.all(['js/start.js?a=1', 'js/start.js?b=2', 'index.html?c=3'].map((path) => fetch(path))));
   await page.waitForTimeout(500); // the worker stores a copy after it has answered
   assert.equal(await appFiles(), before);
+  const errors = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
   await context.setOffline(true);
   await page.reload();
   await ready(page);
   assert.equal((await readTable(page)).rows[1].cells[2], '0.0489');
+  // Nothing failed to load before a word the page lacks.
+  await page.waitForTimeout(500);
+  assert.deepEqual(errors, []);
   await page.fill('#sentence', 'The king and queen ruled the kingdom with wisdom');
   await page.waitForSelector('#tokens .token.pending.failed');
   assert.match(await page.textContent('#unknown-note'), /'wisdom' could not be loaded \(.*could not be downloaded \(offline\?\)\)/);
