@@ -246,14 +246,13 @@ export class Analysis {
     if (this.twin) this.flipped();
   }
 
-  /** The context vector of query row `row` (Float32Array, `dim`): its steps' Σ w·v, as the kernel sums it. */
+  /**
+   * The context vector of query row `row` (Float32Array, `dim`): its steps' Σ w·v, as the kernel sums it.
+   * Taken from the steps a view keeps (Steps), else computed without keeping them: the
+   * Context-vectors tab and a download read every row once.
+   */
   contextOf(row) {
-    return Float32Array.from(this.steps(row).context);
-  }
-
-  /** The context vector of row `row`, as contextOf, without keeping its steps: an export reads each row once. */
-  contextRow(row) {
-    return this.rows.has(row) ? this.contextOf(row) : Float32Array.from(this.engine.explorer.explainRow(this.raw, row).context);
+    return Float32Array.from((this.rows.get(row) ?? this.engine.explorer.explainRow(this.raw, row)).context);
   }
 
   /** The input vectors of the known tokens (Q = K = V), `(n, dim)`. */

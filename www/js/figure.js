@@ -76,7 +76,7 @@ export function contextFigure(analysis) {
     ...whole, kind: 'context-vectors', caption: `${whole.caption} · context vectors, Σ weight × v`, file: 'context vectors',
     cols: analysis.dim, colLabels: Array.from({ length: analysis.dim }, (_, k) => `d${k + 1}`),
     axes: ['word', 'dimension'], jsonKeys: ['words', 'dimensions', 'vectors'],
-    weights: null, masked: null, rowValues: (i) => analysis.contextRow(i),
+    weights: null, masked: null, rowValues: (i) => analysis.contextOf(i),
   };
 }
 

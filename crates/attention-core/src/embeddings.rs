@@ -505,9 +505,9 @@ impl Embeddings {
         &self.vectors[row * self.dim..(row + 1) * self.dim]
     }
 
-    /// Every vector, row after row.
-    pub fn values(&self) -> &[f32] {
-        &self.vectors
+    /// Every vector, row after row, handed over (not copied).
+    pub fn into_values(self) -> Vec<f32> {
+        self.vectors
     }
 }
 
@@ -734,9 +734,9 @@ mod tests {
         let store = builder.finish().unwrap();
         assert_eq!(store.words(), ["the", "cat"]);
         assert_eq!((store.rank("the"), store.vector("cat")), (Some(0), Some(&[5.0, 6.0][..])));
-        assert_eq!(store.values(), [1.0, 2.0, 5.0, 6.0]);
         assert!(EmbeddingsBuilder::new(2, 0).unwrap().finish().is_err(), "no word");
         assert!(EmbeddingsBuilder::new(0, 1).is_err() && EmbeddingsBuilder::new(5000, 1).is_err());
+        assert_eq!(store.into_values(), [1.0, 2.0, 5.0, 6.0]);
     }
 
     #[test]

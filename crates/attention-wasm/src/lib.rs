@@ -727,7 +727,7 @@ impl VectorFileReader {
     #[wasm_bindgen(js_name = takeValues)]
     pub fn take_values(&mut self) -> Result<Vec<f32>, JsError> {
         let read = self.read.take().ok_or_else(|| JsError::new("no vectors to take: finish first, once"))?;
-        Ok(read.values().to_vec())
+        Ok(read.into_values())
     }
 }
 

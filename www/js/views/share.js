@@ -190,12 +190,12 @@ class ShareView {
 
   /** Whether the chosen figure has downloads of `format`: its entry's `formats` (and `why` not the others), or all four. */
   has(format) {
-    return this.ctx.figures.get(this.dom.figure?.value ?? 'main')?.formats?.includes(format) ?? true;
+    return this.chosen()?.formats?.includes(format) ?? true;
   }
 
-  figure() {
-    this.listFigures();
-    return this.ctx.figures.get(this.dom.figure?.value ?? 'main')?.figure() ?? null;
+  /** The entry in ctx.figures of the figure chosen in the menu (listFigures). */
+  chosen() {
+    return this.ctx.figures.get(this.dom.figure?.value ?? 'main');
   }
 
   exportWith(format, make) {
@@ -204,14 +204,15 @@ class ShareView {
       this.flash('Downloads come back after the quiz: “See everything” ends it.');
       return;
     }
-    const figure = this.figure();
+    this.listFigures();
+    const entry = this.chosen();
+    const figure = entry?.figure() ?? null;
     if (!figure) {
       this.flash('Nothing to download yet.');
       return;
     }
     if (!this.has(format)) {
-      const { formats, why } = this.ctx.figures.get(this.dom.figure.value);
-      this.flash(`No ${format.toUpperCase()} is made of ${this.dom.figure.selectedOptions[0]?.textContent ?? 'this'}: ${why}. Download the ${formats.map((f) => f.toUpperCase()).join(' or ')}.`);
+      this.flash(`No ${format.toUpperCase()} is made of ${this.dom.figure.selectedOptions[0]?.textContent ?? 'this'}: ${entry.why}. Download the ${entry.formats.map((f) => f.toUpperCase()).join(' or ')}.`);
       return;
     }
     make(figure);
