@@ -181,6 +181,9 @@ test("the open head step by step: the panel's weights are the heatmap row and th
   assert.equal(await cell.locator('table.terms').first().locator('tbody tr').count(), 6);
   assert.match(await cell.locator('details summary').textContent(), /The other 26 terms/);
   assert.equal(await page.locator('#model-explain .model-vector-table thead th').count(), 33, 'q and k: 32 dimensions');
+  // The two "the" are told apart by their places, which count [CLS]: tokens 2 and 6, not words.
+  const thes = await page.locator('#model-explain .steps-table tbody button', { hasText: /^the$/ }).evaluateAll((buttons) => buttons.map((b) => [b.dataset.place, b.title]).sort());
+  assert.deepEqual(thes, [['2', "Show q·k for 'the' (token 2) term by term"], ['6', "Show q·k for 'the' (token 6) term by term"]]);
   // Another key: its own dot product, and the link keeps it (as a piece index).
   await page.locator('#model-explain .steps-table tbody tr', { hasText: 'mat' }).locator('button').click();
   await page.waitForSelector('#model-explain[data-state="ready"][data-key="6"]');

@@ -75,7 +75,8 @@ export function expNum(x) {
  * Renders the steps of `steps.query` into `target`.
  * opts: { word, keyLabels, steps, cell (or null), settings, scaleDim, values
  *         (flat (keys, valueDim) Float32Array), valueDim, title, onClear,
- *         onCell(j), fullyMasked, note (text, optional), extra (nodes appended) }
+ *         onCell(j), fullyMasked, note (text, optional), extra (nodes appended),
+ *         placeNoun (what a key's place counts: 'word', the default, or 'token') }
  *
  * A target keeps its panel: the next render changes the text of the same
  * elements (a new sentence rewrites the numbers, not the table), so the
@@ -261,7 +262,7 @@ function fillKeyRow(tr, j, opts, cell) {
     // A word the text holds more than once shows its place (style.css), as the rows are sorted by weight.
     const place = repeatsOf(keyLabels).has(keyLabels[j]) ? String(j + 1) : null;
     attr(pick, 'data-place', place);
-    put(pick, 'title', `Show q·k for ${quoted(keyLabels[j])}${place ? ` (word ${place})` : ''} term by term`);
+    put(pick, 'title', `Show q·k for ${quoted(keyLabels[j])}${place ? ` (${opts.placeNoun ?? 'word'} ${place})` : ''} term by term`);
   } else {
     putText(th, keyLabels[j]);
   }

@@ -61,6 +61,8 @@ export class InsideView {
       word,
       rowLabels: labels,
       keyLabels: labels,
+      // Its rows count [CLS], which is no word: "the" of "The cat" is token 2.
+      placeNoun: 'token',
       steps: details.steps,
       cell: details.cell,
       settings: { scale: true, temperature: 1 },
