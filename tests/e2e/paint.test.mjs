@@ -102,7 +102,7 @@ test('too small for labels, the heatmap and the arrows name the focus and the ke
   paintOverlay(ctx, view({ labelsShown: false }), 1, { row: 2, col: 2 });
   assert.deepEqual(of(ctx, 'fillText').map((c) => c[1]), ['query 2: king  ·  key 3: ruled']);
   const arrows = recorder();
-  const layout = { rowHeight: 2, top: 20, queryX: 120, keyX: 240, labelsShown: false, width: 300, height: 60 };
+  const layout = { rowHeight: 2, top: 20, queryX: 120, keyX: 240, keyLabelX: 260, labelsShown: false, width: 300, height: 60 };
   paintArrows(arrows, layout, labels, new Float32Array(0), 1, weights.subarray(3, 6), theme);
   const named = (ctx) => of(ctx, 'fillText').filter((c) => c[2] === layout.queryX - 6 && c[1] !== 'query').map((c) => [c[1], c[3]]);
   // The word, and below it its place in the text: a column sized for words cut 'king (word 2)' to 'k… (word 2)'.
@@ -113,10 +113,46 @@ test('too small for labels, the heatmap and the arrows name the focus and the ke
   assert.deepEqual(named(last), [['ruled', 25], ['word 3', 25 - theme.fontSize - 2]]);
 });
 
+test('rows too thin for labels: the strongest keys named in text order, apart and inside the canvas, each joined to its curve, drawn in the accent colour', () => {
+  const n = 200;
+  const row = new Float32Array(n).fill(0.001);
+  // Seven strong keys, the last three at the very end; key 190 is the seventh.
+  for (const [j, w] of [[10, 0.1], [11, 0.09], [12, 0.08], [190, 0.02], [197, 0.05], [198, 0.06], [199, 0.07]]) row[j] = w;
+  const labels = Array.from({ length: n }, (_, j) => `w${j}`);
+  const arrows = { rowHeight: 1, top: 20, queryX: 60, keyX: 240, keyLabelX: 260, labelsShown: false, width: 340, height: 226 };
+  // The links drawn: every key of query 5 but key 11 (as if under the threshold).
+  const links = new Float32Array(9 * (n - 1));
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    if (j === 11) continue;
+    links.set([5, j, row[j], 60, 25.5, 240, 20.5 + j, 1, 1], 9 * k++);
+  }
+  const ctx = recorder();
+  paintArrows(ctx, arrows, labels, links, 5, row, theme);
+  const names = of(ctx, 'fillText').filter((c) => c[2] === arrows.keyLabelX && c[1] !== 'key');
+  // Key 11 has no curve drawn: the sixth name is key 190's.
+  assert.deepEqual(names.map((c) => c[1]), ['w10 0.100', 'w12 0.080', 'w190 0.020', 'w197 0.050', 'w198 0.060', 'w199 0.070']);
+  const ys = names.map((c) => c[3]);
+  for (let i = 1; i < ys.length; i++) assert.ok(ys[i] - ys[i - 1] >= theme.fontSize + 2, `names ${i - 1} and ${i} apart: ${ys}`);
+  assert.ok(ys.at(-1) <= arrows.height - (theme.fontSize + 2) / 2, `the last name inside the canvas: ${ys}`);
+  assert.equal(ys[0], 20 + 10.5, 'a name with room stays at its key');
+  // A leader from each named key's curve end to its name.
+  const leaders = of(ctx, 'lineTo').map((c) => c.slice(1));
+  assert.deepEqual(leaders, ys.map((y) => [arrows.keyLabelX - 3, y]));
+  const starts = of(ctx, 'moveTo').filter((c) => c[1] === arrows.keyX).map((c) => c[2]);
+  assert.deepEqual(starts, [10, 12, 190, 197, 198, 199].map((j) => 20.5 + j));
+  // The named keys' curves again, over the others (the last stroke before the leaders'), in the accent colour.
+  const leaderStroke = ctx.calls.findIndex((c) => c[0] === 'strokeStyle=' && c[1] === theme.muted);
+  const accent = ctx.calls.slice(0, leaderStroke).findLastIndex((c) => c[0] === 'strokeStyle=');
+  assert.equal(ctx.calls[accent][1], theme.accent);
+  const after = ctx.calls.slice(accent).filter((c) => c[0] === 'bezierCurveTo').slice(0, 6);
+  assert.deepEqual(after.map((c) => c[6]), [10, 12, 190, 197, 198, 199].map((j) => 20.5 + j));
+});
+
 test('a label wider than its side of the arrows, or the heatmap\'s margin, is cut with "…" inside the canvas', () => {
   const long = ['the', 'supercalifragilisticexpialidocious', 'ruled'];
   const ctx = recorder();
-  const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, labelsShown: true, width: 400, height: 90 };
+  const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, keyLabelX: 246, labelsShown: true, width: 400, height: 90 };
   paintArrows(ctx, arrows, long, new Float32Array(0), 1, weights.subarray(3, 6), theme);
   const texts = of(ctx, 'fillText').map((c) => c[1]);
   // Query side: 52 px, 7 characters at 7 px; key side: 152 px less ' 0.60'.
@@ -132,7 +168,7 @@ test('a label wider than its side of the arrows, or the heatmap\'s margin, is cu
 
 test('the arrows draw one curve per link with its width and opacity', () => {
   const ctx = recorder();
-  const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, labelsShown: true, width: 400, height: 90 };
+  const arrows = { rowHeight: 20, top: 20, queryX: 60, keyX: 240, keyLabelX: 246, labelsShown: true, width: 400, height: 90 };
   const links = new Float32Array([1, 0, 0.1, 60, 50, 240, 30, 1, 0.3, 1, 1, 0.6, 60, 50, 240, 50, 6, 1]);
   paintArrows(ctx, arrows, labels, links, 1, weights.subarray(3, 6), theme);
   const curves = of(ctx, 'bezierCurveTo');

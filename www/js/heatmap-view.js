@@ -118,6 +118,7 @@ export function arrowLayout(geometry) {
     top: geometry.top,
     queryX: geometry.queryX,
     keyX: geometry.keyX,
+    keyLabelX: geometry.keyLabelX,
     labelsShown: geometry.labelsShown,
     width: geometry.width,
     height: geometry.height,

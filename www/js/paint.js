@@ -239,7 +239,7 @@ export function paintOverlay(ctx, view, focus, hover) {
  * The arrows view: queries on the left, keys on the right, one curve per
  * link. `links` is the flat Float32Array of ArrowGeometry.links (9 numbers a
  * link: query, key, weight, x0, y0, x1, y1, lineWidth, opacity).
- * arrows: { rowHeight, top, queryX, keyX, labelsShown, width, height }
+ * arrows: { rowHeight, top, queryX, keyX, keyLabelX, labelsShown, width, height }
  * options: { keyLabels (cross-attention: the other sentence; default labels),
  *            colors (one CSS colour per link, e.g. per head; default theme.link) }
  */
@@ -253,7 +253,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   ctx.textAlign = 'right';
   ctx.fillText('query', arrows.queryX - 6, arrows.top / 2);
   ctx.textAlign = 'left';
-  ctx.fillText('key', arrows.keyX + 6, arrows.top / 2);
+  ctx.fillText('key', arrows.keyLabelX, arrows.top / 2);
 
   ctx.lineCap = 'round';
   const bend = (arrows.keyX - arrows.queryX) / 2;
@@ -286,7 +286,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   const n = labels.length;
   // Each side's labels within the canvas, a 2 px margin at its edge.
   const queryRoom = arrows.queryX - 8;
-  const keyRoom = arrows.width - arrows.keyX - 8;
+  const keyRoom = arrows.width - arrows.keyLabelX - 2;
   if (!arrows.labelsShown) {
     // Rows too thin for every label: name the focused query and its strongest keys.
     if (focus === null || !focusRow) return;
@@ -301,17 +301,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.font = font(theme, { size: 11 });
     ctx.fillStyle = theme.muted;
     ctx.fillText(fitted(ctx, `word ${focus + 1}`, queryRoom), arrows.queryX - 6, y + line + line / 2 > arrows.height ? y - line : y + line);
-    const strongest = strongestKeys(focusRow, 6);
-    ctx.font = font(theme);
-    ctx.fillStyle = theme.fg;
-    ctx.textAlign = 'left';
-    // Keep the names apart even when the keys are neighbours.
-    let lastY = -Infinity;
-    for (const j of strongest.sort((a, b) => a - b)) {
-      const y = Math.max(arrows.top + (j + 0.5) * arrows.rowHeight, lastY + theme.fontSize + 2);
-      lastY = y;
-      ctx.fillText(fitted(ctx, keyLabels[j], keyRoom, ` ${focusRow[j].toFixed(3)}`), arrows.keyX + 6, y);
-    }
+    nameStrongestKeys(ctx, arrows, keyLabels, links, focus, focusRow, theme, keyRoom);
     return;
   }
   for (let i = 0; i < n; i++) {
@@ -328,7 +318,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   const largest = focusRow ? Math.max(...focusRow) : 0;
   for (let j = 0; j < keyLabels.length; j++) {
     const y = arrows.top + (j + 0.5) * arrows.rowHeight;
-    ctx.fillText(fitted(ctx, keyLabels[j], keyRoom, focusRow ? ` ${cellValue(focusRow[j], largest)}` : ''), arrows.keyX + 6, y);
+    ctx.fillText(fitted(ctx, keyLabels[j], keyRoom, focusRow ? ` ${cellValue(focusRow[j], largest)}` : ''), arrows.keyLabelX, y);
   }
 }
 
@@ -340,6 +330,52 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
  * word would otherwise take the number into its run), fits in what the
  * suffix leaves, and the suffix follows.
  */
+/** How many keys the arrows name when rows are too thin for every label. */
+const NAMED_KEYS = 6;
+
+/**
+ * Rows too thin for every label: the focused query's strongest keys, named
+ * in the order of the text, apart from each other and inside the canvas even
+ * when the keys are neighbours. Their curves are drawn again in the accent
+ * colour over the thousand others, and a leader joins each curve's end to
+ * its name.
+ */
+function nameStrongestKeys(ctx, arrows, keyLabels, links, focus, focusRow, theme, keyRoom) {
+  // Of the keys whose curves are drawn (the threshold hides some).
+  const hidden = new Uint8Array(focusRow.length).fill(1);
+  for (let k = 0; k + 8 < links.length; k += 9) if (links[k] === focus) hidden[links[k + 1]] = 0;
+  const named = strongestKeys(focusRow, NAMED_KEYS, hidden).sort((a, b) => a - b);
+  const rowY = (i) => arrows.top + (i + 0.5) * arrows.rowHeight;
+  const line = theme.fontSize + 2;
+  const ys = named.map(rowY);
+  // Down from the top, then up from the bottom: apart, and none below the canvas.
+  for (let k = 1; k < ys.length; k++) ys[k] = Math.max(ys[k], ys[k - 1] + line);
+  for (let k = ys.length - 1; k >= 0; k--) ys[k] = Math.min(ys[k], k + 1 < ys.length ? ys[k + 1] - line : arrows.height - line / 2);
+  const [x0, y0] = [arrows.queryX, rowY(focus)];
+  const bend = (arrows.keyX - arrows.queryX) / 2;
+  ctx.strokeStyle = theme.accent;
+  ctx.globalAlpha = 1;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  for (const j of named) {
+    ctx.moveTo(x0, y0);
+    ctx.bezierCurveTo(x0 + bend, y0, arrows.keyX - bend, rowY(j), arrows.keyX, rowY(j));
+  }
+  ctx.stroke();
+  ctx.strokeStyle = theme.muted;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  named.forEach((j, k) => {
+    ctx.moveTo(arrows.keyX, rowY(j));
+    ctx.lineTo(arrows.keyLabelX - 3, ys[k]);
+  });
+  ctx.stroke();
+  ctx.font = font(theme);
+  ctx.fillStyle = theme.fg;
+  ctx.textAlign = 'left';
+  named.forEach((j, k) => ctx.fillText(fitted(ctx, keyLabels[j], keyRoom, ` ${focusRow[j].toFixed(3)}`), arrows.keyLabelX, ys[k]));
+}
+
 function fitted(ctx, text, room, suffix = '') {
   const left = room - (suffix ? ctx.measureText(suffix).width : 0);
   const kept = ctx.measureText(text).width <= left ? text : wrapLines(text, (line) => ctx.measureText(line).width <= left, 1)[0] || '…';

@@ -241,8 +241,11 @@ pub struct ArrowLayout {
     pub top: f64,
     /// Where curves leave the query column (right edge of the left labels).
     pub query_x: f64,
-    /// Where curves reach the key column (left edge of the right labels).
+    /// Where curves reach the key column.
     pub key_x: f64,
+    /// Where the key labels start: GAP right of `key_x`, and a leader's room
+    /// more when rows are too thin for every label.
+    pub key_label_x: f64,
     /// Whether rows are tall enough to carry labels.
     pub labels_shown: bool,
     pub width: f64,
@@ -265,6 +268,11 @@ pub struct Link {
     pub opacity: f64,
 }
 
+/// Room for the leader lines from the ends of the named keys' curves to
+/// their labels, when rows are too thin for every label: the painter moves
+/// the labels of neighbouring keys apart, and a leader tells which curve each
+/// names.
+pub const LEADER: f64 = 14.0;
 /// Stroke width of a link of weight 1.
 pub const MAX_LINE_WIDTH: f64 = 10.0;
 /// Thinnest stroke drawn, so that weak links stay visible.
@@ -293,13 +301,15 @@ impl ArrowLayout {
         // A label is drawn GAP from its curves and LABEL_EDGE from the edge:
         // without that edge, the widest label was always cut ("kingd… 0.15").
         let label_room = finite_or(spec.label_width, 0.0).clamp(0.0, width * 0.3) + GAP + LABEL_EDGE;
+        let key_x = width - label_room - if labels_shown { 0.0 } else { LEADER };
         ArrowLayout {
             tokens: queries,
             keys,
             row_height,
             top,
             query_x: label_room,
-            key_x: width - label_room,
+            key_x,
+            key_label_x: key_x + GAP + if labels_shown { 0.0 } else { LEADER },
             labels_shown,
             width,
             height: top + n as f64 * row_height + GAP,
@@ -656,6 +666,7 @@ mod tests {
         // The painter's room: from GAP beside the curves to LABEL_EDGE from the canvas's edge.
         assert_eq!(a.query_x - GAP - LABEL_EDGE, 50.0);
         assert_eq!(a.width - a.key_x - GAP - LABEL_EDGE, 50.0);
+        assert_eq!(a.key_label_x, a.key_x + GAP);
     }
 
     #[test]
@@ -720,6 +731,9 @@ mod tests {
     fn arrow_rows_shrink_to_the_height_limit_and_hit_their_token() {
         let a = arrows(1024);
         assert!(a.height <= 1000.0 + 1e-9 && !a.labels_shown);
+        // The widest key label still fits, after the leaders' room.
+        assert_eq!(a.width - a.key_label_x - LABEL_EDGE, 50.0);
+        assert_eq!(a.key_label_x - a.key_x, GAP + LEADER);
         let small = arrows(4);
         assert!(small.labels_shown);
         let (x, y) = small.key_anchor(2);

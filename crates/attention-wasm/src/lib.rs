@@ -936,6 +936,10 @@ impl ArrowGeometry {
     pub fn key_x(&self) -> f64 {
         self.0.key_x
     }
+    #[wasm_bindgen(getter, js_name = keyLabelX)]
+    pub fn key_label_x(&self) -> f64 {
+        self.0.key_label_x
+    }
     #[wasm_bindgen(getter, js_name = labelsShown)]
     pub fn labels_shown(&self) -> bool {
         self.0.labels_shown
