@@ -1,10 +1,13 @@
 // Accessibility as a screen reader or keyboard user meets it: what the live
 // regions say while a sentence is typed and while the temperature slider
 // moves, the order in which Tab reaches the share controls, and captions that
-// a phone shows whole, however wide their tables.
+// a phone shows whole, however wide their tables; and axe-core's audit of
+// every view, on a desktop and on a phone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashFor, KING, openPage, ready, useSite } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { hashFor, KING, openPage, ready, ROOT, useSite } from './helpers.mjs';
 
 const site = useSite();
 
@@ -220,3 +223,43 @@ test('on a phone a shared link\'s heatmap starts on the first screen: the option
   assert.equal(await wide.page.locator('#opt-causal').isVisible(), true);
   await wide.finish();
 });
+
+/** axe-core (tests/package.json), run in a page by the test's own DevTools session: the page's CSP allows no other script. */
+const AXE = readFileSync(path.join(ROOT, 'tests/node_modules/axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The views to audit: [name, link, what shows once the view is drawn]. The
+ * tabs' panels and the trained model are built by script, after the page's
+ * own HTML: an audit of the first heatmap alone would miss them.
+ */
+const CAT = 'The cat sat on the mat because it was tired';
+const AUDITED = [
+  ['the focused row and a cell, term by term', hashFor(KING, '&focus=1&cell=3'), '#explain .cell-steps table'],
+  ['What if…', hashFor(KING, '&focus=1&lab=whatif'), '#whatif-compare tbody tr'],
+  ['Matrix playground', hashFor(KING, '&lab=play'), '#play-compare tbody tr'],
+  ['Multi-head', hashFor(CAT, '&lab=heads'), '#lab-heads canvas'],
+  ['Cross-attention', hashFor(CAT, '&focus=4&lab=cross'), '#lab-cross .context-steps table'],
+  ['Context vectors', hashFor(CAT, '&lab=meaning'), '#lab-meaning tbody tr'],
+  ['a quiz', hashFor(CAT, '&quiz=g.7.1'), '#quiz .quiz-choices button'],
+  ['the trained model', hashFor(CAT, '&focus=7&model=1'), '#model-explain[data-state="ready"] .model-vector-table'],
+  ['a widget', `embed.html${hashFor(CAT, '&focus=7')}`, '#heatmap'],
+];
+
+for (const [width, scheme] of [[1200, 'light'], [360, 'dark']]) {
+  test(`axe-core finds no violation in any view at ${width} px (${scheme}): headings in order, every table header named, every scrolling table reachable by keyboard`, async () => {
+    const found = [];
+    for (const [name, link, drawn] of AUDITED) {
+      const { page, finish } = await openPage(site.browser, site.url + link, { viewport: { width, height: 900 }, colorScheme: scheme });
+      await page.waitForSelector(drawn, { state: 'attached', timeout: 60000 });
+      await settled(page);
+      await page.evaluate(AXE);
+      // A widget is transparent: its background is the post's, which axe, reading the page alone, takes
+      // for white. Its colours are the full page's, audited with the page's own background.
+      const rules = link.startsWith('embed.html') ? { 'color-contrast': { enabled: false } } : {};
+      const violations = await page.evaluate(async (rules) => (await window.axe.run(document, { resultTypes: ['violations'], rules })).violations, rules);
+      for (const v of violations) for (const node of v.nodes) found.push(`${name}: ${v.id} (${v.impact}) at ${node.target.join(' ')}`);
+      await finish();
+    }
+    assert.deepEqual(found, []);
+  });
+}

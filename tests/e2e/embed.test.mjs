@@ -307,7 +307,9 @@ test('the embed page shows the view its link names, without page chrome', async 
   const { page, finish } = await openPage(site.browser, site.url + 'embed.html' + hashFor(CAT, '&self=0&view=heatmap'));
   await ready(page);
   assert.deepEqual(await readTable(page), expected);
-  for (const chrome of ['h1', '#sentence', '.share', '.page-footer', '#arrows', '#vectors-note']) assert.ok(!(await page.isVisible(chrome)), `${chrome} is hidden`);
+  for (const chrome of ['#sentence', '.share', '.page-footer', '#arrows', '#vectors-note']) assert.ok(!(await page.isVisible(chrome)), `${chrome} is hidden`);
+  // The title is unseen (clipped to nothing) but stays the frame's one h1 for screen readers.
+  assert.deepEqual(await page.locator('h1').evaluate((h) => [h.textContent, h.checkVisibility(), h.getBoundingClientRect().width <= 1]), ['Attention Explorer', true, true]);
   assert.ok(await page.isVisible('#heatmap'));
   const open = await page.getAttribute('#open-full', 'href');
   assert.ok(open.startsWith(site.url + 'index.html#s=The%20cat'), open);

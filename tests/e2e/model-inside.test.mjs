@@ -180,7 +180,7 @@ test("the open head step by step: the panel's weights are the heatmap row and th
   assert.equal(await cell.locator('h3').textContent(), 'Dot product of it and cat term by term');
   assert.equal(await cell.locator('table.terms').first().locator('tbody tr').count(), 6);
   assert.match(await cell.locator('details summary').textContent(), /The other 26 terms/);
-  assert.equal(await page.locator('#model-explain .model-vector-table thead th').count(), 33, 'q and k: 32 dimensions');
+  assert.equal(await page.locator('#model-explain .model-vector-table thead th').count(), 32, 'q and k: 32 dimensions (the corner is a cell)');
   // The two "the" are told apart by their places, which count [CLS]: tokens 2 and 6, not words.
   const thes = await page.locator('#model-explain .steps-table tbody button', { hasText: /^the$/ }).evaluateAll((buttons) => buttons.map((b) => [b.dataset.place, b.title]).sort());
   assert.deepEqual(thes, [['2', "Show q·k for 'the' (token 2) term by term"], ['6', "Show q·k for 'the' (token 6) term by term"]]);

@@ -97,9 +97,19 @@ export function input(type, id, attrs = {}) {
   return node;
 }
 
-/** Wraps a wide table so that it scrolls sideways instead of widening the page. */
-export function scrolling(table, className = 'steps-scroll') {
+/**
+ * Wraps a wide table so that it scrolls sideways instead of widening the
+ * page. A table with nothing focusable in it gets a `label`: its box is then
+ * a Tab stop of that name, which the arrow keys scroll (WCAG 2.1.1: on a
+ * phone these tables are wider than the screen).
+ */
+export function scrolling(table, className = 'steps-scroll', label = null) {
   const box = el('div', null, className);
+  if (label) {
+    box.tabIndex = 0;
+    box.setAttribute('role', 'group');
+    box.setAttribute('aria-label', label);
+  }
   box.append(table);
   return box;
 }

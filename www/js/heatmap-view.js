@@ -435,7 +435,8 @@ export class HeatmapView {
 export function tableHead(corner, labels) {
   const head = el('thead');
   const headRow = el('tr');
-  headRow.append(el('th', corner));
+  // An empty corner is a cell, not a header: a header with no text names nothing to a screen reader.
+  headRow.append(corner ? el('th', corner) : el('td'));
   for (const label of labels) {
     const th = el('th', label);
     th.scope = 'col';

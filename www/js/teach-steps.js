@@ -9,7 +9,7 @@
 //   3. exp(s_j), their sum, w_j = exp(s_j) / Σ exp(s)
 //   4. context = Σ_j w_j · v_j
 
-import { attr, el, keepingFocus, put, putText, setChildren } from './dom.js';
+import { attr, el, keepingFocus, put, putText, scrolling, setChildren } from './dom.js';
 import { strongestKeys } from './paint.js';
 import { grouped, quoted } from './text.js';
 
@@ -171,13 +171,15 @@ class StepsTable {
     for (const [label, tip] of [
       ['key', null], ['q·k', 'step 1: dot product'], ['s', 'step 2: scaled score'], ['exp(s)', 'step 3: as the tutorials print it'],
       ['weight', 'step 3: exp(s) ÷ Σ exp(s)'], ['exp(s − max)', 'the same ratio, computed without overflow'],
-      ['cos', 'raw cosine similarity of q and k: the angle, without the lengths'], ['', null],
+      ['cos', 'raw cosine similarity of q and k: the angle, without the lengths'],
     ]) {
       const th = el('th', label);
       th.scope = 'col';
       if (tip) th.title = tip;
       hr.append(th);
     }
+    // Above the bars, a cell and not a header: a header with no text names nothing to a screen reader.
+    hr.append(el('td'));
     const thead = el('thead');
     thead.append(hr);
     this.body = el('tbody');
@@ -352,9 +354,7 @@ function contextSection(word, keyLabels, steps, values, d) {
   for (let c = 0; c < shown; c++) total.append(el('td', num(steps.context[c], 4)));
   tfoot.append(total);
   t.append(thead, tbody, tfoot);
-  const scroll = el('div', null, 'steps-scroll');
-  scroll.append(t);
-  box.append(scroll);
+  box.append(scrolling(t, 'steps-scroll', 'The context vector, key by key, scrollable'));
   if (d > shown) {
     const all = el('details');
     all.append(el('summary', `All ${d} dimensions of the context vector`), el('p', steps.context.map((c) => num(c, 4)).join('  '), 'vector'));

@@ -60,6 +60,9 @@ class Lab {
       panel.setAttribute('aria-labelledby', tab.id);
       panel.tabIndex = -1;
       panel.hidden = lab !== 'steps';
+      // Its headings are h3s, under the page's h1: a heading of the tab's name between them, for
+      // screen readers' lists of headings (the Steps tab's panel has its own h2, "How … attends").
+      if (lab !== 'steps') panel.append(el('h2', TABS[lab][0], 'visually-hidden'));
       this.panels[lab] = panel;
       root.append(panel);
     }
@@ -99,7 +102,8 @@ class Lab {
       if (this.last) this.update(...this.last);
     }).catch((error) => {
       delete this.loading[name];
-      this.panels[name].replaceChildren(el('p', `This view could not be loaded (${error.message}). Reload the page.`, 'error'));
+      const panel = this.panels[name];
+      panel.replaceChildren(...panel.querySelectorAll(':scope > h2'), el('p', `This view could not be loaded (${error.message}). Reload the page.`, 'error'));
     });
     return null;
   }

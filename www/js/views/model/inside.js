@@ -6,7 +6,7 @@
 // query, the weights the heatmap draws) over the sentence's pieces, with
 // [CLS] = piece 0; a run token's `pieces` says which pieces it covers.
 
-import { el } from '../../dom.js';
+import { el, scrolling } from '../../dom.js';
 import { num, renderSteps } from '../../teach-steps.js';
 import { quoted } from '../../text.js';
 
@@ -110,7 +110,7 @@ function vectors(details, labels) {
   const table = el('table', null, 'num-table model-vector-table');
   table.append(el('caption', `q·k = Σ q[t] × k[t] = ${num(cell.dot)}; the terms, largest first, are in the panel above.`));
   const head = el('tr');
-  head.append(el('th', ''));
+  head.append(el('td'));
   for (let t = 0; t < dim; t++) head.append(el('th', String(t)));
   const rows = [['q', queries, steps.query], ['k', keys, cell.key]].map(([name, matrix, at]) => {
     const tr = el('tr');
@@ -125,10 +125,6 @@ function vectors(details, labels) {
   const tbody = el('tbody');
   tbody.append(...rows);
   table.append(thead, tbody);
-  const scroll = el('div', null, 'steps-scroll');
-  scroll.tabIndex = 0;
-  scroll.setAttribute('aria-label', 'q and k, every dimension, scrollable');
-  scroll.append(table);
-  box.append(h, scroll);
+  box.append(h, scrolling(table, 'steps-scroll', 'q and k, every dimension, scrollable'));
   return box;
 }

@@ -64,7 +64,7 @@ export function mountPlay(lab, ctx) {
   const inputs = el('div', null, 'play-inputs');
   const steps = el('div', null, 'explain lab-steps');
   steps.id = 'play-steps';
-  lab.append(panel.root, el('h3', 'Scaling off beside scaling on, for the focused query'), scrolling(compare), inputs, steps);
+  lab.append(panel.root, el('h3', 'Scaling off beside scaling on, for the focused query'), scrolling(compare, 'steps-scroll', 'The focused row, scaling off and on, scrollable'), inputs, steps);
 
   const checkLink = linkCheck(ctx);
   // Results are kept for the inputs they came from: a render that changes only the focus computes nothing.

@@ -29,7 +29,7 @@ export function mountWhatif(lab, ctx) {
   compareBox.append(scaled.root, unscaled.root);
   const compareTable = el('table', null, 'steps-table compare-table');
   compareTable.id = 'whatif-compare';
-  const compareScroll = scrolling(compareTable);
+  const compareScroll = scrolling(compareTable, 'steps-scroll', 'The focused row, scaled and unscaled, scrollable');
   lab.append(compareBox, compareScroll);
   lab.append(
     el('h3', 'Temperature and the causal mask'),
