@@ -56,6 +56,9 @@ async function theBlog() {
     // The same post, laid out for phones.
     '/phone.html': `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Post</title><p>Before.</p>${await snippetOf()}<p>After.</p>`,
     '/bare.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
+    // The same iframe in a blog's narrow column, and a phone's; and one of the Steps tab.
+    '/bare-narrow.html': `<!doctype html><meta charset="utf-8"><title>Post</title>${[500, 340].map((width) => `<iframe src="${site.url}embed.html${hashFor(CAT, '&focus=7')}" style="width:${width}px;height:560px;border:0"></iframe>`).join('')}`,
+    '/bare-steps.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe src="${site.url}embed.html${hashFor(CAT, '&focus=7&view=steps')}" style="width:640px;height:560px;border:0"></iframe>`,
     // A blog whose policy allows frames from itself only.
     '/strict.html': widgets(site.url).replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="frame-src 'self'">`),
     '/sandboxed.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe sandbox="allow-scripts" src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
@@ -220,6 +223,49 @@ test('with no script in the post, the iframe shows the whole heatmap without a s
   }));
   assert.ok(fit.scroll <= fit.height + 1, `the page is ${fit.scroll}px in a ${fit.height}px iframe`);
   assert.ok(fit.canvas <= fit.height, `the heatmap ends at ${fit.canvas}px of ${fit.height}px`);
+  await finish();
+});
+
+test('with no script in a narrow post, the whole heatmap fits the iframe above the link, and the arrows scroll into view under it', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/bare-narrow.html`);
+  for (const [k, width] of [[0, 500], [1, 340]]) {
+    const frame = page.frameLocator('iframe').nth(k);
+    await widgetTable(frame);
+    const fit = await frame.locator('html').evaluate(async () => {
+      const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+      const views = document.getElementById('views');
+      const before = { heatmap: box('#heatmap').bottom, views: box('#views').bottom, link: box('.embed-footer').top, page: document.documentElement.scrollHeight };
+      views.scrollTop = views.scrollHeight;
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      return { ...before, height: innerHeight, arrows: box('#arrows').bottom, scrolled: views.scrollTop };
+    });
+    // At 500 px the heatmap ended 110 px below the iframe, under the link; the arrows could not be reached.
+    assert.ok(fit.heatmap <= fit.views && fit.views <= fit.link, `${width} px: the heatmap ends at ${fit.heatmap}, the views at ${fit.views}, the link starts at ${fit.link}`);
+    assert.ok(fit.page <= fit.height + 1, `${width} px: the page is ${fit.page}px in a ${fit.height}px iframe`);
+    assert.ok(fit.scrolled > 0 && fit.arrows <= fit.views + 1, `${width} px: the views scroll to the arrows' end (${fit.arrows}, views end at ${fit.views})`);
+  }
+  await finish();
+});
+
+test('with no script in the post, a teaching tab in a fixed-size iframe scrolls to its end', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/bare-steps.html`);
+  const frame = page.frameLocator('iframe');
+  await frame.locator('#explain .steps-table tbody tr').nth(9).waitFor({ timeout: 15000 });
+  // It was cut at its fourth key, under the link, and the wheel scrolled nothing.
+  const below = await frame.locator('html').evaluate(() => document.querySelectorAll('#explain .steps-table tbody tr')[9].getBoundingClientRect().bottom);
+  await page.mouse.move(300, 300);
+  await page.mouse.wheel(0, 2000);
+  await frame.locator('html').evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+  const last = await frame.locator('html').evaluate(() => ({
+    height: innerHeight, scrolled: scrollY, after: document.querySelectorAll('#explain .steps-table tbody tr')[9].getBoundingClientRect().bottom,
+  }));
+  last.below = below;
+  assert.ok(last.below > last.height, `the tenth key starts below the iframe (${last.below} of ${last.height})`);
+  assert.ok(last.scrolled > 0 && last.after <= last.height, `scrolled ${last.scrolled}px, the tenth key ends at ${last.after} of ${last.height}`);
   await finish();
 });
 

@@ -14,6 +14,7 @@ export function mountArrows(ctx) {
   const canvas = document.getElementById('arrows');
   const slider = document.getElementById('threshold');
   const shown = document.getElementById('threshold-value');
+  const above = slider?.closest('.threshold'); // the slider's line, above the curves
   if (!box || !canvas) return { update() {} };
   let analysis = null;
   let geometry = null;
@@ -29,7 +30,10 @@ export function mountArrows(ctx) {
   wireArrowClicks(canvas, () => (lazy.stale ? null : geometry), (row) => store.update({ focus: row, cell: null }, 'push'));
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
   ctx.observe(box, () => draw());
-  if (ctx.embed && box.closest('.views')) ctx.observe(box.closest('.views'), () => draw());
+  if (ctx.embed && box.closest('.views')) {
+    ctx.observe(box.closest('.views'), () => draw());
+    if (above) ctx.observe(above, () => draw());
+  }
   // The figure of the analysis and settings drawn (state), not of a change still on its way.
   const focusOf = () => (state && analysis && state.focus !== null && state.focus < analysis.n ? state.focus : null);
   ctx.figures.set('arrows', {
@@ -41,7 +45,8 @@ export function mountArrows(ctx) {
   function draw() {
     if (!analysis || !state) return;
     const width = Math.max(200, ctx.widthOf(box) || box.clientWidth);
-    const left = document.documentElement.dataset.fit ? ctx.heightOf(box.closest('.views') ?? box) : 0;
+    // In a fixed-size iframe, the views' height less the slider's line above the curves.
+    const left = document.documentElement.dataset.fit ? ctx.heightOf(box.closest('.views') ?? box) - (above ? ctx.heightOf(above) : 0) : 0;
     const fresh = laidOut?.analysis === analysis && laidOut.width === width && laidOut.theme === ctx.theme && laidOut.left === left;
     // A render that changes none of what it shows (a shard of another word arriving) leaves it.
     if (fresh && !lazy.stale && drawn?.focus === state.focus && drawn.threshold === state.threshold) return;
@@ -54,7 +59,7 @@ export function mountArrows(ctx) {
       const measure = canvas.getContext('2d');
       const widest = arrowLabelWidth(measure, analysis.labels, ctx.theme);
       // As tall as the heatmap beside it, at least 480 px; in a fixed-size iframe, what is left.
-      const maxHeight = left > 0 ? Math.max(160, left - 30) : Math.max(480, Math.min(width * 1.2, 900));
+      const maxHeight = left > 0 ? Math.max(160, left - 12) : Math.max(480, Math.min(width * 1.2, 900));
       // The analysis's own module: a file's vectors read on a module lent by another widget stay on it.
       geometry = new analysis.wasm.ArrowGeometry(analysis.n, width, widest, ctx.theme.fontSize, maxHeight);
       layout = arrowLayout(geometry);

@@ -67,7 +67,10 @@ class MainHeatmap {
       figure: () => this.zoomedFigure(),
     });
     this.views = box.closest('.views');
-    if (ctx.embed && this.views) ctx.observe(this.views, () => this.redraw());
+    if (ctx.embed && this.views) {
+      ctx.observe(this.views, () => this.redraw());
+      ctx.observe(this.controls.element, () => this.redraw());
+    }
   }
 
   /**
@@ -88,8 +91,9 @@ class MainHeatmap {
   width() {
     const width = Math.max(200, this.ctx.widthOf(this.box) || this.box.clientWidth);
     if (!document.documentElement.dataset.fit || !this.views) return width;
-    // The layout is about as tall as it is wide (square cells, labels above, colorbar beside).
-    const height = this.ctx.heightOf(this.views);
+    // The layout is about as tall as it is wide (square cells, labels above, colorbar beside),
+    // under the zoom's buttons: the height left for it is the views' less theirs.
+    const height = this.ctx.heightOf(this.views) - this.ctx.heightOf(this.controls.element);
     return height > 0 ? Math.max(160, Math.min(width, height + 24)) : width;
   }
 
@@ -327,6 +331,7 @@ function zoomControls(box, overlay, zoom, changed, anchor) {
   });
   box.parentElement.insertBefore(bar, box);
   return {
+    element: bar,
     sync(n) {
       const held = bar.contains(document.activeElement) ? document.activeElement : null;
       bar.hidden = n <= MIN_SPAN;
