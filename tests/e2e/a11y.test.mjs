@@ -242,6 +242,7 @@ const AUDITED = [
   ['Context vectors', hashFor(CAT, '&lab=meaning'), '#lab-meaning tbody tr'],
   ['a quiz', hashFor(CAT, '&quiz=g.7.1'), '#quiz .quiz-choices button'],
   ['the trained model', hashFor(CAT, '&focus=7&model=1'), '#model-explain[data-state="ready"] .model-vector-table'],
+  ['its heads ranked by it → cat', hashFor(CAT, '&focus=7&model=1&mq=8&mk=2'), '#model-ranking button.model-hit'],
   ['a widget', `embed.html${hashFor(CAT, '&focus=7')}`, '#heatmap'],
 ];
 

@@ -331,11 +331,13 @@ export class SearchView {
       hit.type = 'button';
       hit.tabIndex = r === 0 ? 0 : -1;
       Object.assign(hit.dataset, { layer: String(layer), head: String(head), value: String(value) });
-      hit.setAttribute('aria-label', `${r + 1}. Layer ${layer}, head ${head}: ${value.toFixed(4)}. ${about}`);
+      // The name says what the button shows, in its order (a speech user says "click L5 H11"), then in words.
+      hit.setAttribute('aria-label', `${r + 1} L${layer} H${head} ${value.toFixed(4)} ${about} (layer ${layer}, head ${head})`);
       const canvas = Object.assign(el('canvas'), { width: size, height: size });
       paintThumb(canvas.getContext('2d'), run, k, this.view.colours);
-      hit.append(el('span', `${r + 1}`, 'model-hit-rank'), canvas, el('span', `L${layer} H${head}`, 'model-hit-name'),
-        el('span', value.toFixed(4), 'model-hit-value'), el('span', about, 'model-hit-about'));
+      // Spaces between the parts: a text read from the button (axe's, a speech tool's) keeps its words apart.
+      hit.append(el('span', `${r + 1}`, 'model-hit-rank'), ' ', canvas, el('span', `L${layer} H${head}`, 'model-hit-name'), ' ',
+        el('span', value.toFixed(4), 'model-hit-value'), ' ', el('span', about, 'model-hit-about'));
       const item = el('li');
       item.append(hit);
       items.push(item);
