@@ -374,6 +374,19 @@ test('a second visit reads the model from the Cache API, and a damaged kept file
   await finish();
 });
 
+test('a widget of one head shows that head under its name, without the grid of 72, their summary or the head search', async () => {
+  const { page, finish } = await openPage(site.browser, `${site.url}embed.html${hashFor(CAT, '&focus=7&mlayer=5&mhead=11&view=head')}`, { viewport: { width: 640, height: 600 } });
+  await modelReady(page);
+  await page.waitForSelector('#model-heatmap');
+  const shown = await page.evaluate(() => Object.fromEntries(['.model-top', '.model-summary', '#model-search', '#model-heatmap', '#model-head-about'].map((s) => [s, document.querySelector(s)?.checkVisibility() ?? null])));
+  assert.deepEqual(shown, { '.model-top': false, '.model-summary': false, '#model-search': false, '#model-heatmap': true, '#model-head-about': true });
+  assert.match(await page.textContent('#model-head-about'), /^Layer 5, head 11, measured on this sentence: /);
+  // Its heatmap starts on the widget's first 600 px (below the grid, summary and search, it started at 848).
+  const top = await page.locator('#model-heatmap').evaluate((c) => c.getBoundingClientRect().top);
+  assert.ok(top < 600, `the head's heatmap starts at ${top}px`);
+  await finish();
+});
+
 test('Close gives the keyboard focus back to the button that opened the view', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat sat on the mat'));
   await ready(page);
