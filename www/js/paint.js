@@ -322,14 +322,6 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   }
 }
 
-/**
- * `text` as drawn in the context's font within `room` pixels: whole, or cut
- * after whole characters with "…". A label wider than the room the layout
- * gives labels (a third of the width) ran off the canvas's edge. With a
- * `suffix` (a number, a word count), the text is isolated (a right-to-left
- * word would otherwise take the number into its run), fits in what the
- * suffix leaves, and the suffix follows.
- */
 /** How many keys the arrows name when rows are too thin for every label. */
 const NAMED_KEYS = 6;
 
@@ -376,6 +368,14 @@ function nameStrongestKeys(ctx, arrows, keyLabels, links, focus, focusRow, theme
   named.forEach((j, k) => ctx.fillText(fitted(ctx, keyLabels[j], keyRoom, ` ${focusRow[j].toFixed(3)}`), arrows.keyLabelX, ys[k]));
 }
 
+/**
+ * `text` as drawn in the context's font within `room` pixels: whole, or cut
+ * after whole characters with "…". A label wider than the room the layout
+ * gives labels (a third of the width) ran off the canvas's edge. With a
+ * `suffix` (a number, a word count), the text is isolated (a right-to-left
+ * word would otherwise take the number into its run), fits in what the
+ * suffix leaves, and the suffix follows.
+ */
 function fitted(ctx, text, room, suffix = '') {
   const left = room - (suffix ? ctx.measureText(suffix).width : 0);
   const kept = ctx.measureText(text).width <= left ? text : wrapLines(text, (line) => ctx.measureText(line).width <= left, 1)[0] || '…';
