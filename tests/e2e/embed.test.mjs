@@ -236,6 +236,10 @@ test('with no script in a narrow post, the whole heatmap fits the iframe above t
     const fit = await frame.locator('html').evaluate(async () => {
       const box = (selector) => document.querySelector(selector).getBoundingClientRect();
       const views = document.getElementById('views');
+      // The heatmap is laid out again once the frame's size is known (a ResizeObserver): up to 10 s for it.
+      for (const end = performance.now() + 10000; box('#heatmap').bottom > box('#views').bottom && performance.now() < end;) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const before = { heatmap: box('#heatmap').bottom, views: box('#views').bottom, link: box('.embed-footer').top, page: document.documentElement.scrollHeight };
       views.scrollTop = views.scrollHeight;
       await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
