@@ -274,11 +274,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.globalAlpha = alpha;
     ctx.lineWidth = width;
     ctx.beginPath();
-    for (const k of group) {
-      const [x0, y0, x1, y1] = [links[k + 3], links[k + 4], links[k + 5], links[k + 6]];
-      ctx.moveTo(x0, y0);
-      ctx.bezierCurveTo(x0 + bend, y0, x1 - bend, y1, x1, y1);
-    }
+    for (const k of group) curve(ctx, links, k, bend);
     ctx.stroke();
   }
   ctx.globalAlpha = 1;
@@ -293,7 +289,7 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.font = font(theme, { weight: 'bold' });
     ctx.fillStyle = theme.accent;
     ctx.textAlign = 'right';
-    const y = arrows.top + (focus + 0.5) * arrows.rowHeight;
+    const y = rowY(arrows, focus);
     ctx.fillText(fitted(ctx, labels[focus], queryRoom), arrows.queryX - 6, y);
     // Its place in the text on a line of its own, below it (above it at the bottom): after
     // the word, in a column sized for words, it cut most of them ("t… (word 6)").
@@ -301,11 +297,11 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
     ctx.font = font(theme, { size: 11 });
     ctx.fillStyle = theme.muted;
     ctx.fillText(fitted(ctx, `word ${focus + 1}`, queryRoom), arrows.queryX - 6, y + line + line / 2 > arrows.height ? y - line : y + line);
-    nameStrongestKeys(ctx, arrows, keyLabels, links, focus, focusRow, theme, keyRoom);
+    nameStrongestKeys(ctx, arrows, keyLabels, links, focus, focusRow, theme, keyRoom, bend);
     return;
   }
   for (let i = 0; i < n; i++) {
-    const y = arrows.top + (i + 0.5) * arrows.rowHeight;
+    const y = rowY(arrows, i);
     const focused = i === focus;
     ctx.font = font(theme, { weight: focused ? 'bold' : 'normal' });
     ctx.fillStyle = focused ? theme.accent : theme.fg;
@@ -317,9 +313,19 @@ export function paintArrows(ctx, arrows, labels, links, focus, focusRow, theme, 
   ctx.textAlign = 'left';
   const largest = focusRow ? Math.max(...focusRow) : 0;
   for (let j = 0; j < keyLabels.length; j++) {
-    const y = arrows.top + (j + 0.5) * arrows.rowHeight;
+    const y = rowY(arrows, j);
     ctx.fillText(fitted(ctx, keyLabels[j], keyRoom, focusRow ? ` ${cellValue(focusRow[j], largest)}` : ''), arrows.keyLabelX, y);
   }
+}
+
+/** The middle of token row `i` of an arrows layout. */
+const rowY = (arrows, i) => arrows.top + (i + 0.5) * arrows.rowHeight;
+
+/** The curve of link `k` of a flat links array (9 numbers a link: …, x0, y0, x1, y1, …), bent by `bend` at each end. */
+function curve(ctx, links, k, bend) {
+  const [x0, y0, x1, y1] = [links[k + 3], links[k + 4], links[k + 5], links[k + 6]];
+  ctx.moveTo(x0, y0);
+  ctx.bezierCurveTo(x0 + bend, y0, x1 - bend, y1, x1, y1);
 }
 
 /** How many keys the arrows name when rows are too thin for every label. */
@@ -332,33 +338,28 @@ const NAMED_KEYS = 6;
  * colour over the thousand others, and a leader joins each curve's end to
  * its name.
  */
-function nameStrongestKeys(ctx, arrows, keyLabels, links, focus, focusRow, theme, keyRoom) {
-  // Of the keys whose curves are drawn (the threshold hides some).
-  const hidden = new Uint8Array(focusRow.length).fill(1);
-  for (let k = 0; k + 8 < links.length; k += 9) if (links[k] === focus) hidden[links[k + 1]] = 0;
+function nameStrongestKeys(ctx, arrows, keyLabels, links, focus, focusRow, theme, keyRoom, bend) {
+  // Of the keys whose curves are drawn (the threshold hides some): each one's link.
+  const linkOf = new Map();
+  for (let k = 0; k + 8 < links.length; k += 9) if (links[k] === focus) linkOf.set(links[k + 1], k);
+  const hidden = Uint8Array.from(focusRow, (_, j) => (linkOf.has(j) ? 0 : 1));
   const named = strongestKeys(focusRow, NAMED_KEYS, hidden).sort((a, b) => a - b);
-  const rowY = (i) => arrows.top + (i + 0.5) * arrows.rowHeight;
   const line = theme.fontSize + 2;
-  const ys = named.map(rowY);
+  const ys = named.map((j) => rowY(arrows, j));
   // Down from the top, then up from the bottom: apart, and none below the canvas.
   for (let k = 1; k < ys.length; k++) ys[k] = Math.max(ys[k], ys[k - 1] + line);
   for (let k = ys.length - 1; k >= 0; k--) ys[k] = Math.min(ys[k], k + 1 < ys.length ? ys[k + 1] - line : arrows.height - line / 2);
-  const [x0, y0] = [arrows.queryX, rowY(focus)];
-  const bend = (arrows.keyX - arrows.queryX) / 2;
   ctx.strokeStyle = theme.accent;
   ctx.globalAlpha = 1;
   ctx.lineWidth = 1.5;
   ctx.beginPath();
-  for (const j of named) {
-    ctx.moveTo(x0, y0);
-    ctx.bezierCurveTo(x0 + bend, y0, arrows.keyX - bend, rowY(j), arrows.keyX, rowY(j));
-  }
+  for (const j of named) curve(ctx, links, linkOf.get(j), bend);
   ctx.stroke();
   ctx.strokeStyle = theme.muted;
   ctx.lineWidth = 1;
   ctx.beginPath();
   named.forEach((j, k) => {
-    ctx.moveTo(arrows.keyX, rowY(j));
+    ctx.moveTo(arrows.keyX, rowY(arrows, j));
     ctx.lineTo(arrows.keyLabelX - 3, ys[k]);
   });
   ctx.stroke();

@@ -16,6 +16,7 @@ export function mountArrows(ctx) {
   const shown = document.getElementById('threshold-value');
   const above = slider?.closest('.threshold'); // the slider's line, above the curves
   if (!box || !canvas) return { update() {} };
+  const views = box.closest('.views') ?? box; // what a fixed-size iframe's height is given to
   let analysis = null;
   let geometry = null;
   let layout = null;
@@ -30,8 +31,8 @@ export function mountArrows(ctx) {
   wireArrowClicks(canvas, () => (lazy.stale ? null : geometry), (row) => store.update({ focus: row, cell: null }, 'push'));
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
   ctx.observe(box, () => draw());
-  if (ctx.embed && box.closest('.views')) {
-    ctx.observe(box.closest('.views'), () => draw());
+  if (ctx.embed) {
+    ctx.observe(views, () => draw());
     if (above) ctx.observe(above, () => draw());
   }
   // The figure of the analysis and settings drawn (state), not of a change still on its way.
@@ -46,7 +47,7 @@ export function mountArrows(ctx) {
     if (!analysis || !state) return;
     const width = Math.max(200, ctx.widthOf(box) || box.clientWidth);
     // In a fixed-size iframe, the views' height less the slider's line above the curves.
-    const left = document.documentElement.dataset.fit ? ctx.heightOf(box.closest('.views') ?? box) - (above ? ctx.heightOf(above) : 0) : 0;
+    const left = document.documentElement.dataset.fit ? ctx.heightOf(views) - (above ? ctx.heightOf(above) : 0) : 0;
     const fresh = laidOut?.analysis === analysis && laidOut.width === width && laidOut.theme === ctx.theme && laidOut.left === left;
     // A render that changes none of what it shows (a shard of another word arriving) leaves it.
     if (fresh && !lazy.stale && drawn?.focus === state.focus && drawn.threshold === state.threshold) return;

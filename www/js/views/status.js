@@ -80,10 +80,10 @@ export function mountStatus(ctx) {
       empty(null);
       const { dim } = analysis;
       const counts = tokenCounts(analysis);
-      putParts(status, [...counts.split(' · '), `${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`]);
+      putParts(status, [...counts, `${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`]);
       // The options are left out of what is said: the checkbox or slider that changed them says them.
       const note = noteOf(analysis, ctx.engine.vectors);
-      say([`${counts}.`, note.unknown, note.failure.trim()].filter(Boolean).join(' '));
+      say([`${counts.join(' · ')}.`, note.unknown, note.failure.trim()].filter(Boolean).join(' '));
     },
     failed(message) {
       say('');
@@ -94,10 +94,10 @@ export function mountStatus(ctx) {
   };
 }
 
-/** The tokens of an analysis, counted, and the dimension: "7 tokens in the attention, 1 left out · d = 50". */
+/** The tokens of an analysis, counted, and the dimension, as the status's parts: ["7 tokens in the attention, 1 left out", "d = 50"]. */
 function tokenCounts(analysis) {
   const left = analysis.tokens.filter((t) => !t.known).length;
-  return `${counted(analysis.n, 'token')} in the attention${left ? `, ${grouped(left)} left out` : ''} · d = ${analysis.dim}`;
+  return [`${counted(analysis.n, 'token')} in the attention${left ? `, ${grouped(left)} left out` : ''}`, `d = ${analysis.dim}`];
 }
 
 /**
