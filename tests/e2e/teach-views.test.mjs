@@ -389,6 +389,41 @@ test('the nearest words of a known vector, and of each context vector', async ()
   await finish();
 });
 
+test('a text longer than 64 words lists the page of 64 that holds the focused word, marked and scrolled to', async () => {
+  const words = KING.toLowerCase().split(' ');
+  const text = Array.from({ length: 100 }, (_, k) => words[k % words.length]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&lab=meaning&focus=80'));
+  await ready(page);
+  const table = await tableOf(page, '#meaning-table:not([aria-busy])');
+  assert.deepEqual(table.rows.map((r) => r.label), text.split(' ').slice(64), 'words 65 to 100');
+  assert.match(table.caption, /; words 65–100 of 100, the page of the focused word$/);
+  assert.match(table.rows[0].cells[0], /^king 1\.00 · /, "the first row is word 65, 'king', nearest to itself");
+  assert.equal(await page.getAttribute('#meaning-table', 'aria-rowcount'), '101');
+  // Word 81 ('queen', which the text repeats: its place shows) is marked, and scrolled into the table's view.
+  const focused = page.locator('#meaning-table tbody tr.picked');
+  assert.equal(await focused.count(), 1);
+  assert.equal(await focused.getAttribute('aria-rowindex'), '82');
+  assert.equal(await focused.getAttribute('aria-current'), 'true');
+  assert.equal(await focused.locator('th').textContent(), 'queen');
+  assert.equal(await focused.locator('th').getAttribute('data-place'), '81');
+  await page.waitForFunction(() => {
+    const row = document.querySelector('#meaning-table tr.picked').getBoundingClientRect();
+    const box = document.querySelector('#meaning-table').closest('.table-scroll').getBoundingClientRect();
+    return row.top >= box.top && row.bottom <= box.bottom;
+  });
+  // A focus on the first page (from a link) lists words 1 to 64; no focus, the same, and says how to see the rest.
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(text, '&lab=meaning&focus=10'));
+  await page.waitForFunction(() => document.querySelector('#meaning-table:not([aria-busy]) tbody th')?.textContent === 'the');
+  const firstPage = await tableOf(page, '#meaning-table:not([aria-busy])');
+  assert.deepEqual(firstPage.rows.map((r) => r.label), text.split(' ').slice(0, 64));
+  assert.match(firstPage.caption, /; words 1–64 of 100, the page of the focused word$/);
+  assert.equal(await page.getAttribute('#meaning-table tr.picked', 'aria-rowindex'), '12');
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(text, '&lab=meaning'));
+  await page.waitForFunction(() => /focus a word to list its page of 64$/.test(document.querySelector('#meaning-table caption').textContent));
+  assert.equal(await page.locator('#meaning-table tr.picked').count(), 0);
+  await finish();
+});
+
 test('a new sentence refills the nearest words a few rows at a time, the old rows dimmed until then', async () => {
   const words = KING.replace('.', '').toLowerCase().split(' ');
   const text = (shift) => Array.from({ length: 64 }, (_, k) => words[(k + shift) % words.length]).join(' ');

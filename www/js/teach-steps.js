@@ -237,7 +237,7 @@ function keyRow() {
 
 /** The labels a text holds more than once, kept per labels array. */
 const repeats = new WeakMap();
-function repeatsOf(labels) {
+export function repeatsOf(labels) {
   if (!repeats.has(labels)) {
     const seen = new Set();
     const twice = new Set();

@@ -8,9 +8,14 @@
 // a task of 60–130 ms at every change of the sentence). The rows are found a
 // slice at a time, a task each; until a row is found again it keeps the
 // previous sentence's words, dimmed, and the table says it is busy.
+//
+// A text longer than a page (MAX_ROWS words) lists the page that holds the
+// focused word, marked, and scrolls the table to it; rows found stay found
+// while the sentence does, so going back to a page searches nothing again.
 
-import { el, putText } from '../../dom.js';
+import { attr, el, put, putText } from '../../dom.js';
 import { contextFigure } from '../../figure.js';
+import { repeatsOf } from '../../teach-steps.js';
 import { grouped } from '../../text.js';
 import { taskPauses } from '../../vectors.js';
 import { errorLine, nearestSearched, showNothing } from './common.js';
@@ -19,10 +24,15 @@ import { errorLine, nearestSearched, showNothing } from './common.js';
 export const BUILT = 'unbuilt';
 
 const NEAREST = 5;
-/** Rows listed: each costs two searches of the index. */
+/** Rows listed at a time (a page): each costs two searches of the index. */
 const MAX_ROWS = 64;
 /** A slice of searches stops after this long, then lets the page run (the next slice is a task of its own). */
 const SLICE_MS = 10;
+
+/** The first row of the page that lists `focus` (none: the first page) in a text of `n` words. */
+function pageStart(n, focus) {
+  return focus !== null && focus < n ? Math.floor(focus / MAX_ROWS) * MAX_ROWS : 0;
+}
 
 export function mountMeaning(lab, ctx) {
   lab.append(el('p', 'A context vector is a weighted mix of the sentence’s vectors. Its nearest vocabulary words (by cosine similarity) show what attention mixed into each word, beside the nearest words of the word’s own vector. The Steps tab lists the raw cosine similarity of the focused word with each key beside its weight.', 'note'));
@@ -45,7 +55,11 @@ export function mountMeaning(lab, ctx) {
   scroll.append(table);
   const nothing = errorLine('meaning-nothing');
   lab.append(nothing, scroll);
-  let shown = null;
+  let shown = null; // the analysis listed
+  let first = 0; // its page's first row
+  let found = new Map(); // row → [own, mixed] of the analysis shown
+  let run = null; // the fill under way: a newer one stops it
+  let focus = null; // the focused word
   // The numbers of the tab: every word's context vector, as CSV or JSON.
   ctx.figures.set('meaning', {
     name: 'the context vectors',
@@ -55,9 +69,9 @@ export function mountMeaning(lab, ctx) {
     figure: () => (shown?.data ? contextFigure(shown) : null),
   });
 
-  /** Writes row `i`: the word, then its two lists. */
-  function putRow(i, word, own, mixed) {
-    let tr = body.rows[i];
+  /** Writes row `i` of the text at line `line` of the table: the word (its place when the text repeats it), then its two lists. */
+  function putRow(line, i, labels, [own, mixed]) {
+    let tr = body.rows[line];
     if (!tr) {
       tr = el('tr');
       const th = el('th');
@@ -66,39 +80,86 @@ export function mountMeaning(lab, ctx) {
       body.append(tr);
     }
     const list = (found) => found.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
-    putText(tr.cells[0], word);
+    attr(tr, 'aria-rowindex', String(i + 2));
+    tr.dataset.row = String(i);
+    putText(tr.cells[0], labels[i]);
+    attr(tr.cells[0], 'data-place', repeatsOf(labels).has(labels[i]) ? String(i + 1) : null);
     putText(tr.cells[1], list(own));
     putText(tr.cells[2], list(mixed));
     tr.classList.remove('stale');
   }
 
+  /** Marks the focused word's row and, with `reveal`, scrolls the table to it (the table's box only, never the page). */
+  function markFocus(reveal = true) {
+    let row = null;
+    for (const tr of body.rows) {
+      const focused = focus !== null && tr.dataset.row === String(focus);
+      put(tr, 'className', [focused ? 'picked' : '', tr.classList.contains('stale') ? 'stale' : ''].join(' ').trim());
+      attr(tr, 'aria-current', focused ? 'true' : null);
+      if (focused) row = tr;
+    }
+    if (!row || !reveal || lab.hidden) return;
+    ctx.afterPaint(() => {
+      if (!row.isConnected) return;
+      const top = row.offsetTop - (table.tHead?.offsetHeight ?? 0);
+      if (top < scroll.scrollTop || row.offsetTop + row.offsetHeight > scroll.scrollTop + scroll.clientHeight) scroll.scrollTop = top;
+    });
+  }
+
+  /** The caption of the rows found: what was searched, and which words of a long text are listed. */
+  function done(analysis) {
+    const last = Math.min(analysis.n, first + MAX_ROWS);
+    putText(caption, `Nearest of the ${grouped(nearestSearched(ctx, analysis))} most frequent vocabulary words by cosine similarity, with the similarity${pageText(analysis.n, first, last, focus)}`);
+    table.removeAttribute('aria-busy');
+  }
+
   async function fill(analysis) {
-    const { labels, dim: d } = analysis;
-    const rows = Math.min(analysis.n, MAX_ROWS);
+    const me = (run = {});
+    const { labels, dim: d, n } = analysis;
+    const last = Math.min(n, first + MAX_ROWS);
+    const rows = last - first;
     table.setAttribute('aria-busy', 'true');
+    attr(table, 'aria-rowcount', n > MAX_ROWS ? String(n + 1) : null);
     putText(caption, 'Finding the nearest words…');
     while (body.rows.length > rows) body.lastElementChild.remove();
     for (const tr of body.rows) tr.classList.add('stale');
     const pause = taskPauses(SLICE_MS);
-    for (let i = 0; i < rows; i++) {
-      if (await pause() && shown !== analysis) return;
-      const [own, mixed] = await Promise.all([
-        ctx.engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
-        ctx.engine.nearest(analysis.contextOf(i), NEAREST),
-      ]);
-      if (shown !== analysis) return;
-      putRow(i, labels[i], own, mixed);
+    for (let i = first; i < last; i++) {
+      if (!found.has(i)) {
+        if (await pause() && run !== me) return;
+        const pair = await Promise.all([
+          ctx.engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
+          ctx.engine.nearest(analysis.contextOf(i), NEAREST),
+        ]);
+        if (run !== me) return;
+        found.set(i, pair);
+      }
+      putRow(i - first, i, labels, found.get(i));
+      // Marked as soon as it is found; scrolled to once the rows above and below it are in.
+      if (i === focus) markFocus(false);
     }
-    const more = analysis.n > rows ? `; the first ${rows} of ${analysis.n} words` : '';
-    putText(caption, `Nearest of the ${grouped(nearestSearched(ctx, analysis))} most frequent vocabulary words by cosine similarity, with the similarity${more}`);
-    table.removeAttribute('aria-busy');
+    run = null;
+    done(analysis);
+    markFocus();
   }
 
   return {
     render(state, analysis) {
-      if (analysis.pending || analysis === shown) return;
-      shown = analysis; // a search still running for an older sentence stops
-      if (showNothing(nothing, [scroll], analysis)) return;
+      if (analysis.pending) return;
+      focus = state.focus;
+      const page = pageStart(analysis.n, focus);
+      if (analysis === shown && page === first) {
+        markFocus();
+        if (!run && analysis.n > MAX_ROWS) done(analysis);
+        return;
+      }
+      if (analysis !== shown) found = new Map();
+      shown = analysis; // a search still running for an older sentence or page stops
+      first = page;
+      if (showNothing(nothing, [scroll], analysis)) {
+        run = null;
+        return;
+      }
       fill(analysis).catch((error) => {
         if (shown !== analysis) return;
         body.replaceChildren();
@@ -107,4 +168,11 @@ export function mountMeaning(lab, ctx) {
       });
     },
   };
+}
+
+/** Which words of a long text the table lists, for its caption ('' when it lists them all). */
+function pageText(n, first, last, focus) {
+  if (n <= MAX_ROWS) return '';
+  const span = `words ${grouped(first + 1)}–${grouped(last)} of ${grouped(n)}`;
+  return focus !== null && focus < n ? `; ${span}, the page of the focused word` : `; ${span}: focus a word to list its page of ${MAX_ROWS}`;
 }
