@@ -411,6 +411,13 @@ test('a text longer than 64 words lists the page of 64 that holds the focused wo
     const box = document.querySelector('#meaning-table').closest('.table-scroll').getBoundingClientRect();
     return row.top >= box.top && row.bottom <= box.bottom;
   });
+  // Another change (the arrows' threshold, in the link) leaves the reader's scroll of the table alone.
+  const box = page.locator('#lab-meaning .table-scroll');
+  await box.evaluate((scroll) => { scroll.scrollTop = 0; });
+  await page.locator('#threshold').fill('0.5');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('th') === '0.5');
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 100)))));
+  assert.equal(await box.evaluate((scroll) => scroll.scrollTop), 0);
   // A focus on the first page (from a link) lists words 1 to 64; no focus, the same, and says how to see the rest.
   await page.evaluate((hash) => { location.hash = hash; }, hashFor(text, '&lab=meaning&focus=10'));
   await page.waitForFunction(() => document.querySelector('#meaning-table:not([aria-busy]) tbody th')?.textContent === 'the');

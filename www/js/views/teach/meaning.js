@@ -60,6 +60,7 @@ export function mountMeaning(lab, ctx) {
   let found = new Map(); // row → [own, mixed] of the analysis shown
   let run = null; // the fill under way: a newer one stops it
   let focus = null; // the focused word
+  let revealed = null; // the focused word the table was last scrolled to: another change (the threshold, the theme) leaves the reader's scroll alone
   // The numbers of the tab: every word's context vector, as CSV or JSON.
   ctx.figures.set('meaning', {
     name: 'the context vectors',
@@ -99,6 +100,7 @@ export function mountMeaning(lab, ctx) {
       if (focused) row = tr;
     }
     if (!row || !reveal || lab.hidden) return;
+    revealed = focus;
     ctx.afterPaint(() => {
       if (!row.isConnected) return;
       const top = row.offsetTop - (table.tHead?.offsetHeight ?? 0);
@@ -149,7 +151,7 @@ export function mountMeaning(lab, ctx) {
       focus = state.focus;
       const page = pageStart(analysis.n, focus);
       if (analysis === shown && page === first) {
-        markFocus();
+        markFocus(focus !== revealed);
         if (!run && analysis.n > MAX_ROWS) done(analysis);
         return;
       }
