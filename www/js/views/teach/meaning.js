@@ -35,52 +35,118 @@ function pageStart(n, focus) {
 }
 
 export function mountMeaning(lab, ctx) {
-  lab.append(el('p', 'A context vector is a weighted mix of the sentence’s vectors. Its nearest vocabulary words (by cosine similarity) show what attention mixed into each word, beside the nearest words of the word’s own vector. The Steps tab lists the raw cosine similarity of the focused word with each key beside its weight.', 'note'));
-  const table = el('table', null, 'steps-table meaning');
-  table.id = 'meaning-table';
-  const caption = el('caption');
-  const head = el('thead');
-  const hr = el('tr');
-  for (const text of ['word', 'nearest to its own vector', 'nearest to its context vector']) {
-    const th = el('th', text);
-    th.scope = 'col';
-    hr.append(th);
+  return new MeaningTab(lab, ctx);
+}
+
+/** Nearest words as the table writes them: each word and its cosine similarity, a "·" between. */
+const list = (found) => found.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
+
+/** The tab's table: the nearest words of each word of the page that holds the focus. */
+class MeaningTab {
+  constructor(lab, ctx) {
+    this.lab = lab;
+    this.ctx = ctx;
+    lab.append(el('p', 'A context vector is a weighted mix of the sentence’s vectors. Its nearest vocabulary words (by cosine similarity) show what attention mixed into each word, beside the nearest words of the word’s own vector. The Steps tab lists the raw cosine similarity of the focused word with each key beside its weight.', 'note'));
+    this.table = el('table', null, 'steps-table meaning');
+    this.table.id = 'meaning-table';
+    this.caption = el('caption');
+    const head = el('thead');
+    const hr = el('tr');
+    for (const text of ['word', 'nearest to its own vector', 'nearest to its context vector']) {
+      const th = el('th', text);
+      th.scope = 'col';
+      hr.append(th);
+    }
+    head.append(hr);
+    this.body = el('tbody');
+    this.table.append(this.caption, head, this.body);
+    this.scroll = el('div', null, 'table-scroll');
+    this.scroll.tabIndex = 0;
+    this.scroll.setAttribute('aria-label', 'Nearest words, scrollable');
+    this.scroll.append(this.table);
+    this.nothing = errorLine('meaning-nothing');
+    lab.append(this.nothing, this.scroll);
+    this.shown = null; // the analysis listed
+    this.first = 0; // its page's first row
+    this.found = new Map(); // row → [own, mixed] of the analysis shown
+    this.run = null; // the fill under way: a newer one stops it
+    this.focus = null; // the focused word
+    this.revealed = null; // the focused word the table was last scrolled to: another change (the threshold, the theme) leaves the reader's scroll alone
+    // The numbers of the tab: every word's context vector, as CSV or JSON.
+    ctx.figures.set('meaning', {
+      name: 'the context vectors',
+      formats: ['csv', 'json'],
+      why: 'its numbers are negative and positive, and the heatmap’s colours run from 0 up',
+      visible: () => Boolean(this.shown?.data) && !lab.hidden && ctx.shows('lab', ctx.store.get()),
+      figure: () => (this.shown?.data ? contextFigure(this.shown) : null),
+    });
   }
-  head.append(hr);
-  const body = el('tbody');
-  table.append(caption, head, body);
-  const scroll = el('div', null, 'table-scroll');
-  scroll.tabIndex = 0;
-  scroll.setAttribute('aria-label', 'Nearest words, scrollable');
-  scroll.append(table);
-  const nothing = errorLine('meaning-nothing');
-  lab.append(nothing, scroll);
-  let shown = null; // the analysis listed
-  let first = 0; // its page's first row
-  let found = new Map(); // row → [own, mixed] of the analysis shown
-  let run = null; // the fill under way: a newer one stops it
-  let focus = null; // the focused word
-  let revealed = null; // the focused word the table was last scrolled to: another change (the threshold, the theme) leaves the reader's scroll alone
-  // The numbers of the tab: every word's context vector, as CSV or JSON.
-  ctx.figures.set('meaning', {
-    name: 'the context vectors',
-    formats: ['csv', 'json'],
-    why: 'its numbers are negative and positive, and the heatmap’s colours run from 0 up',
-    visible: () => Boolean(shown?.data) && !lab.hidden && ctx.shows('lab', ctx.store.get()),
-    figure: () => (shown?.data ? contextFigure(shown) : null),
-  });
+
+  render(state, analysis) {
+    if (analysis.pending) return;
+    this.focus = state.focus;
+    const page = pageStart(analysis.n, this.focus);
+    if (analysis === this.shown && page === this.first) {
+      this.markFocus(this.focus !== this.revealed);
+      if (!this.run && analysis.n > MAX_ROWS) this.done(analysis);
+      return;
+    }
+    if (analysis !== this.shown) this.found = new Map();
+    this.shown = analysis; // a search still running for an older sentence or page stops
+    this.first = page;
+    if (showNothing(this.nothing, [this.scroll], analysis)) {
+      this.run = null;
+      return;
+    }
+    this.fill(analysis).catch((error) => {
+      if (this.shown !== analysis) return;
+      this.body.replaceChildren();
+      putText(this.caption, `The nearest words could not be found: ${error.message}.`);
+      this.table.removeAttribute('aria-busy');
+    });
+  }
+
+  /** Lists the rows of the page from `first`, found a slice of searches at a time (rows found before at once). */
+  async fill(analysis) {
+    const me = (this.run = {});
+    const { labels, dim: d, n } = analysis;
+    const { body, ctx, first } = this;
+    const last = Math.min(n, first + MAX_ROWS);
+    this.table.setAttribute('aria-busy', 'true');
+    attr(this.table, 'aria-rowcount', n > MAX_ROWS ? String(n + 1) : null);
+    putText(this.caption, 'Finding the nearest words…');
+    while (body.rows.length > last - first) body.lastElementChild.remove();
+    for (const tr of body.rows) tr.classList.add('stale');
+    const pause = taskPauses(SLICE_MS);
+    for (let i = first; i < last; i++) {
+      if (!this.found.has(i)) {
+        if (await pause() && this.run !== me) return;
+        const pair = await Promise.all([
+          ctx.engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
+          ctx.engine.nearest(analysis.contextOf(i), NEAREST),
+        ]);
+        if (this.run !== me) return;
+        this.found.set(i, pair);
+      }
+      this.putRow(i - first, i, labels, this.found.get(i));
+      // Marked as soon as it is found; scrolled to once the rows above and below it are in.
+      if (i === this.focus) this.markFocus(false);
+    }
+    this.run = null;
+    this.done(analysis);
+    this.markFocus();
+  }
 
   /** Writes row `i` of the text at line `line` of the table: the word (its place when the text repeats it), then its two lists. */
-  function putRow(line, i, labels, [own, mixed]) {
-    let tr = body.rows[line];
+  putRow(line, i, labels, [own, mixed]) {
+    let tr = this.body.rows[line];
     if (!tr) {
       tr = el('tr');
       const th = el('th');
       th.scope = 'row';
       tr.append(th, el('td', null, 'words own'), el('td', null, 'words mixed'));
-      body.append(tr);
+      this.body.append(tr);
     }
-    const list = (found) => found.map((w) => `${w.word} ${w.similarity.toFixed(2)}`).join(' · ');
     attr(tr, 'aria-rowindex', String(i + 2));
     tr.dataset.row = String(i);
     putText(tr.cells[0], labels[i]);
@@ -91,17 +157,18 @@ export function mountMeaning(lab, ctx) {
   }
 
   /** Marks the focused word's row and, with `reveal`, scrolls the table to it (the table's box only, never the page). */
-  function markFocus(reveal = true) {
+  markFocus(reveal = true) {
+    const { focus, scroll, table } = this;
     let row = null;
-    for (const tr of body.rows) {
+    for (const tr of this.body.rows) {
       const focused = focus !== null && tr.dataset.row === String(focus);
       put(tr, 'className', [focused ? 'picked' : '', tr.classList.contains('stale') ? 'stale' : ''].join(' ').trim());
       attr(tr, 'aria-current', focused ? 'true' : null);
       if (focused) row = tr;
     }
-    if (!row || !reveal || lab.hidden) return;
-    revealed = focus;
-    ctx.afterPaint(() => {
+    if (!row || !reveal || this.lab.hidden) return;
+    this.revealed = focus;
+    this.ctx.afterPaint(() => {
       if (!row.isConnected) return;
       const top = row.offsetTop - (table.tHead?.offsetHeight ?? 0);
       if (top < scroll.scrollTop || row.offsetTop + row.offsetHeight > scroll.scrollTop + scroll.clientHeight) scroll.scrollTop = top;
@@ -109,67 +176,11 @@ export function mountMeaning(lab, ctx) {
   }
 
   /** The caption of the rows found: what was searched, and which words of a long text are listed. */
-  function done(analysis) {
-    const last = Math.min(analysis.n, first + MAX_ROWS);
-    putText(caption, `Nearest of the ${grouped(nearestSearched(ctx, analysis))} most frequent vocabulary words by cosine similarity, with the similarity${pageText(analysis.n, first, last, focus)}`);
-    table.removeAttribute('aria-busy');
+  done(analysis) {
+    const last = Math.min(analysis.n, this.first + MAX_ROWS);
+    putText(this.caption, `Nearest of the ${grouped(nearestSearched(this.ctx, analysis))} most frequent vocabulary words by cosine similarity, with the similarity${pageText(analysis.n, this.first, last, this.focus)}`);
+    this.table.removeAttribute('aria-busy');
   }
-
-  async function fill(analysis) {
-    const me = (run = {});
-    const { labels, dim: d, n } = analysis;
-    const last = Math.min(n, first + MAX_ROWS);
-    const rows = last - first;
-    table.setAttribute('aria-busy', 'true');
-    attr(table, 'aria-rowcount', n > MAX_ROWS ? String(n + 1) : null);
-    putText(caption, 'Finding the nearest words…');
-    while (body.rows.length > rows) body.lastElementChild.remove();
-    for (const tr of body.rows) tr.classList.add('stale');
-    const pause = taskPauses(SLICE_MS);
-    for (let i = first; i < last; i++) {
-      if (!found.has(i)) {
-        if (await pause() && run !== me) return;
-        const pair = await Promise.all([
-          ctx.engine.nearest(analysis.vectors.subarray(i * d, (i + 1) * d), NEAREST),
-          ctx.engine.nearest(analysis.contextOf(i), NEAREST),
-        ]);
-        if (run !== me) return;
-        found.set(i, pair);
-      }
-      putRow(i - first, i, labels, found.get(i));
-      // Marked as soon as it is found; scrolled to once the rows above and below it are in.
-      if (i === focus) markFocus(false);
-    }
-    run = null;
-    done(analysis);
-    markFocus();
-  }
-
-  return {
-    render(state, analysis) {
-      if (analysis.pending) return;
-      focus = state.focus;
-      const page = pageStart(analysis.n, focus);
-      if (analysis === shown && page === first) {
-        markFocus(focus !== revealed);
-        if (!run && analysis.n > MAX_ROWS) done(analysis);
-        return;
-      }
-      if (analysis !== shown) found = new Map();
-      shown = analysis; // a search still running for an older sentence or page stops
-      first = page;
-      if (showNothing(nothing, [scroll], analysis)) {
-        run = null;
-        return;
-      }
-      fill(analysis).catch((error) => {
-        if (shown !== analysis) return;
-        body.replaceChildren();
-        putText(caption, `The nearest words could not be found: ${error.message}.`);
-        table.removeAttribute('aria-busy');
-      });
-    },
-  };
 }
 
 /** Which words of a long text the table lists, for its caption ('' when it lists them all). */
