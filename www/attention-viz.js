@@ -193,7 +193,7 @@
 
   try {
     if (window.customElements && !customElements.get('attention-viz')) customElements.define('attention-viz', AttentionViz);
-  } catch (error) {
+  } catch {
     // Another script took the name: leave the post as it is.
   }
 }

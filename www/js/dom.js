@@ -126,7 +126,7 @@ export async function copyText(text) {
     area.className = 'offscreen';
     document.body.append(area);
     area.select();
-    let ok = false;
+    let ok;
     try {
       ok = document.execCommand('copy');
     } catch {

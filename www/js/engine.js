@@ -39,7 +39,7 @@ export function loadWasm() {
       return wasm;
     } catch (error) {
       wasmLoading = null;
-      throw new Error(`The WebAssembly module could not be loaded (${error.message}). Reload the page; if this persists, the browser may block WebAssembly.`);
+      throw new Error(`The WebAssembly module could not be loaded (${error.message}). Reload the page; if this persists, the browser may block WebAssembly.`, { cause: error });
     }
   })();
   return wasmLoading;
@@ -161,7 +161,7 @@ export async function loadEngine() {
   try {
     explorer = wasm.Explorer.sharded(manifest.dim, manifest.shards, manifest.set, manifest.words);
   } catch (error) {
-    throw new Error(`The word vectors could not be read: ${error.message}.`);
+    throw new Error(`The word vectors could not be read: ${error.message}.`, { cause: error });
   }
   return new Engine(wasm, explorer, new VectorStore({ explorer, manifest, base: VECTORS_URL }));
 }

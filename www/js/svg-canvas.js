@@ -6,6 +6,7 @@
 
 // XML allows neither most control characters, nor U+FFFE and U+FFFF, nor half an emoji: a
 // sentence holding one would make a file no viewer opens. Each becomes U+FFFD.
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** Text for an XML attribute or element: & < > " escaped, what XML cannot hold replaced. */
 export const xml = (text) => String(text).replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -166,7 +166,7 @@ export class VectorStore {
           stop();
           return this.#fetch(k);
         }
-        throw new Error(`${name} is damaged: ${error.message}`);
+        throw new Error(`${name} is damaged: ${error.message}`, { cause: error });
       }
     } catch (error) {
       const reason = abort.signal.aborted ? `nothing of ${name} arrived for ${TIMEOUT_MS / 1000} s` :
@@ -248,7 +248,7 @@ export async function fetchManifest(url, fetch = globalThis.fetch.bind(globalThi
   try {
     response = await fetch(url, { cache: 'no-cache' });
   } catch (error) {
-    throw new Error(`The word vectors could not be downloaded (${url.pathname}: ${error.message}). Check the connection and reload.`);
+    throw new Error(`The word vectors could not be downloaded (${url.pathname}: ${error.message}). Check the connection and reload.`, { cause: error });
   }
   if (!response.ok) {
     throw new Error(`The word vectors could not be loaded: ${url.pathname} answered HTTP ${response.status}${response.statusText ? ' ' + response.statusText : ''}.`);
@@ -256,7 +256,7 @@ export async function fetchManifest(url, fetch = globalThis.fetch.bind(globalThi
   try {
     return checkManifest(await response.json());
   } catch (error) {
-    throw new Error(`The word vectors could not be read: ${error instanceof SyntaxError ? 'manifest.json is not JSON' : error.message}.`);
+    throw new Error(`The word vectors could not be read: ${error instanceof SyntaxError ? 'manifest.json is not JSON' : error.message}.`, { cause: error });
   }
 }
 

@@ -86,7 +86,7 @@ function mark(ctx, x, y, isKey, size) {
  * are queries, n..2n keys.
  */
 export function paintProjection(ctx, picture) {
-  const { layout, n, labels, explained, theme, colors, lit, focused } = picture;
+  const { layout, n, labels, explained, theme, lit, focused } = picture;
   const [px, py, pw, ph] = layout.plot;
   ctx.clearRect(0, 0, layout.width, layout.height);
   ctx.strokeStyle = theme.muted;
