@@ -257,8 +257,12 @@ for (const [width, scheme] of [[1200, 'light'], [360, 'dark']]) {
       // A widget is transparent: its background is the post's, which axe, reading the page alone, takes
       // for white. Its colours are the full page's, audited with the page's own background.
       const rules = link.startsWith('embed.html') ? { 'color-contrast': { enabled: false } } : {};
-      const violations = await page.evaluate(async (rules) => (await window.axe.run(document, { resultTypes: ['violations'], rules })).violations, rules);
-      for (const v of violations) for (const node of v.nodes) found.push(`${name}: ${v.id} (${v.impact}) at ${node.target.join(' ')}`);
+      const { violations, incomplete } = await page.evaluate(async (rules) => window.axe.run(document, { resultTypes: ['violations', 'incomplete'], rules }), rules);
+      // An aria-label on an element with no role names nothing: axe calls it a violation when the
+      // element's contents are skipped (a table off screen, content-visibility), and leaves it to
+      // review when it sees them. The same defect either way: both fail.
+      const decided = incomplete.filter((v) => v.id === 'aria-prohibited-attr');
+      for (const v of [...violations, ...decided]) for (const node of v.nodes) found.push(`${name}: ${v.id} (${v.impact}) at ${node.target.join(' ')}`);
       await finish();
     }
     assert.deepEqual(found, []);

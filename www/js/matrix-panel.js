@@ -10,6 +10,7 @@ import { ALL_ROWS_LINKS, arrowLayout, heatmapLayout, hitAt, labelWidth, paintBas
 import { paintable } from './analysis.js';
 import { settingsCaption } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
+import { scrolling } from './dom.js';
 import { el, weight } from './teach-steps.js';
 import { WeightsTable } from './weights-table.js';
 import { isolate } from './text.js';
@@ -64,11 +65,7 @@ export class MatrixPanel {
     if (options.table !== false) {
       this.table = el('table', null, 'weights-table');
       if (options.tableId) this.table.id = options.tableId;
-      const scroll = el('div', null, 'table-scroll');
-      scroll.tabIndex = 0;
-      scroll.setAttribute('aria-label', `${options.name ?? 'Attention'} weights table, scrollable`);
-      scroll.append(this.table);
-      root.append(scroll);
+      root.append(scrolling(this.table, 'table-scroll', `${options.name ?? 'Attention'} weights table, scrollable`));
       this.weights = new WeightsTable(this.ctx, this.table);
     }
     this.#wire();

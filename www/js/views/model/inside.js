@@ -17,6 +17,7 @@ export class InsideView {
     this.box = box;
     this.target = el('div', null, 'explain model-explain');
     this.target.id = 'model-explain';
+    this.target.setAttribute('role', 'group');
     this.target.setAttribute('aria-label', 'The open head, step by step');
     box.append(this.target);
     this.asked = null;

@@ -6,7 +6,7 @@
 // (`mflow` in the link, see model-state.js). Each layer's matrix is a figure
 // to download (figure.js), on the scale the layers are drawn on.
 
-import { el } from '../../dom.js';
+import { el, scrolling } from '../../dom.js';
 import { quoted } from '../../text.js';
 import { MODEL_NAME } from './skeleton.js';
 
@@ -68,11 +68,7 @@ export class FlowView {
     this.multiples = el('div', null, 'model-flow-multiples');
     this.table = el('table', null, 'weights-table model-flow-table');
     this.table.id = 'model-flow-table';
-    const scroll = el('div', null, 'table-scroll');
-    scroll.tabIndex = 0;
-    scroll.setAttribute('aria-label', 'The focused token across layers, scrollable');
-    scroll.append(this.table);
-    this.body.append(modes, this.explain, this.status, this.multiples, scroll);
+    this.body.append(modes, this.explain, this.status, this.multiples, scrolling(this.table, 'table-scroll', 'The focused token across layers, scrollable'));
   }
 
   /** Follows the state: open or closed, which mode; asks for the numbers of a new run while open. */

@@ -6,7 +6,7 @@
 // other modules of this view use is returned by name; the search, the step
 // panel, the projection and the rollout fill their own boxes.
 
-import { el } from '../../dom.js';
+import { el, scrolling } from '../../dom.js';
 import { siteFile } from '../../site.js';
 
 export const MODEL_NAME = 'all-MiniLM-L6-v2';
@@ -143,12 +143,8 @@ function tableSection(dom) {
   const section = el('section', null, 'weights-section model-weights-section');
   dom.tableTitle = el('h3', 'Weights of the open head');
   dom.tableNote = el('p', null, 'note');
-  const scroll = el('div', null, 'table-scroll');
-  scroll.tabIndex = 0;
-  scroll.setAttribute('aria-label', 'Weights of the open head, scrollable');
   dom.table = el('table', null, 'weights-table');
   dom.table.id = 'model-weights';
-  scroll.append(dom.table);
-  section.append(dom.tableTitle, dom.tableNote, scroll);
+  section.append(dom.tableTitle, dom.tableNote, scrolling(dom.table, 'table-scroll', 'Weights of the open head, scrollable'));
   return section;
 }

@@ -13,7 +13,7 @@
 // focused word, marked, and scrolls the table to it; rows found stay found
 // while the sentence does, so going back to a page searches nothing again.
 
-import { attr, el, put, putText } from '../../dom.js';
+import { attr, el, put, putText, scrolling } from '../../dom.js';
 import { contextFigure } from '../../figure.js';
 import { repeatsOf } from '../../teach-steps.js';
 import { grouped } from '../../text.js';
@@ -60,10 +60,7 @@ class MeaningTab {
     head.append(hr);
     this.body = el('tbody');
     this.table.append(this.caption, head, this.body);
-    this.scroll = el('div', null, 'table-scroll');
-    this.scroll.tabIndex = 0;
-    this.scroll.setAttribute('aria-label', 'Nearest words, scrollable');
-    this.scroll.append(this.table);
+    this.scroll = scrolling(this.table, 'table-scroll', 'Nearest words, scrollable');
     this.nothing = errorLine('meaning-nothing');
     lab.append(this.nothing, this.scroll);
     this.shown = null; // the analysis listed

@@ -15,6 +15,7 @@ export function mountSteps(panel, ctx) {
   const { store } = ctx;
   const target = el('div', null, 'explain');
   target.id = 'explain';
+  target.setAttribute('role', 'group');
   target.setAttribute('aria-label', 'Step by step');
   panel.append(target);
   let shown = null; // `${analysis key} ${focus} ${cell}` last rendered
