@@ -13,8 +13,9 @@
 // focused word, marked, and scrolls the table to it; rows found stay found
 // while the sentence does, so going back to a page searches nothing again.
 
-import { attr, el, put, putText, scrolling } from '../../dom.js';
+import { attr, el, putText, scrolling } from '../../dom.js';
 import { contextFigure } from '../../figure.js';
+import { tableHead } from '../../heatmap-view.js';
 import { repeatsOf } from '../../teach-steps.js';
 import { grouped } from '../../text.js';
 import { taskPauses } from '../../vectors.js';
@@ -50,16 +51,8 @@ class MeaningTab {
     this.table = el('table', null, 'steps-table meaning');
     this.table.id = 'meaning-table';
     this.caption = el('caption');
-    const head = el('thead');
-    const hr = el('tr');
-    for (const text of ['word', 'nearest to its own vector', 'nearest to its context vector']) {
-      const th = el('th', text);
-      th.scope = 'col';
-      hr.append(th);
-    }
-    head.append(hr);
     this.body = el('tbody');
-    this.table.append(this.caption, head, this.body);
+    this.table.append(this.caption, tableHead('word', ['nearest to its own vector', 'nearest to its context vector']), this.body);
     this.scroll = scrolling(this.table, 'table-scroll', 'Nearest words, scrollable');
     this.nothing = errorLine('meaning-nothing');
     lab.append(this.nothing, this.scroll);
@@ -159,7 +152,7 @@ class MeaningTab {
     let row = null;
     for (const tr of this.body.rows) {
       const focused = focus !== null && tr.dataset.row === String(focus);
-      put(tr, 'className', [focused ? 'picked' : '', tr.classList.contains('stale') ? 'stale' : ''].join(' ').trim());
+      tr.classList.toggle('picked', focused);
       attr(tr, 'aria-current', focused ? 'true' : null);
       if (focused) row = tr;
     }
