@@ -141,15 +141,15 @@ export function useSite({ root = DIST, check } = {}) {
   return site;
 }
 
-/**
- * Opens a page and records every console error and uncaught exception, and
- * every request; `finish()` asserts there were no errors (except messages
- * matching `allow`) and no request left `origins` (default: the page's own):
- * the page works offline and loads nothing from third-party hosts.
- */
 /** Milliseconds by which every animation frame is delayed (0: none); see scripts/test-browser. */
 const SLOW_FRAMES = Number(process.env.AE_SLOW_FRAMES ?? 0);
 
+/**
+ * Opens a page and records every console error, uncaught exception and
+ * preload left unread, and every request; `finish()` asserts there were none
+ * (except messages matching `allow`) and no request left `origins` (default: the page's own):
+ * the page works offline and loads nothing from third-party hosts.
+ */
 export async function openPage(browser, url, { allow = [], viewport = { width: 1200, height: 900 }, colorScheme = 'light', routes = [], origins = url ? [new URL(url).origin] : [], phone = false } = {}) {
   // The service worker controls a page soon after its first heatmap (sw.js), and a
   // route does not see the requests it makes: a test that routes blocks it.
@@ -173,9 +173,10 @@ export async function openPage(browser, url, { allow = [], viewport = { width: 1
   const page = await context.newPage();
   const problems = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' && !allow.some((re) => re.test(message.text()))) {
-      problems.push(`console.error: ${message.text()}`);
-    }
+    if (allow.some((re) => re.test(message.text()))) return;
+    if (message.type() === 'error') problems.push(`console.error: ${message.text()}`);
+    // A file index.html preloads that the page never reads is a download for nothing (Chromium says so after a few seconds).
+    else if (/preloaded using link preload but not used/.test(message.text())) problems.push(`console.warning: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   const foreign = [];

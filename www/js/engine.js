@@ -35,7 +35,7 @@ export function loadWasm() {
       const wasm = await import(PKG_URL.href);
       // Streamed and compiled as it downloads (the page preloads it: this fetch takes that response).
       await wasm.default({ module_or_path: WASM_URL });
-      setTimeout(() => warmUp(wasm), 0);
+      whenIdle(() => warmUp(wasm));
       return wasm;
     } catch (error) {
       wasmLoading = null;
@@ -283,12 +283,13 @@ async function fetchNeighbors(explorer, manifest) {
 }
 
 /**
- * Runs the attention kernel once on a small made-up matrix (about a
- * millisecond), in a task of its own as soon as the module is instantiated
- * (requests that the instantiation's own task starts go out first). The
- * engine's optimizing tier then compiles the kernel in the background while
- * the vectors download: the first analysis of a long link runs on optimized
- * code (cold, a job at 1,024 tokens took ×2.2 the time of a warm one).
+ * Runs the attention kernel once on a small made-up matrix (1-3 ms), in a
+ * task of its own once the page is idle: while a long link's vectors
+ * download, the engine's optimizing tier then compiles the kernel in the
+ * background, and the first analysis runs on optimized code (cold, a job at
+ * 1,024 tokens took ×2.2 the time of a warm one). Not sooner: when the
+ * vectors are in already (the default text's are preloaded), it would delay
+ * the first heatmap, which a few words' kernel does not need.
  */
 function warmUp(wasm) {
   try {
@@ -296,4 +297,10 @@ function warmUp(wasm) {
   } catch {
     // Only a head start: the real call reports any error.
   }
+}
+
+/** Runs `task` when the main thread is idle, or within a second (at once in a worker, which has no idle callbacks). */
+function whenIdle(task) {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 1000 });
+  else setTimeout(task, 0);
 }
