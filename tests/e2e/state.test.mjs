@@ -134,6 +134,33 @@ test('opened, a link’s sentence over the limit fills the box up to its last wh
   }
 });
 
+test('the examples menu fills after the first heatmap, shows the sentence it holds, and draws the one picked, in the link too', async () => {
+  const server = await serveDist();
+  const browser = await launch();
+  try {
+    const { page, finish } = await openPage(browser, server.url);
+    await ready(page);
+    await page.waitForFunction(() => document.querySelectorAll('#examples option').length > 2);
+    // Its file is not among what the first heatmap waits for.
+    const asked = await page.evaluate(() => performance.getEntriesByType('resource').find((r) => r.name.endsWith('/examples.txt')).startTime);
+    assert.ok(asked >= await page.evaluate(() => performance.getEntriesByName('first-heatmap')[0].startTime), 'examples.txt asked for before the first heatmap');
+    assert.equal(await page.inputValue('#examples'), DEFAULT_SENTENCE);
+    const cat = 'The cat sat on the mat because it was tired';
+    await page.selectOption('#examples', cat);
+    await page.waitForFunction((first) => document.querySelector('#weights thead th:nth-child(2)')?.textContent === first, 'the');
+    await page.waitForFunction(() => document.querySelectorAll('#weights thead th').length === 11);
+    assert.equal(await page.inputValue('#sentence'), cat);
+    await page.waitForFunction((hash) => location.hash.startsWith(hash), `#s=${encodeURIComponent(cat)}`);
+    // A sentence of none of them shows the menu's name.
+    await page.fill('#sentence', 'Zebras graze');
+    await page.waitForFunction(() => document.querySelector('#examples').value === '');
+    await finish();
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
+
 test('settings for the wasm boundary use its field names', () => {
   assert.deepEqual(settingsOf(parseHash('#self=0&t=3')), { scale: true, selfAttention: false, causal: false, temperature: 3 });
 });

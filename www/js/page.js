@@ -60,6 +60,8 @@ function createContext(store, { embed }) {
   const relayouts = new Map(); // element → [view.relayout]
   const changed = new Set(); // elements resized since the last relayout
   let frame = 0;
+  let drewFirst = () => {};
+  const firstHeatmap = new Promise((resolve) => { drewFirst = resolve; });
   const resized = new ResizeObserver((entries) => {
     // Layout is up to date while observers run: these reads cost nothing.
     for (const { target } of entries) {
@@ -100,6 +102,9 @@ function createContext(store, { embed }) {
      * screen: { waits(), drawn(), stale } (lazyDrawing, below).
      */
     drawWhenNear: lazyDrawing(),
+    /** Settles once the first heatmap is drawn (drewFirst): what the first screen does not need waits for it. */
+    firstHeatmap,
+    drewFirst,
     /** Runs `task` after the next frame is painted: work that a click must not wait for. */
     afterPaint(task) {
       requestAnimationFrame(() => setTimeout(task, 0));

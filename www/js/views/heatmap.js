@@ -202,6 +202,7 @@ class MainHeatmap {
     if (!document.documentElement.dataset.ready) {
       performance.mark('first-heatmap');
       document.documentElement.dataset.ready = '1';
+      ctx.drewFirst();
     }
   }
 

@@ -64,7 +64,7 @@ export function mountSentence(ctx) {
     if (examples.value) store.update({ sentence: examples.value, focus: null, cell: null }, 'push');
   });
   // The menu fills in after the first heatmap, never before it; a widget has none.
-  (ctx.embed ? Promise.resolve([]) : loadExamples()).then((sentences) => {
+  (ctx.embed ? Promise.resolve([]) : ctx.firstHeatmap.then(loadExamples)).then((sentences) => {
     if (!examples || sentences.length === 0) return;
     const options = [el('option', 'Examples…')];
     options[0].value = '';
