@@ -5,6 +5,7 @@
 // analysis made with the current engine (analysis.js).
 
 import { siteFile } from './site.js';
+import { chunkCut } from './text.js';
 import { fetchManifest, nextTask, taskPauses, VectorStore } from './vectors.js';
 
 const PKG_URL = siteFile('pkg/attention_wasm.js');
@@ -282,21 +283,36 @@ async function fetchNeighbors(explorer, manifest) {
   return url;
 }
 
+/** Words above which a link's text is worth a kernel warmed up before its first analysis (warmUpFor). */
+const WARM_SOON_ABOVE = 128;
+let warmed = false;
+
 /**
- * Runs the attention kernel once on a small made-up matrix (1-3 ms), in a
- * task of its own once the page is idle: while a long link's vectors
- * download, the engine's optimizing tier then compiles the kernel in the
- * background, and the first analysis runs on optimized code (cold, a job at
- * 1,024 tokens took ×2.2 the time of a warm one). Not sooner: when the
- * vectors are in already (the default text's are preloaded), it would delay
- * the first heatmap, which a few words' kernel does not need.
+ * Runs the attention kernel once on a small made-up matrix (1-3 ms), once:
+ * the engine's optimizing tier then compiles the kernel in the background,
+ * and the first long analysis runs on optimized code (cold, a job at 1,024
+ * tokens took ×2.2 the time of a warm one). By default when the page is idle
+ * (loadWasm); sooner for a long text (warmUpFor).
  */
 function warmUp(wasm) {
+  if (warmed) return;
+  warmed = true;
   try {
     wasm.warmUp(64);
   } catch {
     // Only a head start: the real call reports any error.
   }
+}
+
+/**
+ * Warms the kernel up for the page's first `text` (start.js, once its shards
+ * are asked for): a long one's in the next task, while they download; a
+ * short one's waits until the page is idle, for its vectors may be in
+ * already (the default text's are preloaded) and a few words' kernel does
+ * not need it: run first, it delayed the first heatmap.
+ */
+export function warmUpFor(wasm, text) {
+  if (chunkCut(text, WARM_SOON_ABOVE) >= 0) setTimeout(() => warmUp(wasm), 0);
 }
 
 /** Runs `task` when the main thread is idle, or within a second (at once in a worker, which has no idle callbacks). */

@@ -5,7 +5,7 @@
 // gives it the same wasm and engine, and the shards in flight are shared.
 // It draws nothing and reports nothing: the page says what failed.
 
-import { engineHub } from './engine.js';
+import { engineHub, warmUpFor } from './engine.js';
 import { parseHash, textsOf } from './state.js';
 import { roughCut } from './text.js';
 
@@ -22,5 +22,6 @@ if (body) {
     // are read whatever the link's text: they hold the commonest words, and
     // a preload left unread is a warning in the console.
     for (const link of document.querySelectorAll('link[data-shard]')) engine.vectors.load(Number(link.dataset.shard));
+    warmUpFor(engine.wasm, textsOf(state));
   }, () => {});
 }
