@@ -1,9 +1,10 @@
 // The first module of the page, with a small import graph of its own: it
 // starts the downloads the first heatmap waits for (the wasm, the vectors'
-// manifest, then the shards of the link's words; index.html preloads those of
-// the default text) while the views' modules are still arriving. The page (page.js) finds them under way: engineHub()
-// gives it the same wasm and engine, and the shards in flight are shared.
-// It draws nothing and reports nothing: the page says what failed.
+// manifest, then the shards of the link's words; index.html preloads those
+// of the default text) while the views' modules are still arriving. The page
+// (page.js) finds them under way: engineHub() gives it the same wasm and
+// engine, and the shards in flight are shared. It draws nothing and reports
+// nothing: the page says what failed.
 
 import { engineHub, warmUpFor } from './engine.js';
 import { parseHash, textsOf } from './state.js';
