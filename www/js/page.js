@@ -31,6 +31,8 @@ import { syncUrl } from './url.js';
 
 /** How long typing must pause before the words being typed are fetched. */
 const TYPING_PAUSE_MS = 150;
+/** How long the page, its engine ready, waits for the text's shards already on their way before it draws the words as loading. */
+const SHARDS_UNDER_WAY_MS = 100;
 /** While shards arrive, the tokens' loading states are redrawn at most this often. */
 const LOADING_REDRAW_MS = 100;
 /**
@@ -266,8 +268,29 @@ class Page {
       if (!event.persisted) this.leaving.abort(); // not a page kept for Back (bfcache), which may come back
     });
     if (!(await this.adopt(hub))) return;
+    await this.shardsUnderWay();
     this.render();
     keepOffline(() => ctx.defaultEngine.vectors, this.store);
+  }
+
+  /**
+   * Waits, at most SHARDS_UNDER_WAY_MS, for the shards the text needs when
+   * every one of them is already on its way (start.js asked for them; the
+   * default text's are preloaded, and come a few tasks later): drawing the
+   * words as loading first cost a render and a frame, and the shards waited
+   * behind them (the first heatmap came 9-60 ms after that render).
+   */
+  async shardsUnderWay() {
+    const state = this.store.get();
+    const engine = this.ctx.engineFor(state) ?? this.ctx.engine;
+    const { vectors } = engine;
+    if (!vectors.loading || roughCut(state.sentence, this.ctx.wasm.maxTokens()) >= 0) return;
+    const missing = vectors.missing(textsOf(state));
+    const loads = missing.map((k) => vectors.loading.get(k));
+    if (missing.length === 0 || !loads.every(Boolean)) return;
+    let timer = 0;
+    await Promise.race([Promise.all(loads), new Promise((resolve) => { timer = setTimeout(resolve, SHARDS_UNDER_WAY_MS); })]);
+    clearTimeout(timer);
   }
 
   /** Loads this frame's own engine in place of the one it borrowed, and computes with it. */
