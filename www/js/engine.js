@@ -6,7 +6,7 @@
 
 import { siteFile } from './site.js';
 import { chunkCut } from './text.js';
-import { fetchManifest, nextTask, taskPauses, VectorStore } from './vectors.js';
+import { fetchManifest, nextTask, taskPauses, VectorStore, whenIdle } from './vectors.js';
 
 const PKG_URL = siteFile('pkg/attention_wasm.js');
 const WASM_URL = siteFile('pkg/attention_wasm_bg.wasm');
@@ -36,7 +36,7 @@ export function loadWasm() {
       const wasm = await import(PKG_URL.href);
       // Streamed and compiled as it downloads (the page preloads it: this fetch takes that response).
       await wasm.default({ module_or_path: WASM_URL });
-      whenIdle(() => warmUp(wasm));
+      whenIdle(() => warmUp(wasm), 1000);
       return wasm;
     } catch (error) {
       wasmLoading = null;
@@ -313,10 +313,4 @@ function warmUp(wasm) {
  */
 export function warmUpFor(wasm, text) {
   if (chunkCut(text, WARM_SOON_ABOVE) >= 0) setTimeout(() => warmUp(wasm), 0);
-}
-
-/** Runs `task` when the main thread is idle, or within a second (at once in a worker, which has no idle callbacks). */
-function whenIdle(task) {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 1000 });
-  else setTimeout(task, 0);
 }

@@ -28,6 +28,7 @@ import { parseHash, sameAnalysis, textsOf } from './state.js';
 import { createStore } from './store.js';
 import { roughCut } from './text.js';
 import { syncUrl } from './url.js';
+import { whenIdle } from './vectors.js';
 
 /** How long typing must pause before the words being typed are fetched. */
 const TYPING_PAUSE_MS = 150;
@@ -62,7 +63,7 @@ function createContext(store, { embed }) {
   const relayouts = new Map(); // element → [view.relayout]
   const changed = new Set(); // elements resized since the last relayout
   let frame = 0;
-  let drewFirst = () => {};
+  let drewFirst;
   const firstHeatmap = new Promise((resolve) => { drewFirst = resolve; });
   const resized = new ResizeObserver((entries) => {
     // Layout is up to date while observers run: these reads cost nothing.
@@ -282,15 +283,12 @@ class Page {
    */
   async shardsUnderWay() {
     const state = this.store.get();
-    const engine = this.ctx.engineFor(state) ?? this.ctx.engine;
-    const { vectors } = engine;
+    const { vectors } = this.ctx.engineFor(state) ?? this.ctx.engine;
     if (!vectors.loading || roughCut(state.sentence, this.ctx.wasm.maxTokens()) >= 0) return;
     const missing = vectors.missing(textsOf(state));
     const loads = missing.map((k) => vectors.loading.get(k));
     if (missing.length === 0 || !loads.every(Boolean)) return;
-    let timer = 0;
-    await Promise.race([Promise.all(loads), new Promise((resolve) => { timer = setTimeout(resolve, SHARDS_UNDER_WAY_MS); })]);
-    clearTimeout(timer);
+    await Promise.race([Promise.all(loads), new Promise((resolve) => setTimeout(resolve, SHARDS_UNDER_WAY_MS))]);
   }
 
   /** Loads this frame's own engine in place of the one it borrowed, and computes with it. */
@@ -575,10 +573,7 @@ function keepOffline(vectors, store) {
   let timer = 0;
   const wait = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      if ('requestIdleCallback' in window) requestIdleCallback(register, { timeout: 3000 });
-      else register();
-    }, OFFLINE_QUIET_MS);
+    timer = setTimeout(() => whenIdle(register, 3000), OFFLINE_QUIET_MS);
   };
   for (const type of ['keydown', 'pointerdown', 'wheel', 'touchstart']) {
     window.addEventListener(type, wait, { capture: true, passive: true, signal: input.signal });

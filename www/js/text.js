@@ -174,7 +174,7 @@ export function findKey(text) {
   return wellFormed(text).normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\u2019/g, "'");
 }
 
-let segmenter;
+let graphemeSegmenter;
 /**
  * Finds where the characters a reader sees begin and end (null where
  * Intl.Segmenter is missing). Made when first needed: making one loads the
@@ -182,8 +182,8 @@ let segmenter;
  * would pay before any of its downloads starts.
  */
 function graphemes() {
-  segmenter ??= typeof Intl.Segmenter === 'function' ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
-  return segmenter;
+  graphemeSegmenter ??= typeof Intl.Segmenter === 'function' ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+  return graphemeSegmenter;
 }
 
 /**
@@ -202,7 +202,8 @@ export function wrapLines(text, fits, most = Infinity) {
       if (line) lines.push(line);
       line = '';
       // A piece wider than a line: as many characters as fit, then the rest.
-      const chars = graphemes() ? Array.from(graphemes().segment(piece), (g) => g.segment) : Array.from(piece);
+      const segmenter = graphemes();
+      const chars = segmenter ? Array.from(segmenter.segment(piece), (g) => g.segment) : Array.from(piece);
       for (const char of chars) {
         if (line && !fits(line + char)) {
           lines.push(line);
@@ -234,7 +235,8 @@ export function wrapLines(text, fits, most = Infinity) {
 export function clip(text, max) {
   const whole = wellFormed(text);
   const kept = cut(whole, max);
-  if (kept.length === whole.length || !graphemes()) return kept;
-  const start = graphemes().segment(whole).containing(kept.length).index;
+  const segmenter = graphemes();
+  if (kept.length === whole.length || !segmenter) return kept;
+  const start = segmenter.segment(whole).containing(kept.length).index;
   return start > 0 ? whole.slice(0, start) : kept;
 }

@@ -260,6 +260,12 @@ export async function fetchManifest(url, fetch = globalThis.fetch.bind(globalThi
   }
 }
 
+/** Runs `task` when the main thread is idle, or after `timeout` ms at most (in the next task where there are no idle callbacks: a worker, Safari). */
+export function whenIdle(task, timeout) {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout });
+  else setTimeout(task, 0);
+}
+
 /** Resolves in a task of its own: the page can handle input and paint before the work goes on. */
 export function nextTask() {
   return new Promise((resolve) => setTimeout(resolve, 0));
