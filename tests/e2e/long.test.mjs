@@ -202,6 +202,43 @@ test('in a collapsed strip the arrow keys, Home and End reach every token, drawi
   await finish();
 });
 
+test('at 1,024 tokens a new focus is drawn in the heatmap in a frame of its own; the Steps tab, the chips, the table and the link follow it', async () => {
+  const all = words(1024).split(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&focus=1'));
+  await ready(page);
+  await page.locator('#weights:not([aria-busy="true"])').waitFor();
+  const stepsWord = page.locator('#explain .explain-head h2 q');
+  assert.equal(await stepsWord.textContent(), all[1]);
+  // What the click's first frame holds: read in the first frame callback after it.
+  await page.evaluate(() => {
+    addEventListener('click', () => requestAnimationFrame(() => {
+      window.firstFrame = { said: document.getElementById('announce').textContent, steps: document.querySelector('#explain .explain-head h2 q').textContent };
+    }), { capture: true, once: true });
+  });
+  // Half a pixel a row: the row clicked is the one the link then holds, near 700.
+  const { x, y } = await cellPoint(page, 700, 5);
+  await page.mouse.click(x, y);
+  const row = Number((await hashOf(page)).focus);
+  assert.ok(Math.abs(row - 700) <= 2, `row ${row} focused`);
+  // Every view, once drawn, names that word.
+  const everywhere = async (row) => {
+    await page.waitForFunction((word) => document.querySelector('#explain .explain-head h2 q')?.textContent === word, all[row]);
+    assert.equal((await readTable(page)).rows.find((r) => r.focused)?.query, all[row]);
+    assert.equal(await page.getAttribute('#weights tr.focused', 'aria-rowindex'), String(row + 2));
+    assert.equal(await page.locator('#tokens button.token.focused').textContent(), all[row]);
+    assert.equal((await hashOf(page)).focus, String(row));
+  };
+  await everywhere(row);
+  const first = await page.evaluate(() => window.firstFrame);
+  assert.match(first.said, new RegExp(`^Focus on .?${all[row]}.? \\(word ${row + 1}\\)\\.`), 'the heatmap says the new focus in the click\'s frame');
+  assert.equal(first.steps, all[1], 'the Steps tab is drawn after that frame');
+  // A run of keys faster than the frames: each draws the heatmap, and the others catch up with the last.
+  for (let k = 0; k < 3; k++) await page.keyboard.press('ArrowDown');
+  await everywhere(row + 3);
+  assert.equal(await stepsWord.textContent(), all[row + 3]);
+  await finish();
+});
+
 test('a new focus scrolls the weights table\'s box to its row, and leaves the page where it is', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&focus=5'));
   await ready(page);

@@ -18,7 +18,7 @@
 // away) get no work until they are. Widths come from a ResizeObserver and
 // nearness from an IntersectionObserver, so an update never forces a layout.
 
-import { Analysis, AnalysisJob, measureLatest, tokensOf } from './analysis.js';
+import { Analysis, AnalysisJob, measureLatest, SLICED_ABOVE, tokensOf } from './analysis.js';
 import { engineHub, ownEngineHub } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
@@ -34,6 +34,16 @@ import { whenIdle } from './vectors.js';
 const TYPING_PAUSE_MS = 150;
 /** How long the page, its engine ready, waits for the text's shards already on their way before it draws the words as loading. */
 const SHARDS_UNDER_WAY_MS = 100;
+/**
+ * Above this many tokens, a new focus made in the heatmap or the arrows (a
+ * click, an arrow key: ctx.focusFromView) is drawn by those views (focusFirst)
+ * in a frame of its own; the others (the Steps tab, the chips, the table,
+ * the status) follow after that frame is painted. At 1,024 tokens they took
+ * 8 ms of script and 7 ms of layout before the click's first frame. A focus
+ * made elsewhere (a chip, the find box, the Steps tab) is drawn at once
+ * everywhere: the keyboard focus follows it into the view that made it.
+ */
+const FOCUS_FIRST_ABOVE = SLICED_ABOVE;
 /** While shards arrive, the tokens' loading states are redrawn at most this often. */
 const LOADING_REDRAW_MS = 100;
 /**
@@ -108,6 +118,20 @@ function createContext(store, { embed }) {
     /** Settles once the first heatmap is drawn (drewFirst): what the first screen does not need waits for it. */
     firstHeatmap,
     drewFirst,
+    /**
+     * Runs `change`, a store update of the focus made in a view that draws
+     * it first (the heatmap, the arrows: focusFirst, page.js), for a long
+     * text in a frame of its own; the other views draw after that frame.
+     */
+    focusFromView(change) {
+      this.fromView = true;
+      try {
+        change();
+      } finally {
+        this.fromView = false;
+      }
+    },
+    fromView: false,
     /** Runs `task` after the next frame is painted: work that a click must not wait for. */
     afterPaint(task) {
       requestAnimationFrame(() => setTimeout(task, 0));
@@ -199,6 +223,11 @@ function quizState(state) {
   return { ...state, model: { ...model, layer: state.quiz.layer, head: state.quiz.head } };
 }
 
+/** Whether `state` differs from `previous` in its focus and clicked cell only. */
+function onlyFocus(state, previous) {
+  return Object.keys(state).every((key) => key === 'focus' || key === 'cell' || state[key] === previous[key]);
+}
+
 /** A widget's link names one view: the tab of a teaching view, or the model, opens with it. */
 function embedState(state) {
   if (EMBED_PARTS[state.view]?.includes('lab')) return { ...state, teach: { ...state.teach, lab: state.view } };
@@ -222,6 +251,7 @@ class Page {
     this.ensuring = null; // the text whose shards are being fetched
     this.checked = null; // { engine, version, text, settled } last found within the limits with every shard in (settled: none failed)
     this.shown = null; // the analysis (or pending one) the views drew last
+    this.restOwed = false; // a new focus drawn by the focusFirst views only: the others' render after the frame
     let frame = 0;
     this.ctx.refresh = () => {
       frame ||= requestAnimationFrame(() => {
@@ -237,7 +267,7 @@ class Page {
       this.ctx.typing = gesture === 'typing' || gesture === 'cross';
       if (state.theme !== previous.theme) this.applyTheme(state.theme);
       if (embed) document.body.dataset.view = state.view;
-      this.render();
+      this.render(this.ctx.fromView && onlyFocus(state, previous) ? 'first' : 'all');
     });
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.applyTheme(this.store.get().theme));
     // Paper is white: the canvases drawn for printing (lazyDrawing) take the light theme's colours, as the CSS does.
@@ -347,14 +377,28 @@ class Page {
     this.ctx.engine = engine;
   }
 
-  render() {
+  /**
+   * Draws the state in every visible view; `part` 'first' (a new focus
+   * alone) draws a long text in the focusFirst views now and in the others
+   * after the next frame ('rest'), unless a render of them all comes first.
+   */
+  render(part = 'all') {
     const state = this.store.get();
     // The vectors follow the state (Back to a link without the file: GloVe again).
     this.switchEngine(this.ctx.engineFor(state));
     const analysis = this.analysisFor(state);
     this.shown = analysis;
+    if (part === 'first' && (analysis.pending || analysis.n <= FOCUS_FIRST_ABOVE)) part = 'all';
+    if (part === 'first' && !this.restOwed) {
+      this.restOwed = true;
+      this.ctx.afterPaint(() => {
+        if (this.restOwed) this.render('rest');
+      });
+    }
+    if (part !== 'first') this.restOwed = false;
     for (const view of this.views) {
       if (view.visible && !view.visible(state)) continue;
+      if ((part === 'first' && !view.focusFirst) || (part === 'rest' && view.focusFirst)) continue;
       try {
         view.update(state, analysis);
       } catch (error) {

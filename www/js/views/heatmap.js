@@ -41,10 +41,10 @@ class MainHeatmap {
       size: () => (this.view ? this.analysis.n : null),
       focus: () => this.focus,
       window: () => this.zoom.window,
-      onFocus: (row, how, cell) => store.update({ focus: row, cell }, how),
+      onFocus: (row, how, cell) => ctx.focusFromView(() => store.update({ focus: row, cell }, how)),
       onCursor: (row, col, newRow) => this.followCursor(row, col, newRow),
-      onEnter: (row, col) => store.update({ focus: row, cell: col }, 'push'),
-      onClear: () => store.update({ focus: null, cell: null }, 'push'),
+      onEnter: (row, col) => ctx.focusFromView(() => store.update({ focus: row, cell: col }, 'push')),
+      onClear: () => ctx.focusFromView(() => store.update({ focus: null, cell: null }, 'push')),
       tooltipLines: (row, col) => this.tooltipLines(row, col),
       paint: () => this.paintFocus(),
     });
@@ -255,6 +255,11 @@ class MainHeatmap {
     this.cursor = newRow ? null : { row, col };
     if (this.zoom.show(row, col)) this.store.update({ zoom: this.zoom.link }, 'replace');
     if (!newRow) this.announce(this.store.get());
+  }
+
+  /** A new focus of a long text is drawn here in a frame of its own (page.js). */
+  get focusFirst() {
+    return true;
   }
 
   visible(state) {
