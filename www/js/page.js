@@ -11,7 +11,8 @@
 // is long, and a newer change stops a computation that has not finished.
 //
 // A view is an object made by a mount function: { update(state, analysis),
-// visible?(state), relayout?(), wasmReady?(wasm), failed?(message) }. It
+// visible?(state), relayout?(), wasmReady?(wasm), failed?(message),
+// focusFirst? (drawn before the others when a focus is made in it) }. It
 // reads the state and the analysis and writes the DOM; it never computes
 // attention, reads the URL or reaches into another view. Views that are not
 // on screen (a closed tab, the closed model view, the arrows scrolled far

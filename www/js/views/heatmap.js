@@ -19,6 +19,9 @@ export function mountHeatmap(ctx) {
 }
 
 class MainHeatmap {
+  /** A new focus made here, in a long text, is drawn in a frame of its own (page.js). */
+  focusFirst = true;
+
   constructor(ctx, box) {
     this.ctx = ctx;
     this.store = ctx.store;
@@ -255,11 +258,6 @@ class MainHeatmap {
     this.cursor = newRow ? null : { row, col };
     if (this.zoom.show(row, col)) this.store.update({ zoom: this.zoom.link }, 'replace');
     if (!newRow) this.announce(this.store.get());
-  }
-
-  /** A new focus of a long text is drawn here in a frame of its own (page.js). */
-  get focusFirst() {
-    return true;
   }
 
   visible(state) {
