@@ -45,6 +45,12 @@ const SHARDS_UNDER_WAY_MS = 100;
  * everywhere: the keyboard focus follows it into the view that made it.
  */
 const FOCUS_FIRST_ABOVE = SLICED_ABOVE;
+/**
+ * A focus made within this long of the one before (an arrow key held down,
+ * clicks in a row) is a run: the other views wait until the focus has rested
+ * this long, and draw the last one.
+ */
+const FOCUS_RUN_MS = 100;
 /** While shards arrive, the tokens' loading states are redrawn at most this often. */
 const LOADING_REDRAW_MS = 100;
 /**
@@ -253,6 +259,7 @@ class Page {
     this.checked = null; // { engine, version, text, settled } last found within the limits with every shard in (settled: none failed)
     this.shown = null; // the analysis (or pending one) the views drew last
     this.restOwed = false; // a new focus drawn by the focusFirst views only: the others' render after the frame
+    this.lastFirst = { at: -Infinity, count: 0 }; // when the last of those came, and how many came
     let frame = 0;
     this.ctx.refresh = () => {
       frame ||= requestAnimationFrame(() => {
@@ -390,13 +397,8 @@ class Page {
     const analysis = this.analysisFor(state);
     this.shown = analysis;
     if (part === 'first' && (analysis.pending || analysis.n <= FOCUS_FIRST_ABOVE)) part = 'all';
-    if (part === 'first' && !this.restOwed) {
-      this.restOwed = true;
-      this.ctx.afterPaint(() => {
-        if (this.restOwed) this.render('rest');
-      });
-    }
-    if (part !== 'first') this.restOwed = false;
+    if (part === 'first') this.oweRest();
+    else this.restOwed = false;
     for (const view of this.views) {
       if (view.visible && !view.visible(state)) continue;
       if ((part === 'first' && !view.focusFirst) || (part === 'rest' && view.focusFirst)) continue;
@@ -407,6 +409,23 @@ class Page {
         console.warn(error);
       }
     }
+  }
+
+  /**
+   * After a render of the focusFirst views alone: the others' render once
+   * its frame is painted, or, in a run of new focuses, once the focus has
+   * rested FOCUS_RUN_MS; a later render of every view makes it void.
+   */
+  oweRest() {
+    const now = performance.now();
+    const run = now - this.lastFirst.at < FOCUS_RUN_MS;
+    const count = this.lastFirst.count + 1;
+    this.lastFirst = { at: now, count };
+    this.restOwed = true;
+    const draw = () => {
+      if (this.restOwed && this.lastFirst.count === count) this.render('rest');
+    };
+    this.ctx.afterPaint(() => (run ? setTimeout(draw, FOCUS_RUN_MS) : draw()));
   }
 
   /** The analysis of `state`: kept while the sentence and options stay, a pending one while shards load. */
