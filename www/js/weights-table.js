@@ -118,27 +118,38 @@ export class WeightsTable {
   }
 
   /** Row `i`, with the cells of columns `from..=to` (spacers for the rest). */
-  row(i, [from, to]) {
-    const { cols, rowLabels, weights, masked, padding } = this.data;
+  row(i, window) {
+    const [from, to] = window;
+    const { cols } = this.data;
     const long = this.long;
     const tr = el('tr');
-    tr.dataset.row = String(i);
-    tr.setAttribute('aria-rowindex', String(i + 2));
-    const th = el('th', rowLabels[i]);
+    const th = el('th');
     th.scope = 'row';
-    if (long) th.title = rowLabels[i];
     tr.append(th);
     if (from > 0) tr.append(this.gap(from));
-    for (let j = from, k = i * cols + from; j <= to; j++, k++) {
-      const td = el('td', weights[k].toFixed(4));
+    for (let j = from; j <= to; j++) {
+      const td = el('td');
       if (long) td.setAttribute('aria-colindex', String(j + 2));
-      if (masked?.[k]) {
-        td.className = 'masked';
-        td.title = padding?.[j] ? 'masked: padding' : 'masked';
-      }
       tr.append(td);
     }
     if (to < cols - 1) tr.append(this.gap(cols - 1 - to));
+    return this.fill(tr, i, window);
+  }
+
+  /** Writes row `i` into `tr`, a row that `row` made for the same columns. */
+  fill(tr, i, [from, to]) {
+    const { cols, rowLabels, weights, masked, padding } = this.data;
+    put(tr.dataset, 'row', String(i));
+    attr(tr, 'aria-rowindex', String(i + 2));
+    const th = tr.firstChild;
+    putText(th, rowLabels[i]);
+    put(th, 'title', this.long ? rowLabels[i] : '');
+    let td = from > 0 ? th.nextSibling.nextSibling : th.nextSibling;
+    for (let j = from, k = i * cols + from; j <= to; j++, k++, td = td.nextSibling) {
+      putText(td, weights[k].toFixed(4));
+      put(td, 'className', masked?.[k] ? 'masked' : '');
+      put(td, 'title', masked?.[k] ? (padding?.[j] ? 'masked: padding' : 'masked') : '');
+    }
     return tr;
   }
 
@@ -201,10 +212,16 @@ export class WeightsTable {
       children.push(tr);
     };
     if (this.long && !this.inView) {
+      // Off screen, the focused row alone, first, over one spacer: a new
+      // focus rewrites that row's cells (the spacer stays), where replacing
+      // the row, or resizing spacers around it, made the browser lay out the
+      // whole table again, its 1,024 header cells (3 ms against 1.3, traced).
+      // In view, drawRows puts every row at its place.
       const at = focus ?? 0;
-      gap(at);
+      const [[was, tr] = []] = this.rows;
+      if (this.rows.size === 1 && was !== at) this.rows = new Map([[at, this.fill(tr, at, cols)]]);
       row(at);
-      gap(n - 1 - at);
+      gap(n - 1);
     } else {
       if (focus !== null && focus < first) {
         gap(focus);
