@@ -869,7 +869,7 @@ function interactionSection(before, after) {
     `A 256-token text ending in "kingdom", focused at its end; one "s" typed (the new word "kingdoms": the`,
     `new page fetches its shard after the 150 ms typing pause, the old one has it in memory), then`,
     `Backspace (a known word: recomputed at once). Fresh page per run, medians of ${CHANGES}. Pointer: ${HOVERS}`,
-    `moves and ${CLICKS} clicks over cells spread over the whole 1,024-token matrix (no zoom), focus on row 1.`,
+    `moves and ${CLICKS} clicks (200 ms apart) over cells spread over the whole 1,024-token matrix (no zoom), focus on row 1.`,
     'A click\'s first frame is the one Interaction to Next Paint counts: the heatmap\'s focus band and tooltip;',
     'the settled frame has every view drawn (the Steps tab, the chips, the table, the status).',
     '',

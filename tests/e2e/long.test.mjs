@@ -239,6 +239,36 @@ test('at 1,024 tokens a new focus is drawn in the heatmap in a frame of its own;
   await finish();
 });
 
+test('off screen, a new focus rewrites the table\'s focused row: the cells a fresh page draws for that row, masks and all', async () => {
+  // The causal mask hides every key after the query: row 5 has masked cells in view, row 700 none.
+  const focusedRow = (page) => page.evaluate(() => {
+    const tr = document.querySelector('#weights tr.focused');
+    return tr && {
+      index: tr.getAttribute('aria-rowindex'),
+      query: tr.querySelector('th').textContent,
+      cells: [...tr.querySelectorAll('td:not(.spacer)')].map((td) => [td.getAttribute('aria-colindex'), td.textContent, td.className, td.title]),
+    };
+  });
+  const fresh = await openPage(site.browser, site.url + hashFor(words(1024), '&causal=1&focus=700'));
+  await ready(fresh.page);
+  await fresh.page.locator('#weights:not([aria-busy="true"])').waitFor();
+  const expected = await focusedRow(fresh.page);
+  await fresh.finish();
+  assert.equal(expected.index, '702');
+  assert.ok(expected.cells.length >= 10 && expected.cells.every(([, , className]) => className === ''), 'row 700 sees its first keys');
+
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&causal=1&focus=5'));
+  await ready(page);
+  await page.locator('#weights:not([aria-busy="true"])').waitFor();
+  const before = await focusedRow(page);
+  assert.ok(before.cells.some(([, , className, title]) => className === 'masked' && title === 'masked'), 'row 5 has masked keys in view');
+  assert.equal(await page.evaluate(() => document.querySelector('.weights-section').getBoundingClientRect().top > innerHeight + 200), true, 'the table is off screen');
+  await page.evaluate(() => { location.hash = location.hash.replace('focus=5', 'focus=700'); });
+  await page.waitForFunction(() => document.querySelector('#weights tr.focused')?.getAttribute('aria-rowindex') === '702');
+  assert.deepEqual(await focusedRow(page), expected);
+  await finish();
+});
+
 test('a new focus scrolls the weights table\'s box to its row, and leaves the page where it is', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&focus=5'));
   await ready(page);
