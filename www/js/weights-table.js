@@ -118,8 +118,8 @@ export class WeightsTable {
   }
 
   /** Row `i`, with the cells of columns `from..=to` (spacers for the rest). */
-  row(i, window) {
-    const [from, to] = window;
+  row(i, shown) {
+    const [from, to] = shown;
     const { cols } = this.data;
     const long = this.long;
     const tr = el('tr');
@@ -133,7 +133,7 @@ export class WeightsTable {
       tr.append(td);
     }
     if (to < cols - 1) tr.append(this.gap(cols - 1 - to));
-    return this.fill(tr, i, window);
+    return this.fill(tr, i, shown);
   }
 
   /** Writes row `i` into `tr`, a row that `row` made for the same columns. */
