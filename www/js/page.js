@@ -126,14 +126,14 @@ function createContext(store, { embed }) {
     firstHeatmap,
     drewFirst,
     /**
-     * Runs `change`, a store update of the focus made in a view that draws
-     * it first (the heatmap, the arrows: focusFirst, page.js), for a long
+     * `store.update(changes, how)` of the focus (and cell), made in a view
+     * that draws it first (the heatmap, the arrows: focusFirst): for a long
      * text in a frame of its own; the other views draw after that frame.
      */
-    focusFromView(change) {
+    focusFromView(changes, how) {
       this.fromView = true;
       try {
-        change();
+        store.update(changes, how);
       } finally {
         this.fromView = false;
       }
@@ -258,8 +258,8 @@ class Page {
     this.ensuring = null; // the text whose shards are being fetched
     this.checked = null; // { engine, version, text, settled } last found within the limits with every shard in (settled: none failed)
     this.shown = null; // the analysis (or pending one) the views drew last
-    this.restOwed = false; // a new focus drawn by the focusFirst views only: the others' render after the frame
-    this.lastFirst = { at: -Infinity, count: 0 }; // when the last of those came, and how many came
+    this.restOwed = null; // after a render of the focusFirst views alone, the others' render to come (oweRest), until another render
+    this.lastFirstAt = -Infinity; // when the last render of the focusFirst views alone came
     let frame = 0;
     this.ctx.refresh = () => {
       frame ||= requestAnimationFrame(() => {
@@ -398,7 +398,7 @@ class Page {
     this.shown = analysis;
     if (part === 'first' && (analysis.pending || analysis.n <= FOCUS_FIRST_ABOVE)) part = 'all';
     if (part === 'first') this.oweRest();
-    else this.restOwed = false;
+    else this.restOwed = null;
     for (const view of this.views) {
       if (view.visible && !view.visible(state)) continue;
       if ((part === 'first' && !view.focusFirst) || (part === 'rest' && view.focusFirst)) continue;
@@ -418,12 +418,12 @@ class Page {
    */
   oweRest() {
     const now = performance.now();
-    const run = now - this.lastFirst.at < FOCUS_RUN_MS;
-    const count = this.lastFirst.count + 1;
-    this.lastFirst = { at: now, count };
-    this.restOwed = true;
+    const run = now - this.lastFirstAt < FOCUS_RUN_MS;
+    this.lastFirstAt = now;
+    const owed = {};
+    this.restOwed = owed;
     const draw = () => {
-      if (this.restOwed && this.lastFirst.count === count) this.render('rest');
+      if (this.restOwed === owed) this.render('rest');
     };
     this.ctx.afterPaint(() => (run ? setTimeout(draw, FOCUS_RUN_MS) : draw()));
   }

@@ -218,8 +218,10 @@ export class WeightsTable {
       // whole table again, its 1,024 header cells (3 ms against 1.3, traced).
       // In view, drawRows puts every row at its place.
       const at = focus ?? 0;
-      const [[was, tr] = []] = this.rows;
-      if (this.rows.size === 1 && was !== at) this.rows = new Map([[at, this.fill(tr, at, cols)]]);
+      if (this.rows.size === 1 && !this.rows.has(at)) {
+        const [tr] = this.rows.values();
+        this.rows = new Map([[at, this.fill(tr, at, cols)]]);
+      }
       row(at);
       gap(n - 1);
     } else {

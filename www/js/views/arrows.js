@@ -28,7 +28,7 @@ export function mountArrows(ctx) {
   const lazy = ctx.drawWhenNear(canvas, () => draw());
 
   // Waiting, its geometry is the last text's: no click lands.
-  wireArrowClicks(canvas, () => (lazy.stale ? null : geometry), (row) => ctx.focusFromView(() => store.update({ focus: row, cell: null }, 'push')));
+  wireArrowClicks(canvas, () => (lazy.stale ? null : geometry), (row) => ctx.focusFromView({ focus: row, cell: null }, 'push'));
   slider?.addEventListener('input', () => store.update({ threshold: Number(slider.value) }, 'push', 'threshold'));
   ctx.observe(box, () => draw());
   if (ctx.embed) {

@@ -37,17 +37,16 @@ class MainHeatmap {
     this.focus = null;
     this.cursor = null; // { row, col } of a key cursor moved along the focused row: its cell is said, not the row
     this.palette = 'viridis';
-    const store = this.store;
     this.heatmap = new HeatmapView({
       overlay: this.overlay,
       tooltip: document.getElementById('tooltip'),
       size: () => (this.view ? this.analysis.n : null),
       focus: () => this.focus,
       window: () => this.zoom.window,
-      onFocus: (row, how, cell) => ctx.focusFromView(() => store.update({ focus: row, cell }, how)),
+      onFocus: (row, how, cell) => ctx.focusFromView({ focus: row, cell }, how),
       onCursor: (row, col, newRow) => this.followCursor(row, col, newRow),
-      onEnter: (row, col) => ctx.focusFromView(() => store.update({ focus: row, cell: col }, 'push')),
-      onClear: () => ctx.focusFromView(() => store.update({ focus: null, cell: null }, 'push')),
+      onEnter: (row, col) => ctx.focusFromView({ focus: row, cell: col }, 'push'),
+      onClear: () => ctx.focusFromView({ focus: null, cell: null }, 'push'),
       tooltipLines: (row, col) => this.tooltipLines(row, col),
       paint: () => this.paintFocus(),
     });
