@@ -2,7 +2,7 @@
 // text, as <link rel="preload"> tags: their requests go out with the wasm's,
 // while the page's modules still arrive, rather than once the wasm and the
 // vectors' manifest are in (the default page's first heatmap in 248 against
-// 270 ms here: README, How fast). The shards are found as the page finds them:
+// 270 ms here: docs/performance.md). The shards are found as the page finds them:
 // the page's shard store (www/js/vectors.js) with the built wasm fetches what
 // the default state's text (www/js/state.js) needs, round after round, here
 // from the built files. The page reads
