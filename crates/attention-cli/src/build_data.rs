@@ -180,7 +180,7 @@ fn write_shard_set(full: &Embeddings, dir: &Path, args: &BuildArgs) -> Result<()
         if holds_only_set_files(&path) {
             fs::remove_dir_all(&path).map_err(|e| cannot(&path, e))?;
         } else {
-            eprintln!(
+            note!(
                 "note: left '{}' in place: it is named like a shard set but holds other files",
                 path.display()
             );
@@ -225,7 +225,7 @@ fn write_shard_set(full: &Embeddings, dir: &Path, args: &BuildArgs) -> Result<()
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(|e| Failure::usage(e.to_string()))?;
     fs::write(&manifest_path, json + "\n").map_err(|e| cannot(&manifest_path, e))?;
-    eprintln!(
+    note!(
         "wrote {}: {} words in {} shards of {} bytes on average (largest {largest}), {} bytes in all; \
          nearest-word index of {neighbors_words} words, {} bytes",
         dir.display(),
@@ -311,7 +311,7 @@ fn write_subset(full: &Embeddings, out: &Path, args: &BuildArgs) -> Result<(), F
     let bytes = subset.to_subset(precision)?;
     fs::write(out, &bytes).map_err(|e| Failure::usage(format!("cannot write '{}': {e}", out.display())))?;
     let top = args.top.min(full.len());
-    eprintln!(
+    note!(
         "wrote {}: {} words ({top} most frequent + {} for {}), dimension {}, {precision:?}, {} bytes",
         out.display(),
         subset.len(),
@@ -322,7 +322,7 @@ fn write_subset(full: &Embeddings, out: &Path, args: &BuildArgs) -> Result<(), F
     );
     if !unknown.is_empty() {
         let list: Vec<String> = unknown.into_iter().collect();
-        eprintln!("note: words of those sentences missing from the full vocabulary: {}", quote_list(&list));
+        note!("note: words of those sentences missing from the full vocabulary: {}", quote_list(&list));
     }
     crate::output::print_line(&format!("{}  {}", hex(&Sha256::digest(&bytes)), out.display()))
 }

@@ -63,12 +63,14 @@ struct View {
     words: bool,
 }
 
+/// What the message for an empty sentence suggests.
+const EMPTY_TIP: &str =
+    "try attention heads \"The cat sat on the mat because it was tired\" --from it --to cat";
+
 pub fn run(args: &HeadsArgs) -> Result<(), Failure> {
     let sentence = args.sentence.join(" ");
     if sentence.trim().is_empty() {
-        return Err(Failure::usage(
-            "the sentence is empty: try attention heads \"The cat sat on the mat because it was tired\" --from it --to cat",
-        ));
+        return Err(Failure::usage(format!("the sentence is empty: {EMPTY_TIP}")));
     }
     if args.top == 0 {
         return Err(Failure::usage("--top 0 prints nothing: give 1 or more"));
@@ -88,7 +90,7 @@ pub fn run(args: &HeadsArgs) -> Result<(), Failure> {
         )));
     }
     let model = crate::model::load(dir, &sentence)?;
-    let attention = model.attention(&sentence).map_err(|e| Failure::usage(e.to_string()))?;
+    let attention = crate::model::attention_of(&model, &sentence, EMPTY_TIP)?;
     let sentence_words = attention.words(false);
     let labels = if args.words {
         sentence_words.words.iter().map(|w| w.text.clone()).collect()
@@ -186,7 +188,7 @@ fn resolve(view: &View, spec: &str, flag: &str) -> Result<usize, Failure> {
     if word.pieces.len() > 1 {
         let pieces: Vec<&str> =
             view.attention.pieces[word.pieces.clone()].iter().map(|p| p.text.as_str()).collect();
-        eprintln!(
+        note!(
             "attention: '{}' is {} pieces ({}); {flag} uses the first, '{}' (--words ranks whole words)",
             word.text,
             pieces.len(),

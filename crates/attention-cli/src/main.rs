@@ -2,6 +2,19 @@
 //! by the same core as the web page, and the tool that builds the word-vector
 //! subset the page fetches.
 
+// Messages go through `note!`: `eprintln!` panics when stderr is closed.
+#![deny(clippy::print_stderr)]
+
+/// Prints a line on stderr, as `eprintln!` does, but a closed stderr (a pipe
+/// whose reader has gone, as in `attention … 2>&1 | true`) loses the line
+/// instead of panicking before the weights are written.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod build_data;
 mod heads;
 mod model;
@@ -65,7 +78,8 @@ struct RunArgs {
     #[arg(long)]
     no_scale: bool,
     /// Divide the scores by T before the softmax: T < 1 sharpens, T > 1 flattens (0.001 to 1000).
-    #[arg(long, value_name = "T", default_value_t = 1.0, allow_negative_numbers = true)]
+    // Hyphen values, so that -inf gets the range message too (clap takes it for a flag otherwise).
+    #[arg(long, value_name = "T", default_value_t = 1.0, allow_hyphen_values = true)]
     temperature: f32,
     /// Print one JSON object: tokens, their spans (byte ranges of the sentence in UTF-8), weights (row i =
     /// query token i), scores, scaled scores, unknown words.
@@ -129,7 +143,7 @@ const COMMANDS: [&str; 3] = ["build-data", "heads", "help"];
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(error) => with_sentence_tip(error).exit(),
+        Err(error) => return clap_exit(&with_sentence_tip(error)),
     };
     let result = match cli.command {
         Some(Command::BuildData(args)) => build_data::run(&args),
@@ -139,8 +153,22 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("attention: {}", failure.message);
+            note!("attention: {}", failure.message);
             ExitCode::from(failure.code)
+        }
+    }
+}
+
+/// Prints clap's help, version or error as `clap::Error::exit` does, but a
+/// help that cannot be written (`attention --help > /dev/full`) fails as the
+/// weights do, rather than exiting 0 with nothing printed.
+fn clap_exit(error: &clap::Error) -> ExitCode {
+    let code = u8::try_from(error.exit_code()).unwrap_or(2);
+    match output::finish(error.print()) {
+        Ok(()) => ExitCode::from(code),
+        Err(failure) => {
+            note!("attention: {}", failure.message);
+            ExitCode::from(failure.code.max(code))
         }
     }
 }
@@ -200,13 +228,14 @@ fn sentence_of(args: &[String]) -> Result<String, Failure> {
     })
 }
 
+/// What the message for an empty sentence suggests.
+const EMPTY_TIP: &str =
+    "try attention \"The king and queen ruled the kingdom\", or give it on standard input";
+
 fn run(args: &RunArgs) -> Result<(), Failure> {
     let sentence = sentence_of(&args.sentence)?;
     if sentence.trim().is_empty() {
-        return Err(Failure::usage(
-            "the sentence is empty: try attention \"The king and queen ruled the kingdom\", \
-             or give it on standard input",
-        ));
+        return Err(Failure::usage(format!("the sentence is empty: {EMPTY_TIP}")));
     }
     if let Some(dir) = &args.model {
         if args.temperature != 1.0 {
@@ -243,7 +272,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
 
     let unknown: Vec<&str> = analysis.unknown_tokens().map(|t| t.text.as_str()).collect();
     if !unknown.is_empty() {
-        eprintln!(
+        note!(
             "attention: not in the {}vocabulary of {} words, left out: {}{hint}",
             if vectors.fallback { "fallback " } else { "" },
             vectors.embeddings.vocabulary_size(),
@@ -280,14 +309,14 @@ pub fn load_embeddings(path: &Path) -> Result<Embeddings, Failure> {
         }
         Format::GloveText => Embeddings::read_glove_text(BufReader::new(head.chain(file))).map(|(embeddings, notes)| {
             if let (count @ 1.., Some(first)) = (notes.skipped, notes.first_skipped) {
-                eprintln!(
+                note!(
                     "attention: {}: {count} line{} left out (line {first} first): a word with spaces, which no word of a sentence can be, or a line that is not UTF-8 text",
                     path.display(),
                     if count == 1 { "" } else { "s" }
                 );
             }
             if let Some((promised, held)) = notes.cut_short {
-                eprintln!(
+                note!(
                     "attention: {}: the header says {promised} words, the file holds {held}: cut short (by head, say), it is read as it is",
                     path.display()
                 );

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use attention_model::manifest::{ManifestFile, ModelManifest};
 use attention_model::model::head_block;
-use attention_model::{Model, ModelAttention, MANIFEST_FILE};
+use attention_model::{Model, ModelAttention, Piece, MANIFEST_FILE};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use unicode_width::UnicodeWidthStr;
@@ -96,6 +96,17 @@ pub(crate) fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
     Ok(model)
 }
 
+/// The model's attention over `sentence`. A sentence of no word the model
+/// reads (invisible characters only: a zero-width space, a soft hyphen) is
+/// empty, as the GloVe attention says of it; `tip` follows that message.
+pub(crate) fn attention_of(model: &Model, sentence: &str, tip: &str) -> Result<ModelAttention, Failure> {
+    let attention = model.attention(sentence).map_err(|e| Failure::usage(e.to_string()))?;
+    if attention.pieces.iter().all(Piece::is_special) {
+        return Err(Failure::usage(format!("the sentence is empty: {tip}")));
+    }
+    Ok(attention)
+}
+
 pub fn run(request: &ModelRequest<'_>, out: &mut impl Write) -> Result<(), Failure> {
     let model = load(request.dir, request.sentence)?;
     let (layers, heads) = (model.config().layers, model.config().heads);
@@ -123,7 +134,7 @@ pub fn run(request: &ModelRequest<'_>, out: &mut impl Write) -> Result<(), Failu
             )));
         }
     };
-    let attention = model.attention(request.sentence).map_err(|e| Failure::usage(e.to_string()))?;
+    let attention = attention_of(&model, request.sentence, crate::EMPTY_TIP)?;
     let view = View::new(attention, request.words, request.no_special);
 
     let written = if request.json {

@@ -141,6 +141,7 @@ fn bad_input_gets_one_line_and_exit_2() {
     assert_clean_failure(&attention(&["   "]), "the sentence is empty");
     assert_clean_failure(&attention(&["zzzqqq xxyyzz"]), "none of the words is in the vocabulary");
     assert_clean_failure(&attention(&["--temperature", "0", "the cat"]), "temperature must be between");
+    assert_clean_failure(&attention(&["--temperature", "-inf", "the cat"]), "temperature must be between");
     assert_clean_failure(
         &attention(&["--embeddings", "/no/such/file", "the cat"]),
         "cannot read '/no/such/file'",
@@ -364,6 +365,18 @@ fn model_errors_get_one_line() {
         "--layer 6 is out of range",
     );
     assert_clean_failure(&attention(&["--model", d, CAT]), "choose a head to print with --layer L --head H");
+    // Invisible characters only: no word for the model, as for GloVe (it printed [CLS] and [SEP], or nothing).
+    for flags in
+        [&["--layer", "0", "--head", "0"][..], &["--layer", "0", "--head", "0", "--no-special"], &["--json"]]
+    {
+        let args = [&["--model", d][..], flags, &["--", "\u{200b}\u{ad}"]].concat();
+        assert_clean_failure(&attention(&args), "the sentence is empty");
+    }
+    assert_clean_failure(&attention(&["\u{200b}\u{ad}"]), "the sentence is empty");
+    assert_clean_failure(
+        &attention(&["heads", "--model", d, "--from", "it", "--to", "cat", "\u{200b}"]),
+        "the sentence is empty",
+    );
 }
 
 /// A copy of the built model in a temporary folder, its files hard-linked
@@ -448,6 +461,30 @@ fn json_into_a_pipe_closed_early_ends_quietly() {
     let long = "the cat sat on the mat ".repeat(16);
     let out = attention_into_head(&["--model", dir.to_str().unwrap(), "--json", &long]);
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+}
+
+#[test]
+fn a_closed_stderr_loses_the_note_not_the_weights() {
+    // As in `attention "xqzz king" 2>&1 | true`, with stdout kept: the note on
+    // the unknown word cannot be written (a panic, exit 101, no weights, before).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attention"))
+        .arg("xqzz king")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).starts_with("Attention weights for 'king':\n  king 1.0000"), "{}", stdout(&out));
+}
+
+#[test]
+fn help_that_cannot_be_written_fails() {
+    let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+    let out = Command::new(env!("CARGO_BIN_EXE_attention")).arg("--help").stdout(full).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("attention: cannot write the output"), "{}", stderr(&out));
 }
 
 #[test]
