@@ -67,8 +67,10 @@
     for (const attribute of element.attributes) {
       const name = attribute.name.toLowerCase();
       const value = wellFormed(attribute.value);
-      const [key, setting] = FLAGS[name] || (NAMED[name] ? [NAMED[name], value] : KEYS.includes(name) ? [name, value] : []);
+      let [key, setting] = FLAGS[name] || (NAMED[name] ? [NAMED[name], value] : KEYS.includes(name) ? [name, value] : []);
       if (!key) continue;
+      // causal and special are link keys too: causal="0" (or "false") is the link's causal=0, not a flag present.
+      if (FLAGS[name] && KEYS.includes(name) && /^\s*(0|false)\s*$/i.test(value)) setting = '0';
       if (params.has(key) && params.get(key) !== setting) conflict(from[key], name);
       params.set(key, setting);
       from[key] = name;
@@ -90,6 +92,8 @@
     constructor() {
       super();
       this._frame = null;
+      this._src = null; // the address the frame was last sent to
+      this._loaded = false; // whether the frame has loaded a page since it was put in this element
       this._warned = new Set(); // the pairs of conflicting attributes already told
       this._onMessage = (event) => this._message(event);
       this._onViolation = (event) => this._refused(event);
@@ -110,6 +114,7 @@
         frame.style.cssText = ['display:block', 'width:100%', 'max-width:none', 'min-width:0', 'max-height:none', 'min-height:0',
           'aspect-ratio:auto', 'border:0', 'margin:0', 'padding:0', 'color-scheme:normal'].map((rule) => `${rule} !important`).join(';');
         frame.addEventListener('load', () => {
+          this._loaded = true;
           // The embed page then takes its natural height, and reports it.
           frame.contentWindow?.postMessage({ type: RESIZE }, ORIGIN);
         });
@@ -126,8 +131,15 @@
       for (const child of Array.from(this.children)) {
         if (child !== this._frame && child.localName === 'iframe' && child.slot === SLOT) child.remove();
       }
-      if (this._frame && this._frame.parentNode !== this) this.append(this._frame);
-      this._load();
+      if (this._frame && this._frame.parentNode !== this) {
+        // Put in (or back): it loads its src then, which is made first.
+        this._src = null;
+        this._loaded = false;
+        this._load();
+        this.append(this._frame);
+      } else {
+        this._load();
+      }
     }
 
     disconnectedCallback() {
@@ -151,7 +163,14 @@
         if (!this._frame) return;
         if (!this._frame.style.height) this._frame.style.setProperty('height', `${pixels(this.getAttribute('height'), 560)}px`, 'important');
         const src = EMBED + hashOf(this, (first, later) => this._conflict(first, later));
-        if (this._frame.src !== src) this._frame.src = src;
+        if (src === this._src) return;
+        // A change once the frame has loaded replaces its address: a new src
+        // would add an entry to the post's history, and the reader's Back
+        // would step the widget back instead of leaving the post. Before
+        // that (a lazy frame not yet scrolled near), its src is what it loads.
+        if (this._loaded && this._frame.contentWindow) this._frame.contentWindow.location.replace(src);
+        else this._frame.src = src;
+        this._src = src;
       } catch (error) {
         this._fail(error);
       }

@@ -311,9 +311,34 @@ test('two attributes that set the same thing differently: the later is used, and
   assert.deepEqual(table.header, KING.toLowerCase().split(' '));
   // no-self and self="0" agree: nothing to tell. A change of another attribute does not tell it again.
   await page.evaluate(() => document.querySelector('attention-viz').setAttribute('focus', '2'));
-  await page.waitForFunction(() => /focus=2/.test(document.querySelector('attention-viz iframe').src));
+  await page.frameLocator('attention-viz iframe').locator('#tokens button.token.focused', { hasText: /^and$/ }).waitFor();
   assert.deepEqual(warnings.filter((w) => w.startsWith('<attention-viz>')),
     ['<attention-viz>: the attributes sentence and s set the same thing differently; s, the later one, is used.']);
+  await finish();
+});
+
+test('a post that changes a widget’s attributes leaves the reader’s Back button to the post', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/bare.html`);
+  await page.goto(`${origin}/widgets.html`);
+  const frame = page.frameLocator('attention-viz >> nth=0 >> iframe');
+  await widgetTable(frame);
+  const entries = await page.evaluate(() => history.length);
+  // A post stepping through its sentence (each change made its own entry in the post's history, before).
+  for (const focus of ['2', '3', '4']) {
+    await page.evaluate((f) => document.querySelector('attention-viz').setAttribute('focus', f), focus);
+    await frame.locator(`#weights tr.focused th`, { hasText: KING.toLowerCase().split(' ')[Number(focus)] }).waitFor();
+  }
+  assert.equal((await widgetTable(frame)).rows.find((r) => r.focused).query, 'ruled');
+  // causal is a link key as well as a flag: causal="0" is the link's causal=0.
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('causal', ''));
+  await frame.locator('#opt-causal:checked').waitFor();
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('causal', '0'));
+  await frame.locator('#opt-causal:not(:checked)').waitFor();
+  assert.equal(await page.evaluate(() => history.length), entries);
+  await page.goBack();
+  assert.equal(new URL(page.url()).pathname, '/bare.html');
   await finish();
 });
 

@@ -245,6 +245,32 @@ test('clicking a cell of the open head focuses its query, and the tooltip gives 
   await finish();
 });
 
+test('the keyboard on the open head hears that head’s weights, not GloVe’s', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1&mlayer=5&mhead=11'));
+  await ready(page);
+  await modelReady(page);
+  const glove = await page.locator('#announce').textContent();
+  // Down to piece 8, 'it' ([CLS] is 0), then along its row to 'cat' (piece 2).
+  await page.focus('#model-heatmap-overlay');
+  for (let k = 0; k < 9; k++) await page.keyboard.press('ArrowDown');
+  const said = page.locator('#model-announce');
+  await page.waitForFunction(() => document.querySelector('#model-announce').textContent.includes('Focus on it'));
+  // The page's table shows this head's row: the region names its three strongest keys.
+  const row = (await readTable(page)).rows.find((r) => r.focused);
+  assert.equal(row.query, 'it');
+  const header = (await readTable(page)).header;
+  const top = row.cells.map((w, j) => [header[j], j, w]).sort((a, b) => Number(b[2]) - Number(a[2])).slice(0, 3);
+  assert.equal(await said.textContent(), `Layer 5, head 11: Focus on it (token 9). Strongest keys: ${top.map(([w, j, v]) => `${w} (token ${j + 1}) ${v}`).join(', ')}.`);
+  assert.equal(top[0][0], 'cat');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => document.querySelector('#model-announce').textContent.startsWith('Layer 5, head 11: Query it (token 9), key'));
+  assert.match(await said.textContent(), /^Layer 5, head 11: Query it \(token 9\), key \S+ \(token \d+\): weight 0\.\d{4}\.$/);
+  // GloVe's region kept still: it would name the same word with GloVe's weights.
+  assert.equal(await page.locator('#announce').textContent(), glove);
+  await finish();
+});
+
 test('a 404 on the model weights says which file failed, and GloVe keeps working', async () => {
   const { page, finish } = await openPage(site.browser, null, {
     allow: ALLOW_404,

@@ -92,6 +92,10 @@ test('a head count that does not divide the dimension gives way to the nearest t
   assert.equal(await page.textContent('#heads-fit-note'), '7 heads do not divide the 50 dimensions of these vectors: 5 heads shown, the nearest count that does.');
   // 5 is the default: the link drops h.
   await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('h'), null, { timeout: 10000 });
+  // Another link (h=0, named in the link note) leaves nothing of the note about 7.
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(c.sentence, '&lab=heads&h=0').slice(1));
+  await page.waitForFunction(() => document.getElementById('link-note')?.textContent.includes('h=0'), null, { timeout: 10000 });
+  assert.ok(await page.locator('#heads-fit-note').isHidden(), await page.textContent('#heads-fit-note'));
   await finish();
 });
 
@@ -218,6 +222,15 @@ test('an exported head names its own scaling, ÷ √d_k, not the vectors\' ÷ �
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
   const { caption } = JSON.parse(await readFile(await download.path(), 'utf8'));
   assert.equal(caption, 'Multi-head: Head 3: 4 tokens, d_k = 5, projections from seed 42 · GloVe 6B 50d · scores ÷ √5 · a word may attend to itself · no causal mask');
+  // Each head, and the average, downloads under its own name.
+  assert.equal(download.suggestedFilename(), 'attention-the-king-and-queen-multi-head-head-3-of-10.json');
+  await page.click('#head-grid .head-tile[data-head="-1"]');
+  await shown(page, 'The average of 10 heads');
+  await page.check('#heads-mode-split');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('hm') === 'split', null, { timeout: 10000 });
+  await page.selectOption('#export-figure', 'panel-heads-weights');
+  const [average] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  assert.equal(average.suggestedFilename(), 'attention-the-king-and-queen-multi-head-average-of-10-split.csv');
   await finish();
 });
 

@@ -9,7 +9,8 @@
 // its context as an argument.
 
 import { el, newCanvas, put } from './dom.js';
-import { font, hatchTile, paintArrows, paintHeatmap } from './paint.js';
+import { font, hatchTile, paintArrows, paintHeatmap, strongestKeys } from './paint.js';
+import { isolate } from './text.js';
 
 /**
  * With nothing focused, the arrows view draws the strongest thousand links of
@@ -25,6 +26,29 @@ export const ALL_ROWS_LINKS = 1000;
 const NONE = 0;
 const CELL = 1;
 const COLUMN_LABEL = 3;
+
+/**
+ * What a heatmap's live region says of focused row `i` of `data` ({ n,
+ * labels, weights, masked?, fullyMasked? }): its three strongest keys, or
+ * the cell the arrow keys moved to along it (`cursor`, { row, col }). Tokens
+ * are named with their place in the text, since a text may hold the same
+ * word many times, counted from 1 as the weights table counts its rows and
+ * columns after the header; `unit` names a place ('word'). `why(row, col)`
+ * says why a masked cell is masked.
+ */
+export function focusAnnouncement({ n, labels, weights, masked, fullyMasked }, i, cursor, { unit = 'word', why } = {}) {
+  // Isolated, so that a right-to-left word does not take its place number, or the next word, into its run.
+  const word = (j) => `${isolate(labels[j])} (${unit} ${j + 1})`;
+  if (cursor?.row === i && cursor.col < n) {
+    const k = i * n + cursor.col;
+    const value = masked?.[k] ? `masked, because ${why(i, cursor.col)}` : `weight ${weights[k].toFixed(4)}`;
+    return `Query ${word(i)}, key ${word(cursor.col)}: ${value}.`;
+  }
+  if (fullyMasked?.[i]) return `Focus on ${word(i)}: every key is masked.`;
+  const row = weights.subarray(i * n, (i + 1) * n);
+  const top = strongestKeys(row, 3, masked?.subarray(i * n, (i + 1) * n)).map((j) => `${word(j)} ${row[j].toFixed(4)}`);
+  return `Focus on ${word(i)}. Strongest key${top.length === 1 ? '' : 's'}: ${top.join(', ')}.`;
+}
 
 /**
  * Sizes `canvas` to `width` × `height` CSS pixels at the device's pixel

@@ -87,10 +87,12 @@ export class MatrixPanel {
    * `arrowSets` overrides the arrows (multi-head); `scaleMax` puts another
    * top on the colour scale (panels compared side by side share one);
    * `settings` says what this panel computed, for its exported figure (see
-   * figure.js settingsCaption's options: its own scaling, its masks, its vectors).
+   * figure.js settingsCaption's options: its own scaling, its masks, its vectors);
+   * `file`, what its downloads' names add (default: the panel's name).
    */
-  show(data, { focus = null, caption = '', arrowSets = null, scaleMax = data.scaleMax, settings = {} } = {}) {
+  show(data, { focus = null, caption = '', arrowSets = null, scaleMax = data.scaleMax, settings = {}, file = this.options.name } = {}) {
     this.settings = settings;
+    this.file = file;
     const palette = this.ctx.store.get().palette;
     const fresh = data !== this.data || scaleMax !== this.scaleMax || palette !== this.palette;
     this.data = data;
@@ -122,7 +124,7 @@ export class MatrixPanel {
     const named = text.startsWith(`${name}:`) ? text : `${name}: ${text}`;
     const settings = settingsCaption(state, engine?.explorer.dim ?? 50, engine?.source ?? null, this.settings);
     return {
-      kind: name, title: this.options.title?.(state) ?? state.sentence, file: name,
+      kind: name, title: this.options.title?.(state) ?? state.sentence, file: this.file,
       vectors: this.settings.vectors === false ? null : engine?.source?.name ?? null,
       caption: `${named} · ${settings}`, inputs: this.options.inputs?.(state),
       rows: data.rows, cols: data.cols, rowLabels: data.rowLabels, colLabels: data.colLabels, weights: data.weights,

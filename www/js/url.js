@@ -51,9 +51,12 @@ export function writeBudget(now = () => performance.now(), burst = BURST, refill
  * replaces. `onHash(hash)` hears every hash written (the embed's "open in
  * full" link follows it); `incoming(state)` adjusts a state read from the
  * address (a widget opens the view its link names); `onProblems(problems)`
- * hears what an address read later (Back, Forward, an edit) could not use.
+ * hears what an address read later (Back, Forward, an edit) could not use;
+ * `onSame()`, that such an address holds the state already (another
+ * spelling of it): no change is heard, but what the views said of the last
+ * address may be out of date.
  */
-export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (state) => state, onProblems = () => {} } = {}) {
+export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (state) => state, onProblems = () => {}, onSame = () => {} } = {}) {
   // A gesture whose first write found the address already holding its state
   // (its steps came back to where they started before the write) pushed
   // nothing: its next step pushes, or the gesture would overwrite the entry
@@ -123,7 +126,8 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
     const problems = [];
     const next = incoming(parseHash(location.hash, problems));
     onProblems(problems);
-    if (!sameState(next, store.get())) store.set(next, 'none');
+    if (sameState(next, store.get())) onSame();
+    else store.set(next, 'none');
   };
   window.addEventListener('popstate', read);
   window.addEventListener('hashchange', read);

@@ -8,8 +8,8 @@
 import { paintable } from '../analysis.js';
 import { analysisFigure } from '../figure.js';
 import { announcer, el, put } from '../dom.js';
-import { HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
-import { paintOverlay, strongestKeys } from '../paint.js';
+import { focusAnnouncement, HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
+import { paintOverlay } from '../paint.js';
 import { counted, grouped, isolate } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
@@ -212,31 +212,13 @@ class MainHeatmap {
     if (this.view) paintOverlay(this.overlay.getContext('2d'), this.view, this.focus, this.heatmap.hover);
   }
 
-  /**
-   * What the live region says of `state`: the focused row and its strongest
-   * keys, or the cell of a key cursor moved along that row. Words are named
-   * with their place in the text, since a text may hold the same word many
-   * times, counted from 1 as the weights table counts its rows and columns
-   * after the header.
-   */
+  /** What the live region says of `state`: the focused row and its strongest keys, or the cell of a key cursor moved along that row. */
   announcement(state) {
     const { analysis } = this;
     const i = state.focus;
     // A quiz hides the weights until they are guessed: a screen reader must not hear them either.
     if (!analysis || i === null || i >= analysis.n || state.quiz) return '';
-    const { n, labels, weights, masked } = analysis;
-    // Isolated, so that a right-to-left word does not take its place number, or the next word, into its run.
-    const word = (j) => `${isolate(labels[j])} (word ${j + 1})`;
-    const { cursor } = this;
-    if (cursor?.row === i && cursor.col < n) {
-      const k = i * n + cursor.col;
-      const value = masked[k] ? `masked, because ${this.maskedBecause(i, cursor.col)}` : `weight ${weights[k].toFixed(4)}`;
-      return `Query ${word(i)}, key ${word(cursor.col)}: ${value}.`;
-    }
-    if (analysis.fullyMasked[i]) return `Focus on ${word(i)}: every key is masked.`;
-    const row = weights.subarray(i * n, (i + 1) * n);
-    const top = strongestKeys(row, 3, masked?.subarray(i * n, (i + 1) * n)).map((j) => `${word(j)} ${row[j].toFixed(4)}`);
-    return `Focus on ${word(i)}. Strongest key${top.length === 1 ? '' : 's'}: ${top.join(', ')}.`;
+    return focusAnnouncement(analysis, i, this.cursor, { why: (row, col) => this.maskedBecause(row, col) });
   }
 
   /**
@@ -245,6 +227,8 @@ class MainHeatmap {
    * the keys pause: a focused row's new weights at every key were too many.
    */
   announce(state) {
+    // A focus moved in the trained model's view is said there, with that head's weights (views/model/head.js).
+    if (document.activeElement?.closest('.model-section')) return;
     this.say(this.announcement(state));
   }
 

@@ -7,7 +7,8 @@
 // (`linked`: a token's row or column, from the queries-and-keys picture) and
 // reports its own hover (`onHover`), so that the two stay linked.
 
-import { arrowLabelWidth, arrowLayout, HeatmapView, labelWidth, paintBase, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../../heatmap-view.js';
+import { arrowLabelWidth, arrowLayout, focusAnnouncement, HeatmapView, labelWidth, paintBase, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../../heatmap-view.js';
+import { announcer } from '../../dom.js';
 import { asArrows } from '../../figure.js';
 import { WeightsTable } from '../../weights-table.js';
 import { paintOverlay } from '../../paint.js';
@@ -41,12 +42,20 @@ export class HeadView {
     this.reported = null; // the hover last reported
     this.hv = null; // what the painters read: { n, labels, weights, masked, cells, scaleMax, table, ticks, layout, arrows }
     this.arrowGeometry = null;
+    // Its own live region: the page's #announce says GloVe's weights of the same word.
+    this.say = announcer(ctx, dom.announce);
+    this.cursor = null; // { row, col } of a key cursor moved along the focused row: its cell is said, not the row
+    this.said = null; // the focus last said
     this.heatmap = new HeatmapView({
       overlay: dom.overlay,
       tooltip: dom.tooltip,
       size: () => (this.hv ? this.hv.n : null),
       focus,
       onFocus: (index, how, cell) => focusToken(index, how, cell),
+      onCursor: (row, col, newRow) => {
+        this.cursor = newRow ? null : { row, col };
+        if (!newRow) this.announce();
+      },
       onEnter: (row, col) => focusToken(row, 'push', col),
       onClear: clear,
       tooltipLines: (row, col) => (this.hv?.layout
@@ -163,6 +172,18 @@ export class HeadView {
     this.paintOverlay();
     this.paintArrows();
     if (this.tableData) this.table.show(this.tableData, this.focus());
+    this.announce();
+  }
+
+  /** Says the open head's focused row (its strongest keys), or the cell of the key cursor, when that changed. */
+  announce() {
+    const { hv } = this;
+    const i = this.focus();
+    if (i !== this.said) this.cursor = null;
+    this.said = i;
+    // Only while the keyboard is in the model's view: elsewhere the page's #announce speaks (views/heatmap.js).
+    if (!hv || i === null || i >= hv.n || !this.dom.announce.closest('.model-section')?.contains(document.activeElement)) return;
+    this.say(`${this.dom.headName.textContent}: ${focusAnnouncement(hv, i, this.cursor, { unit: 'token' })}`);
   }
 
   buildTable(layer, head, special) {

@@ -114,7 +114,9 @@ function views(dom) {
   dom.tooltip = Object.assign(el('div', null, 'tooltip'), { id: 'model-tooltip', hidden: true });
   dom.tooltip.setAttribute('role', 'tooltip');
   dom.heatBox.append(dom.heatmap, dom.overlay, dom.tooltip);
-  heat.append(dom.heatCaption, dom.heatBox);
+  dom.announce = Object.assign(el('p', '', 'visually-hidden'), { id: 'model-announce' });
+  dom.announce.setAttribute('aria-live', 'polite');
+  heat.append(dom.heatCaption, dom.heatBox, dom.announce);
   const arrows = el('figure', null, 'view');
   arrows.append(el('figcaption', 'Arrows of the open head: curves from the focused query to every key, thicker and darker for larger weights.'));
   const threshold = el('label', null, 'threshold');

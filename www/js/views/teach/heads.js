@@ -51,7 +51,7 @@ class HeadsLab {
     this.last = null; // the last render's [state, analysis], drawn again when the theme changes
     this.choices = [];
     this.choicesDim = 0;
-    this.fitted = null; // { dim, heads, text }: the head count shown instead of one that did not divide the dimension
+    this.fitted = null; // { dim, heads, round, text }: the head count shown instead of one that did not divide the dimension (ctx.linkRound: the address it was made for)
     this.copied = { mh: null, perHead: [], average: null }; // weights copied out of wasm once per result
     this.drawn = null; // what the toggles and the grid show
     this.headView = { mh: null, shown: null, view: null, data: null };
@@ -178,9 +178,10 @@ class HeadsLab {
     const hide = teach.hide.filter((k) => k < h);
     if (teach.heads !== h) {
       const dim = this.choicesDim;
-      this.fitted = { dim, heads: h, text: `${counted(teach.heads, 'head')} ${teach.heads === 1 ? 'does' : 'do'} not divide the ${counted(dim, 'dimension')} of these vectors: ${counted(h, 'head')} shown, the nearest count that does.` };
+      this.fitted = { dim, heads: h, round: this.ctx.linkRound, text: `${counted(teach.heads, 'head')} ${teach.heads === 1 ? 'does' : 'do'} not divide the ${counted(dim, 'dimension')} of these vectors: ${counted(h, 'head')} shown, the nearest count that does.` };
     }
-    const fitted = this.fitted?.dim === this.choicesDim && this.fitted.heads === h ? this.fitted : null;
+    // Kept until the count, the vectors or the address change (another link, Back).
+    const fitted = this.fitted?.dim === this.choicesDim && this.fitted.heads === h && this.fitted.round === this.ctx.linkRound ? this.fitted : null;
     this.fitted = fitted;
     put(this.fitNote, 'textContent', fitted?.text ?? '');
     put(this.fitNote, 'hidden', !fitted);
@@ -220,7 +221,9 @@ class HeadsLab {
     this.title.textContent = shown === null ? `The average of ${counted(h, 'head')}` : `Head ${shown + 1} of ${h}`;
     const dims = teach.headMode === 'split' ? sliceOf(shown, mh.headDim) : `projections from seed ${teach.seed}`;
     // Each head scales by its own √d_k, not the vectors' √d.
-    this.panel.show(data, { focus, arrowSets: sets, settings: { scaleDim: mh.headDim }, caption: `${shown === null ? 'Average of the heads' : `Head ${shown + 1}`}: ${counted(mh.size, 'token')}, d_k = ${mh.headDim}, ${dims}` });
+    // Each head, and the average, downloads under a name of its own ('…-multi-head-head-3-of-5-split.csv').
+    const file = `Multi-head ${shown === null ? 'average' : `head ${shown + 1}`} of ${h}${teach.headMode === 'split' ? ' split' : ''}`;
+    this.panel.show(data, { focus, arrowSets: sets, settings: { scaleDim: mh.headDim }, file, caption: `${shown === null ? 'Average of the heads' : `Head ${shown + 1}`}: ${counted(mh.size, 'token')}, d_k = ${mh.headDim}, ${dims}` });
     if (shown === null) {
       this.steps.replaceChildren(el('p', 'The average has no single query and key: enlarge one head to see its steps. Each head has its own queries and keys, so each finds its own pattern.', 'hint'));
     } else {
