@@ -117,6 +117,16 @@ test('a bad question is left out with a note, and nothing runs as HTML', async (
   assert.match(await broken.page.textContent('#link-note'), /quiz=g\.<img> \(expected g\.ROW\.ROW… or m\.LAYER\.HEAD\.TOKEN…/);
   assert.ok(await broken.page.isHidden('#quiz'));
   await broken.finish();
+  // Eleven entries, four rows: a teacher's repeats are asked once (the link was refused as too long).
+  const repeated = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.1.2.3.0.1.2.3.0.1.2.3'));
+  await repeated.page.waitForSelector('#quiz .quiz-score');
+  assert.match(await repeated.page.textContent('#quiz .quiz-score'), /^0 of 4 answered/);
+  assert.equal(new URLSearchParams((await repeated.page.evaluate(() => location.hash)).slice(1)).get('quiz'), 'g.1.2.3.0');
+  const eleven = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.0.1.2.3.4.5.6.7.8.9.10'));
+  await ready(eleven.page);
+  assert.match(await eleven.page.textContent('#link-note'), /quiz=g\.0\.1\.2\.3\.4\.5\.6\.7\.8\.9\.10 \(expected .*at most 10\)/);
+  await eleven.finish();
+  await repeated.finish();
   await finish();
 });
 

@@ -88,14 +88,14 @@ function parseZoom(text) {
   return size >= 1 ? { row, col, size } : null;
 }
 
-/** A quiz as a link writes it (see `quiz` above), or null. Repeated rows are asked once. */
+/** A quiz as a link writes it (see `quiz` above), or null. Repeated rows are asked once: at most MAX_QUESTIONS rows after that. */
 export function parseQuiz(text) {
-  const glove = /^g((?:\.\d{1,6}){1,10})$/.exec(text);
-  const model = /^m\.(\d{1,2})\.(\d{1,2})((?:\.\d{1,6}){1,10})$/.exec(text);
+  const glove = /^g((?:\.\d{1,6})+)$/.exec(text);
+  const model = /^m\.(\d{1,2})\.(\d{1,2})((?:\.\d{1,6})+)$/.exec(text);
   const rows = (list) => [...new Set(list.slice(1).split('.').map(Number))];
-  if (glove) return { source: 'glove', rows: rows(glove[1]) };
-  if (model) return { source: 'model', layer: Number(model[1]), head: Number(model[2]), rows: rows(model[3]) };
-  return null;
+  const quiz = glove ? { source: 'glove', rows: rows(glove[1]) }
+    : model ? { source: 'model', layer: Number(model[1]), head: Number(model[2]), rows: rows(model[3]) } : null;
+  return quiz && quiz.rows.length <= MAX_QUESTIONS ? quiz : null;
 }
 
 /** The link form of a quiz. */

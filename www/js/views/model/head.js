@@ -182,7 +182,7 @@ export class HeadView {
     if (i !== this.said) this.cursor = null;
     this.said = i;
     // Only while the keyboard is in the model's view: elsewhere the page's #announce speaks (views/heatmap.js).
-    if (!hv || i === null || i >= hv.n || !this.dom.announce.closest('.model-section')?.contains(document.activeElement)) return;
+    if (!hv || i === null || i >= hv.n || !document.activeElement?.closest('.model-section')) return;
     this.say(`${this.dom.headName.textContent}: ${focusAnnouncement(hv, i, this.cursor, { unit: 'token' })}`);
   }
 
