@@ -70,6 +70,36 @@ test('the teacher picks the words in the Share panel and gets the quiz link', as
   await finish();
 });
 
+test('a new sentence clears the words picked for the last one at once, even while its vectors download', async () => {
+  // Shards slowed down: the new sentence's analysis waits for them.
+  const slow = async (route) => { await new Promise((resolve) => setTimeout(resolve, 1500)); await route.continue(); };
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), { routes: [['**/*.aews', slow]] });
+  await ready(page);
+  await page.click('#share-open');
+  await page.check('#quiz-builder .quiz-word:nth-child(4) input');
+  assert.ok(await page.isEnabled('#quiz-copy'));
+  await page.fill('#sentence', 'Zebras graze quietly near rivers at dawn');
+  // Before the new words come, nothing can be copied (a link would have asked about 'near', the fourth of the new sentence).
+  assert.equal(await page.evaluate(() => document.querySelector('#quiz-copy').disabled), true);
+  assert.equal(await page.textContent('#quiz-builder .quiz-words'), 'The words come once the new sentence is computed.');
+  await page.waitForSelector('#quiz-builder .quiz-word', { timeout: 20000 });
+  assert.match(await page.textContent('#quiz-builder .quiz-words'), /^ zebras/);
+  assert.equal(await page.locator('#quiz-builder .quiz-word input:checked').count(), 0);
+  await finish();
+});
+
+test('a quiz made with a file of vectors says so while it runs on GloVe, which may ask about another word', async () => {
+  // GloVe lacks 'zzqxv': its row 2 is 'sat', the file's is 'cat'.
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('the zzqxv cat sat on the mat', '&quiz=g.2&vec=mine.txt'));
+  await page.waitForSelector('#quiz .quiz-choices button');
+  assert.match(await page.textContent('#quiz h3'), /which word does sat attend to most/);
+  assert.equal(await page.textContent('#quiz-file'), 'This quiz was made with the word vectors of the file \'mine.txt\'. Until that file is picked (“Use your own vectors”), it runs on GloVe, which may not know the same words: a question may then be about another word than the one chosen.');
+  await page.setInputFiles('#vectors-file', { name: 'mine.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0\nzzqxv 0 1\ncat 1 1\nsat 0 2\non 2 0\nmat 1 2\n') });
+  await page.waitForFunction(() => /which word does cat attend/.test(document.querySelector('#quiz h3')?.textContent), null, { timeout: 20000 });
+  assert.equal(await page.locator('#quiz-file').count(), 0);
+  await finish();
+});
+
 test('guesses made on other vectors are cleared, with why, and the quiz names the vectors it runs on', async () => {
   // A link made with a file: the page computes with GloVe until the file is picked.
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.1.3&vec=a.txt'));
@@ -127,6 +157,22 @@ test('a bad question is left out with a note, and nothing runs as HTML', async (
   assert.match(await eleven.page.textContent('#link-note'), /quiz=g\.0\.1\.2\.3\.4\.5\.6\.7\.8\.9\.10 \(expected .*at most 10\)/);
   await eleven.finish();
   await repeated.finish();
+  await finish();
+});
+
+test('a quiz link about a model head leaves out the head search and the step panel\'s key, which name the answer', { skip: process.env.AE_REQUIRE_MODEL !== '1' && !existsSync(path.join(DIST, 'model', 'manifest.json')) && 'no built model' }, async () => {
+  const cat = 'The cat sat on the mat because it was tired';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(cat, '&focus=7&model=1&units=words&special=0&mfocus=7&mq=7&mk=1&mcell=2'));
+  await page.waitForSelector('#model-view[data-state="ready"][data-head]', { timeout: 90000 });
+  await page.click('#share-open');
+  await page.waitForFunction(() => [...document.querySelectorAll('#quiz-source option')].some((o) => o.value === 'model'));
+  await page.selectOption('#quiz-source', 'model');
+  await page.check('#quiz-builder .quiz-word:nth-child(8) input');
+  await page.click('#quiz-copy');
+  const params = new URLSearchParams((await page.inputValue('#quiz-link')).split('#')[1]);
+  assert.equal(params.get('quiz'), 'm.5.11.7');
+  assert.deepEqual(['focus', 'mfocus', 'mq', 'mk', 'mcell'].map((k) => params.get(k)), [null, null, null, null, null]);
+  assert.equal(params.get('units'), 'words');
   await finish();
 });
 

@@ -436,6 +436,10 @@ test('a download made with your own vectors names their file, beside the same se
   await page.setInputFiles('#vectors-file', { name: 'my vectors.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\ncat 0 1 0\nsat 0 0 1\n') });
   await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
   assert.equal(await csv(), 'attention-the-cat-sat-my-vectors-txt.csv');
+  // A sentence the file knows none of: the message names the file, not English.
+  await page.fill('#sentence', 'dogs ran');
+  await page.waitForFunction(() => document.querySelector('#error')?.textContent.startsWith('None of the words'));
+  assert.equal(await page.textContent('#error'), "None of the words is in your file 'my vectors.txt' ('dogs', 'ran').");
   await finish();
 });
 

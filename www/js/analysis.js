@@ -88,19 +88,21 @@ export function paintable(wasm, data, palette, max = data.scaleMax) {
 const LISTED = 8;
 
 /**
- * The error of an analysis as every view shows it. For a sentence without a
- * known word, the core's message (error.rs NoKnownWords, NotLoaded) is
+ * The error of an analysis as every view shows it (`source`: the user's
+ * vectors file, if they are in use). For a sentence without a known word,
+ * the core's message (error.rs NoKnownWords, NotLoaded) is
  * written again here from the tokens, in the same words: the core quotes
  * each word but does not isolate it, and a right-to-left list came out
  * backwards ("('השטיח' ,'על'"). Any other error is shown as it is.
  */
-function errorOf(error, tokens) {
+function errorOf(error, tokens, source) {
   if (!error || !tokens.length || tokens.some((t) => t.known) || !/^(None of the words|The vectors of) /.test(error)) return error;
   const list = (words) => words.slice(0, LISTED).map((w) => quoted(w)).join(', ') + (words.length > LISTED ? `, … (${words.length} in all)` : '');
   const pending = tokens.filter((t) => t.pending).map((t) => t.text);
   return pending.length
     ? `The vectors of ${list(pending)} have not arrived.`
-    : `None of the words is in the vocabulary (${list(tokens.map((t) => t.text))}): try common English words.`;
+    : source ? `None of the words is in your file ${quoted(source.name)} (${list(tokens.map((t) => t.text))}).`
+      : `None of the words is in the vocabulary (${list(tokens.map((t) => t.text))}): try common English words.`;
 }
 
 /** The plain data of any matrix view (the shape MatrixPanel and the painters take), copied out of wasm. */
@@ -205,7 +207,7 @@ export class Analysis {
       // The error says enough.
     }
     return Object.assign(Object.create(Analysis.prototype), {
-      engine, wasm: engine.wasm, state: pick(state), tokens, error: errorOf(sentenceCase(error.message), tokens), n: 0, memos: {},
+      engine, wasm: engine.wasm, state: pick(state), tokens, error: errorOf(sentenceCase(error.message), tokens, engine.source), n: 0, memos: {},
     });
   }
 

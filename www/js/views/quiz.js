@@ -126,7 +126,9 @@ class QuizView {
     const sources = { analysis, model: quiz.source === 'model' ? this.modelFigure(quiz, state) : null };
     const questions = quiz.rows.map((_, i) => question(quiz, i, sources));
     this.current = Math.min(this.current, quiz.rows.length - 1);
-    this.draw(quiz, questions, guesses);
+    // Made with a file of vectors not picked here: GloVe may not know the same words, and a row may be another word.
+    const file = quiz.source !== 'model' && state.vectors && analysis?.engine && analysis.engine.source?.name !== state.vectors ? state.vectors : null;
+    this.draw(quiz, questions, guesses, file);
   }
 
   /**
@@ -146,13 +148,15 @@ class QuizView {
     this.cleared = { key, text: `Your guesses were cleared: the quiz now runs on ${vectorsName(engine)}, and its answers may differ from those of the vectors you guessed with.` };
   }
 
-  draw(quiz, questions, guesses) {
+  draw(quiz, questions, guesses, file = null) {
     const valid = questions.filter((q) => !q.invalid && !q.pending).length;
     const notes = questions.map((q, i) => (q.invalid ? `Question ${i + 1}: ${q.invalid}, so it is left out.` : null)).filter(Boolean);
     const right = [...guesses].filter(([i, j]) => questions[i] && isRight(questions[i], j)).length;
     const head = el('div', null, 'quiz-head');
     head.append(el('h2', 'Quiz: where does each word look?'), el('span', `${guesses.size} of ${valid} answered · ${right} right`, 'quiz-score'));
-    const nodes = [head, ...(this.cleared ? [Object.assign(el('p', this.cleared.text, 'note'), { id: 'quiz-cleared' })] : []), ...notes.map((n) => el('p', n, 'note'))];
+    const made = file && `This quiz was made with the word vectors of the file ${quoted(file)}. Until that file is picked (“Use your own vectors”), it runs on GloVe, which may not know the same words: a question may then be about another word than the one chosen.`;
+    const note = (text, id) => Object.assign(el('p', text, 'note'), { id });
+    const nodes = [head, ...(this.cleared ? [note(this.cleared.text, 'quiz-cleared')] : []), ...(made ? [note(made, 'quiz-file')] : []), ...notes.map((n) => el('p', n, 'note'))];
     const q = questions[this.current];
     if (q?.pending) nodes.push(el('p', `Getting the question ready: ${q.pending}`, 'hint'));
     else if (q && !q.invalid) nodes.push(this.questionNode(q, guesses));
@@ -320,13 +324,21 @@ class QuizBuilder {
     const rows = [...this.picked].sort((a, b) => a - b).slice(0, MAX_QUESTIONS);
     const model = this.source.value === 'model' ? this.ctx.figures.get('model-head')?.figure() : null;
     const quiz = model ? { source: 'model', layer: model.layer, head: model.head, rows } : { source: 'glove', rows };
-    return new URL('index.html', location.href).href + formatHash({ ...state, quiz: rows.length ? quiz : null, focus: null, cell: null });
+    // Nothing that points at an answer: the focus, a clicked cell, the model's head search and step-panel key.
+    const open = state.model && { ...state.model, focus: null, cell: null, query: null, key: null };
+    return new URL('index.html', location.href).href + formatHash({ ...state, model: open, quiz: rows.length ? quiz : null, focus: null, cell: null });
   }
 
   update(state, analysis) {
     // Closed (in the Share panel), it does no work: a long text would make a checkbox per token.
-    if (!this.box || analysis.pending || this.box.closest('[hidden]')) return;
-    const model = state.model ? this.ctx.figures.get('model-head')?.figure() : null;
+    if (!this.box || this.box.closest('[hidden]')) return;
+    const entry = state.model ? this.ctx.figures.get('model-head') : null;
+    const model = entry?.figure() ?? null;
+    // A new sentence (or the model's run of it) on its way: the words picked were the last one's.
+    if (analysis.pending || (this.source.value === 'model' && entry && !model && !entry.problem?.())) {
+      this.wait();
+      return;
+    }
     // 'glove' (g. in the link) is the attention of the page's word vectors: GloVe's or the user's own.
     const source = this.ctx.engine?.source;
     const options = [['glove', source ? `the attention of your own vectors (${source.name})` : 'the GloVe attention'], ...(model ? [['model', `the model’s layer ${model.layer}, head ${model.head}`]] : [])];
@@ -351,6 +363,15 @@ class QuizBuilder {
       label.append(box, ` ${labels[i]}`);
       return label;
     }));
+    put(this.copy, 'disabled', true);
+  }
+
+  /** No word to pick until the new sentence is computed: a link copied meanwhile would ask about another word. */
+  wait() {
+    if (this.key === null) return;
+    this.key = null;
+    this.picked.clear();
+    this.words.replaceChildren(el('p', 'The words come once the new sentence is computed.', 'hint'));
     put(this.copy, 'disabled', true);
   }
 }
