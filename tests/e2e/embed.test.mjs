@@ -122,7 +122,7 @@ test('two widgets on a blog of another origin, one dark: right numbers, own heig
   for (const frame of [first, second]) {
     assert.equal(await frame.locator('html').evaluate((html) => getComputedStyle(html).backgroundColor), 'rgba(0, 0, 0, 0)');
   }
-  assert.match(await second.locator('#link-note').textContent(), /t=hot \(expected a number from 0\.001 to 1000\)/);
+  assert.match(await second.locator('#link-note').textContent(), /t=hot \(expected a decimal number from 0\.001 to 1000, such as 0\.5\)/);
   // An attribute change redraws the widget.
   await page.evaluate(() => document.querySelector('attention-viz').setAttribute('no-self', ''));
   await first.locator('#opt-self:not(:checked)').waitFor();

@@ -185,6 +185,24 @@ test('printed from the dark theme, the canvases\' labels are dark on white; afte
   await finish();
 });
 
+test('a long text prints the table\'s rows it holds, without the blank height of the others', async () => {
+  const long = Array.from({ length: 300 }, (_, k) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][k % 6]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(long, '&focus=5'));
+  await ready(page);
+  await printing(page);
+  const printedTable = await page.evaluate(() => {
+    const table = document.getElementById('weights');
+    return { height: table.getBoundingClientRect().height, rows: [...table.querySelectorAll('tbody tr:not(.spacer)')].map((tr) => tr.querySelector('th').textContent) };
+  });
+  assert.ok(printedTable.rows.includes('mat'), printedTable.rows.join(' '));
+  // Its rows and header: on screen the spacers keep the table 300 rows tall (7,774 px printed, 9 blank pages).
+  assert.ok(printedTable.height < 40 * (printedTable.rows.length + 1), `${printedTable.height} px for ${printedTable.rows.length} rows`);
+  const pdf = (await page.pdf({ format: 'A4' })).toString('latin1');
+  const pages = pdf.match(/\/Type\s*\/Page\b/g).length;
+  assert.ok(pages <= 4, `${pages} pages`);
+  await finish();
+});
+
 test('the printed Steps table names each key, as plain text', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(SENTENCE, '&focus=3'));
   await ready(page);

@@ -67,7 +67,7 @@ test('the link note escapes an override and isolates a right-to-left value', asy
   const { page, finish } = await openPage(site.browser, site.url + hash);
   await ready(page);
   assert.equal(await page.textContent('#link-note'),
-    `Some settings of the link could not be used as written: t=\\u{202e}evil.example/login oT :deriuqer (expected a number from 0.001 to 1000); pal=${iso('שלום')} (expected viridis, cividis, greys).`);
+    `Some settings of the link could not be used as written: t=\\u{202e}evil.example/login oT :deriuqer (expected a decimal number from 0.001 to 1000, such as 0.5); pal=${iso('שלום')} (expected viridis, cividis, greys).`);
   await finish();
 });
 

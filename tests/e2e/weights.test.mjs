@@ -292,7 +292,7 @@ test('an address edited by hand is named in the link note as it is now, not as t
     const element = document.getElementById('link-note');
     return element.hidden ? '' : element.textContent;
   });
-  assert.match(await note(), /t=hot \(expected a number from 0\.001 to 1000\)/);
+  assert.match(await note(), /t=hot \(expected a decimal number from 0\.001 to 1000, such as 0\.5\)/);
   await page.evaluate((hash) => { location.hash = hash; }, hashFor(KING, '&pal=plaid'));
   await page.waitForFunction(() => document.getElementById('link-note').textContent.includes('pal=plaid'));
   assert.doesNotMatch(await note(), /t=hot/, 'the first link’s problem is gone with it');

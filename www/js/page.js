@@ -248,7 +248,7 @@ class Page {
     const state = parseHash(location.hash, problems);
     const incoming = (next) => quizState(embed ? embedState(next) : next);
     this.store = createStore(incoming(state));
-    syncUrl(this.store, { embed, onHash, incoming, onProblems: (found) => this.ctx.noteLink?.(found, { anew: true }), onSame: () => this.ctx.refresh() });
+    syncUrl(this.store, { embed, onHash, incoming, onProblems: (found) => this.ctx.noteLink?.(found, { anew: true }), onSame: () => this.render() });
     this.ctx = createContext(this.store, { embed });
     this.ctx.linkProblems = problems;
     this.complete = null; // the last analysis computed, freed when the next one replaces it

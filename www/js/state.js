@@ -136,7 +136,7 @@ export function parseHash(hash, problems = null) {
   state.self = params.read('self', flag, '0 or 1') ?? state.self;
   state.causal = params.read('causal', flag, '0 or 1') ?? state.causal;
   state.scale = params.read('scale', flag, '0 or 1') ?? state.scale;
-  state.temperature = params.read('t', parseTemperature, 'a number from 0.001 to 1000') ?? state.temperature;
+  state.temperature = params.read('t', parseTemperature, 'a decimal number from 0.001 to 1000, such as 0.5') ?? state.temperature;
   state.focus = params.read('focus', index(), 'a token index');
   if (state.focus !== null) state.cell = params.read('cell', index(), 'a token index');
   const threshold = (text) => (/^0(\.\d{1,2})?$/.test(text) && Number(text) <= 0.9 ? Number(text) : null);

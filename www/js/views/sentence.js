@@ -33,11 +33,17 @@ export function mountSentence(ctx) {
     put(note, 'hidden', !text);
     if (removed !== null) note.append(' ', copyButton(removed));
   };
+  let cutting = false; // while the box is cut to its limit (cutBox)
   // `whole`: the box's text, or the text a paste would have made (with the caret after it).
   const typed = (whole = box.value, caret = box.selectionEnd) => {
     let sentence = cut(whole, MAX_SENTENCE_LENGTH);
     if (whole.length > MAX_SENTENCE_LENGTH) {
-      sentence = cutBox(box, whole, caret);
+      cutting = true; // the cut's own input event: this call draws it, with its note
+      try {
+        sentence = cutBox(box, whole, caret);
+      } finally {
+        cutting = false;
+      }
       ctx.lastCut = { sentence, removed: whole.slice(sentence.length), max: null, said: true };
       say(cutMessage(sentence), sentence, ctx.lastCut.removed);
     }
@@ -46,6 +52,7 @@ export function mountSentence(ctx) {
   };
   ctx.inputPending = () => pending;
   box.addEventListener('input', () => {
+    if (cutting) return;
     ctx.keystroke = performance.now();
     if (frame) {
       pending = true;
@@ -161,7 +168,11 @@ function cutPastes(box, ctx, typed) {
 function cutBox(box, whole, caret) {
   const sentence = wholeChunks(whole, MAX_SENTENCE_LENGTH);
   const at = Math.min(caret, sentence.length);
-  box.value = sentence;
+  // Written as an edit of the box, so that Ctrl+Z brings back the text before
+  // the paste (a value set by script empties the undo history); the value
+  // itself where the browser has no such edit.
+  box.select();
+  if (document.activeElement !== box || !document.execCommand('insertText', false, sentence)) box.value = sentence;
   box.setSelectionRange(at, at);
   return sentence;
 }
