@@ -34,13 +34,13 @@ export function mountSentence(ctx) {
     if (removed !== null) note.append(' ', copyButton(removed));
   };
   let cutting = false; // while the box is cut to its limit (cutBox)
-  // `whole`: the box's text, or the text a paste would have made (with the caret after it).
-  const typed = (whole = box.value, caret = box.selectionEnd) => {
+  // `whole`: the box's text, or the text a paste would have made (with the caret after it: `pasted`).
+  const typed = (whole = box.value, caret = box.selectionEnd, pasted = false) => {
     let sentence = cut(whole, MAX_SENTENCE_LENGTH);
     if (whole.length > MAX_SENTENCE_LENGTH) {
       cutting = true; // the cut's own input event: this call draws it, with its note
       try {
-        sentence = cutBox(box, whole, caret);
+        sentence = cutBox(box, whole, caret, pasted);
       } finally {
         cutting = false;
       }
@@ -141,7 +141,7 @@ function cutPastes(box, ctx, typed) {
     event.preventDefault();
     // Drawn at once, whatever keys wait for the next frame: they are in the box already.
     ctx.keystroke = performance.now();
-    typed(value.slice(0, start) + text + value.slice(end), start + text.length);
+    typed(value.slice(0, start) + text + value.slice(end), start + text.length, true);
   };
   box.addEventListener('paste', (event) => {
     insert(event, event.clipboardData?.getData('text/plain') ?? '', box.selectionStart, box.selectionEnd);
@@ -165,14 +165,15 @@ function cutPastes(box, ctx, typed) {
  * after its last whole word (text.js wholeChunks); the caret goes to `caret`
  * if that is kept, else to the end. Returns the text kept.
  */
-function cutBox(box, whole, caret) {
+function cutBox(box, whole, caret, pasted) {
   const sentence = wholeChunks(whole, MAX_SENTENCE_LENGTH);
   const at = Math.min(caret, sentence.length);
-  // Written as an edit of the box, so that Ctrl+Z brings back the text before
-  // the paste (a value set by script empties the undo history); the value
-  // itself where the browser has no such edit.
-  box.select();
-  if (document.activeElement !== box || !document.execCommand('insertText', false, sentence)) box.value = sentence;
+  // A paste (never inserted) goes in as an edit of the box, so that Ctrl+Z
+  // brings back the text before it (a value set by script empties the undo
+  // history). Text the browser inserted is replaced: undone, it would only
+  // be cut again.
+  if (pasted && document.activeElement === box) box.select();
+  if (!pasted || document.activeElement !== box || !document.execCommand('insertText', false, sentence)) box.value = sentence;
   box.setSelectionRange(at, at);
   return sentence;
 }
