@@ -368,6 +368,38 @@ test("cross-attention has A's words as rows and B's as columns", async () => {
   await finish();
 });
 
+test('cross-attention says which sentence it cannot use, names B\'s words without a vector, and follows Back in its box', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(A, '&lab=cross'));
+  await ready(page);
+  await waitForHeader(page, '#cross-weights', ['the', 'eiffel', 'tower', 'is', 'located', 'in', 'paris', ',', 'france', '.']);
+  // Typed into B, then Back while the box keeps the keyboard: the box shows the address's B, as the table does.
+  await page.fill('#cross-b', 'Paris xqzzy is big');
+  await waitForHeader(page, '#cross-weights', ['paris', 'is', 'big']);
+  assert.match(await page.textContent('#lab-cross figcaption'), /Columns: the 3 words of B \(keys and values\)\. Left out of B \(no vector\): 'xqzzy'\.$/);
+  await page.goBack();
+  await waitForHeader(page, '#cross-weights', ['the', 'eiffel', 'tower', 'is', 'located', 'in', 'paris', ',', 'france', '.']);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'cross-b');
+  assert.equal(await page.inputValue('#cross-b'), B);
+  // B emptied: the message names B, not "the sentence" (A is on screen, not empty).
+  await page.fill('#cross-b', '');
+  await page.waitForSelector('#lab-cross .error:not([hidden])');
+  assert.equal(await page.textContent('#lab-cross .error:not([hidden])'), 'Sentence B is empty: type a few words.');
+  await finish();
+});
+
+test('What if with nothing focused marks no row, and says which row it compares; past 128 words its padding panel gives way to the reason', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif'));
+  await ready(page);
+  const compare = await tableOf(page, '#whatif-compare');
+  assert.equal(compare.caption, "Row of 'the', the first: no word is focused (click a row to compare it)");
+  const long = Array.from({ length: 130 }, (_, k) => ['the', 'king', 'and', 'queen', 'ruled'][k % 5]).join(' ');
+  await page.fill('#sentence', long);
+  await page.waitForFunction(() => /130 known words/.test(document.querySelector('#lab-whatif .lab-steps')?.textContent));
+  assert.equal(await page.textContent('#lab-whatif .lab-steps'), 'The text has 130 known words; this view takes at most 128: shorten it.');
+  assert.equal(await page.locator('#pad-weights').isVisible(), false, 'no empty padding panel');
+  await finish();
+});
+
 test('the nearest words of a known vector, and of each context vector', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=meaning'));
   await ready(page);
@@ -387,6 +419,13 @@ test('the nearest words of a known vector, and of each context vector', async ()
   const steps = await tableOf(page, '#explain .steps-table');
   assert.equal(rowNamed(steps, 'king')[5], '1.000');
   await finish();
+  // A row with every key masked: its context vector is zero, and the cell says why it lists no word.
+  const masked = await openPage(site.browser, site.url + hashFor(KING, '&lab=meaning&causal=1&self=0'));
+  await ready(masked.page);
+  const rows = await tableOf(masked.page, '#meaning-table:not([aria-busy])');
+  assert.equal(rows.rows[0].cells[1], 'none: every key is masked, so its context vector is zero');
+  assert.notEqual(rows.rows[1].cells[1], rows.rows[0].cells[1]);
+  await masked.finish();
 });
 
 test('a text longer than 64 words lists the page of 64 that holds the focused word, marked and scrolled to', async () => {

@@ -22,10 +22,12 @@ export function put(element, property, value) {
 /**
  * Shows `value` in a text or number field, unless the field has the focus:
  * what the user is typing there is not committed yet, and a redraw for
- * something else (a shard arriving) must not undo it.
+ * something else (a shard arriving) must not undo it. `anyway`: the value
+ * came from the address (Back, Forward), which the field must show even
+ * with the focus: the numbers beside it are the address's.
  */
-export function putField(field, value) {
-  if (field && document.activeElement !== field) put(field, 'value', value);
+export function putField(field, value, anyway = false) {
+  if (field && (anyway || document.activeElement !== field)) put(field, 'value', value);
 }
 
 /**

@@ -139,6 +139,8 @@ function createContext(store, { embed }) {
       }
     },
     fromView: false,
+    /** Whether the change being drawn was read from the address (Back, Forward, an edited link). */
+    fromAddress: false,
     /** Runs `task` after the next frame is painted: work that a click must not wait for. */
     afterPaint(task) {
       requestAnimationFrame(() => setTimeout(task, 0));
@@ -275,7 +277,13 @@ class Page {
       this.ctx.typing = gesture === 'typing' || gesture === 'cross';
       if (state.theme !== previous.theme) this.applyTheme(state.theme);
       if (embed) document.body.dataset.view = state.view;
-      this.render(this.ctx.fromView && onlyFocus(state, previous) ? 'first' : 'all');
+      // A state read from the address (Back, Forward): fields show it even where the keyboard is (dom.js putField).
+      this.ctx.fromAddress = how === 'none';
+      try {
+        this.render(this.ctx.fromView && onlyFocus(state, previous) ? 'first' : 'all');
+      } finally {
+        this.ctx.fromAddress = false;
+      }
     });
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.applyTheme(this.store.get().theme));
     // Paper is white: the canvases drawn for printing (lazyDrawing) take the light theme's colours, as the CSS does.

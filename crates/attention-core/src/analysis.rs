@@ -219,7 +219,7 @@ fn padding_flags(tokens: usize, length: usize) -> Vec<bool> {
 
 /// The tokens of `sentence`, which of them are known (`used`), and the known
 /// tokens' vectors stacked as a `(used.len(), d)` matrix. Errors as [`analyze`].
-fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Vec<usize>, Matrix)> {
+pub fn known_rows(sentence: &str, embeddings: &Embeddings) -> Result<(Vec<Token>, Vec<usize>, Matrix)> {
     let tokens = tokenize(sentence, embeddings);
     if tokens.is_empty() {
         return Err(Error::EmptySentence);

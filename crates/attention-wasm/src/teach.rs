@@ -14,11 +14,11 @@
 //! - Steps and cells cross as small objects through serde-wasm-bindgen:
 //!   attention-core's `explain::RowSteps` and `explain::CellSteps`, camelCase.
 
-use attention_core::analysis::{analyze_multi_head, MultiHeadAnalysis};
+use attention_core::analysis::{analyze_multi_head, known_rows, MultiHeadAnalysis};
 use attention_core::explain::{explain_cell, explain_row, CellSteps, RowSteps};
 use attention_core::layout;
 use attention_core::multihead::{head_counts as core_head_counts, head_inputs, HeadMode};
-use attention_core::{analyze_cross, analyze_padded, attend_with, Attention, Extras, Matrix, Options};
+use attention_core::{analyze_cross, analyze_padded, attend_with, Attention, Error, Extras, Matrix, Options};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -443,10 +443,16 @@ pub(crate) fn settings_of(value: JsValue) -> Result<Settings, JsError> {
 
 impl Explorer {
     fn check_teach_size(&self, sentence: &str) -> Result<(), JsError> {
+        self.check_size_of(sentence, "the text")
+    }
+
+    /// As [`check_teach_size`](Self::check_teach_size), the message naming
+    /// the sentence `name` ("sentence B").
+    fn check_size_of(&self, sentence: &str, name: &str) -> Result<(), JsError> {
         let known = attention_core::tokenize(sentence, &self.embeddings).iter().filter(|t| t.known).count();
         if known > MAX_TEACH_TOKENS {
             return Err(JsError::new(&format!(
-                "the text has {known} known words; this view takes at most {MAX_TEACH_TOKENS}: shorten it"
+                "{name} has {known} known words; this view takes at most {MAX_TEACH_TOKENS}: shorten it"
             )));
         }
         Ok(())
@@ -490,8 +496,19 @@ impl Explorer {
     #[wasm_bindgen(js_name = analyzeCross)]
     pub fn analyze_cross(&self, a: &str, b: &str, settings: JsValue) -> Result<AttentionView, JsError> {
         let options: Options = settings_of(settings)?.into();
-        self.check_teach_size(a)?;
-        self.check_teach_size(b)?;
+        self.check_size_of(a, "sentence A")?;
+        self.check_size_of(b, "sentence B")?;
+        // A message that says which sentence has no word to use: the tab
+        // shows both, and "the sentence is empty" read as A's.
+        for (sentence, name) in [(a, "A"), (b, "B")] {
+            match known_rows(sentence, &self.embeddings) {
+                Err(Error::EmptySentence) => {
+                    return Err(JsError::new(&format!("sentence {name} is empty: type a few words")))
+                }
+                Err(error) => return Err(JsError::new(&format!("sentence {name}: {error}"))),
+                Ok(_) => {}
+            }
+        }
         let cross = analyze_cross(a, b, &self.embeddings, &options)?;
         let rows = cross.used.iter().map(|i| cross.tokens[*i].text.clone()).collect();
         let cols = cross.used_keys.iter().map(|i| cross.key_tokens[*i].text.clone()).collect();

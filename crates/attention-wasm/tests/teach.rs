@@ -179,6 +179,22 @@ fn masked_steps_cross_as_null_and_every_number_as_the_core_gives_it() {
 }
 
 #[wasm_bindgen_test]
+fn cross_attention_says_which_sentence_it_cannot_use() {
+    let e = explorer();
+    let cross =
+        |a: &str, b: &str| message(e.analyze_cross(a, b, JsValue::UNDEFINED).map(|_| ()).unwrap_err());
+    assert_eq!(cross("The cat sat", " "), "sentence B is empty: type a few words");
+    assert_eq!(cross("", "The cat sat"), "sentence A is empty: type a few words");
+    assert!(cross("The cat sat", "xqzzy blorf")
+        .starts_with("sentence B: none of the words is in the vocabulary ('xqzzy', 'blorf')"));
+    let long = "the cat ".repeat(65);
+    assert_eq!(
+        cross(&long, "The cat sat"),
+        "sentence A has 130 known words; this view takes at most 128: shorten it"
+    );
+}
+
+#[wasm_bindgen_test]
 fn cross_attention_has_a_rows_and_b_columns() {
     let v = explorer()
         .analyze_cross(

@@ -182,12 +182,13 @@ export function wholeNumberField(field, line, { min, max, commit, use, note = ''
     const value = check();
     if (value !== null && commit === 'change') use(value);
   });
-  return (value) => {
+  // `anyway`: as putField's (a value from the address replaces even a refused text).
+  return (value, anyway = false) => {
     shown = value;
-    if (refused !== null && refused === value) return; // keep the refused text and its message
+    if (!anyway && refused !== null && refused === value) return; // keep the refused text and its message
     refused = null;
-    putField(field, value);
-    if (document.activeElement !== field) check();
+    putField(field, value, anyway);
+    if (anyway || document.activeElement !== field) check();
   };
 }
 

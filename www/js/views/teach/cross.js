@@ -4,10 +4,11 @@
 // asks for both while this tab is open).
 
 import { control, el, input, putField } from '../../dom.js';
+import { tokensOf } from '../../analysis.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { DEFAULT_SENTENCE_B, MAX_SENTENCE_B } from '../../teach-state.js';
 import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, showNothing } from './common.js';
-import { counted, excerpt } from '../../text.js';
+import { counted, excerpt, quoted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
 export const BUILT = 'unbuilt';
@@ -45,7 +46,7 @@ export function mountCross(lab, ctx) {
 
   return {
     controls(state) {
-      putField(b, state.teach.b);
+      putField(b, state.teach.b, ctx.fromAddress);
     },
     render(state, analysis) {
       if (analysis.pending) return;
@@ -61,7 +62,10 @@ export function mountCross(lab, ctx) {
       checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
       const focus = Math.min(teach.lf, data.rows - 1);
       // Self and causal masks do not apply across sentences: the figure does not name them.
-      panel.show(data, { focus, settings: { masks: false }, caption: `Rows: the ${counted(data.rows, 'word')} of A (queries). Columns: the ${counted(data.cols, 'word')} of B (keys and values).` });
+      // B's words without a vector are named, as the chips name A's.
+      const missing = [...new Set(tokensOf(ctx.engine.explorer.tokenize(teach.b)).filter((t) => !t.known && !t.pending).map((t) => quoted(t.text)))];
+      const left = missing.length ? ` Left out of B (no vector): ${missing.join(', ')}.` : '';
+      panel.show(data, { focus, settings: { masks: false }, caption: `Rows: the ${counted(data.rows, 'word')} of A (queries). Columns: the ${counted(data.cols, 'word')} of B (keys and values).${left}` });
       labSteps(steps, ctx, raw, data, focus, teach.lc, state);
     },
   };

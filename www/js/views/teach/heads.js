@@ -113,7 +113,7 @@ class HeadsLab {
     const teach = state.teach;
     put(this.count, 'value', String(this.headsOf(teach)));
     for (const mode of HEAD_MODES) put(this.modeInputs[mode], 'checked', mode === teach.headMode);
-    this.syncSeed(String(teach.seed));
+    this.syncSeed(String(teach.seed), this.ctx.fromAddress);
     // Split heads take slices of the vectors: they have no projections, so no seed.
     put(this.seed, 'disabled', teach.headMode === 'split');
     put(this.reseed, 'disabled', teach.headMode === 'split');

@@ -118,7 +118,7 @@ class MeaningTab {
         if (this.run !== me) return;
         this.found.set(i, pair);
       }
-      this.putRow(i - first, i, labels, this.found.get(i));
+      this.putRow(i - first, i, labels, this.found.get(i), Boolean(analysis.fullyMasked?.[i]));
       // Marked as soon as it is found; scrolled to once the rows above and below it are in.
       if (i === this.focus) this.markFocus(false);
     }
@@ -127,8 +127,12 @@ class MeaningTab {
     this.markFocus();
   }
 
-  /** Writes row `i` of the text at line `line` of the table: the word (its place when the text repeats it), then its two lists. */
-  putRow(line, i, labels, [own, mixed]) {
+  /**
+   * Writes row `i` of the text at line `line` of the table: the word (its
+   * place when the text repeats it), then its two lists; `masked`: every key
+   * of the row is masked, and its context vector is zero (near no word).
+   */
+  putRow(line, i, labels, [own, mixed], masked) {
     let tr = this.body.rows[line];
     if (!tr) {
       tr = el('tr');
@@ -142,7 +146,7 @@ class MeaningTab {
     putText(tr.cells[0], labels[i]);
     attr(tr.cells[0], 'data-place', repeatsOf(labels).has(labels[i]) ? String(i + 1) : null);
     putText(tr.cells[1], list(own));
-    putText(tr.cells[2], list(mixed));
+    putText(tr.cells[2], masked ? 'none: every key is masked, so its context vector is zero' : list(mixed));
     tr.classList.remove('stale');
   }
 

@@ -90,8 +90,8 @@ export function mountPlay(lab, ctx) {
   return {
     controls(state) {
       const p = state.teach.play;
-      for (const key of TEXT_KEYS) putField(fields[key], p[key]);
-      syncDk(String(p.dk));
+      for (const key of TEXT_KEYS) putField(fields[key], p[key], ctx.fromAddress);
+      syncDk(String(p.dk), ctx.fromAddress);
       const match = Object.entries(PRESETS).find(([, v]) => [...TEXT_KEYS, 'dk'].every((k) => v[k] === p[k]));
       put(preset, 'value', match ? match[0] : '');
     },

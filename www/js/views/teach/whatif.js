@@ -4,6 +4,7 @@
 // padding mask on the sentence padded with zero vectors.
 
 import { control, el, input, put, scrolling } from '../../dom.js';
+import { sentenceCase } from '../../analysis.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { MAX_PAD } from '../../teach-state.js';
 import {
@@ -56,24 +57,27 @@ export function mountWhatif(lab, ctx) {
       return;
     }
     const [on, off] = state.scale ? [analysis.data, other.value] : [other.value, analysis.data];
-    const focus = state.focus ?? 0;
+    // Nothing focused: the heatmaps mark no row, and the table compares the first (and says so).
+    const row = state.focus ?? 0;
     // One colour scale for both sides: the difference is the point.
     const scaleMax = Math.max(on.scaleMax, off.scaleMax);
     // The page's temperature divides both sides: the labels say so.
     const byT = byTemperature(state.temperature);
-    scaled.show(on, { focus, scaleMax, settings: { scaled: true }, caption: `÷ √${analysis.dim}${byT}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
-    unscaled.show(off, { focus, scaleMax, settings: { scaled: false }, caption: `Unscaled: ${byT ? `scores${byT} only; ` : ''}the largest weight of a row is ${meanMax(off).toFixed(2)} on average (the same colour scale)` });
+    scaled.show(on, { focus: state.focus, scaleMax, settings: { scaled: true }, caption: `÷ √${analysis.dim}${byT}: the largest weight of a row is ${meanMax(on).toFixed(2)} on average` });
+    unscaled.show(off, { focus: state.focus, scaleMax, settings: { scaled: false }, caption: `Unscaled: ${byT ? `scores${byT} only; ` : ''}the largest weight of a row is ${meanMax(off).toFixed(2)} on average (the same colour scale)` });
     compareRows(compareTable, on.colLabels, [
-      [`weight ÷ √${analysis.dim}${byT}`, on.weights.subarray(focus * on.cols, (focus + 1) * on.cols)],
-      [`weight unscaled${byT}`, off.weights.subarray(focus * off.cols, (focus + 1) * off.cols)],
-    ], `Row of ${quoted(on.rowLabels[focus])}`);
+      [`weight ÷ √${analysis.dim}${byT}`, on.weights.subarray(row * on.cols, (row + 1) * on.cols)],
+      [`weight unscaled${byT}`, off.weights.subarray(row * off.cols, (row + 1) * off.cols)],
+    ], `Row of ${quoted(on.rowLabels[row])}${state.focus === null ? ', the first: no word is focused (click a row to compare it)' : ''}`);
   }
 
   function renderPadding(state, analysis) {
     const teach = state.teach;
     const padded = attempt(() => analysis.padded(teach.pad));
+    // No padded panel for a text this tab cannot pad (past its 128 words): its message instead.
+    put(padPanel.root, 'hidden', Boolean(padded.error));
     if (padded.error) {
-      padSteps.replaceChildren(el('p', padded.error.message, 'note'));
+      padSteps.replaceChildren(el('p', sentenceCase(padded.error.message), 'note'));
       return;
     }
     const { raw, data } = padded.value;
@@ -85,7 +89,7 @@ export function mountWhatif(lab, ctx) {
 
   return {
     controls(state) {
-      syncPad(String(state.teach.pad));
+      syncPad(String(state.teach.pad), ctx.fromAddress);
     },
     render(state, analysis) {
       if (analysis.pending || showNothing(nothing, results, analysis)) return;
