@@ -342,6 +342,21 @@ test('a post that changes a widget’s attributes leaves the reader’s Back but
   await finish();
 });
 
+test('the widget\'s table, for screen readers only, shows when the keyboard reaches it', async () => {
+  const { page, finish } = await openPage(site.browser, `${site.url}embed.html${hashFor(KING, '&focus=1')}`);
+  await ready(page);
+  const box = () => page.locator('.table-scroll').boundingBox();
+  assert.ok((await box()).width <= 2, 'hidden from the eye');
+  let stops = 0;
+  while (!(await page.evaluate(() => document.activeElement.classList.contains('table-scroll'))) && stops++ < 20) await page.keyboard.press('Tab');
+  // Focused, it is on screen: a Tab stop that cannot be seen was where the focus went before.
+  assert.ok((await box()).width > 300, JSON.stringify(await box()));
+  assert.equal((await readTable(page)).rows.find((r) => r.focused).query, 'king');
+  await page.keyboard.press('Tab');
+  assert.ok((await box()).width <= 2, 'hidden again once the keyboard leaves');
+  await finish();
+});
+
 test('a frame sandboxed without allow-same-origin says what the embedding site can do', async () => {
   const origin = await theBlog();
   const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin], allow: [/CORS|Failed to load/] });

@@ -271,6 +271,44 @@ test('the keyboard on the open head hears that head’s weights, not GloVe’s',
   await finish();
 });
 
+test('typing with the model view open, its result is said once the keys pause, not twice a key', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat', '&model=1'));
+  await ready(page);
+  await modelReady(page);
+  // What the live regions of the model's status say from now on.
+  await page.evaluate(() => {
+    window.modelSaid = [];
+    const regions = [...document.querySelectorAll('#model-view .model-loading :is([role="status"], [aria-live]:not([aria-live="off"]))')];
+    const last = new Map(regions.map((region) => [region, region.textContent]));
+    new MutationObserver(() => {
+      for (const region of regions) {
+        if (region.textContent && region.textContent !== last.get(region)) window.modelSaid.push(region.textContent);
+        last.set(region, region.textContent);
+      }
+    }).observe(document.getElementById('model-view'), { subtree: true, childList: true, characterData: true });
+  });
+  await page.focus('#sentence');
+  await page.keyboard.press('End');
+  await page.keyboard.type(' sat on the mat', { delay: 120 });
+  await page.waitForFunction(() => window.modelSaid.some((t) => /^8 pieces · all 72 heads computed$/.test(t)), null, { timeout: MODEL_LOAD_MS });
+  // Fifteen keys: the visible line changed twice at each (Running…, then its result), every one said.
+  assert.deepEqual(await page.evaluate(() => window.modelSaid), ['8 pieces · all 72 heads computed']);
+  await finish();
+});
+
+test('on a 320 px screen the model view fits: its arrows as wide as their box, no sideways scroll', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&focus=7&model=1&mlayer=5&mhead=11'), { viewport: { width: 320, height: 800 }, phone: true });
+  await modelReady(page);
+  await page.waitForFunction(() => document.querySelector('#model-arrows')?.style.width);
+  const { scroll, client, arrows, box } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
+    arrows: document.querySelector('#model-arrows').getBoundingClientRect().width, box: document.querySelector('#model-arrows').parentElement.getBoundingClientRect().width,
+  }));
+  assert.equal(scroll, client);
+  assert.equal(arrows, box, 'the arrows were 320 px wide whatever their box');
+  await finish();
+});
+
 test('a 404 on the model weights says which file failed, and GloVe keeps working', async () => {
   const { page, finish } = await openPage(site.browser, null, {
     allow: ALLOW_404,

@@ -56,6 +56,9 @@ test('the teacher picks the words in the Share panel and gets the quiz link', as
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=2'));
   await ready(page);
   await page.click('#share-open');
+  // Each control has a name of its own: the three Copy buttons, the two 'the' of the sentence.
+  assert.deepEqual(await page.locator('[data-copy]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label'))), ['Copy the link', 'Copy the iframe', 'Copy the element']);
+  assert.deepEqual(await page.locator('#quiz-builder .quiz-word input').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('aria-label'))), ['the (word 1)', null, null, null, null, 'the (word 6)', null]);
   await page.check('#quiz-builder .quiz-word:nth-child(2) input');
   await page.check('#quiz-builder .quiz-word:nth-child(7) input');
   await page.click('#quiz-copy');

@@ -213,6 +213,22 @@ test('while a typed word loads, the other chips stay buttons that focus their ro
   await finish();
 });
 
+test('a link whose words cannot arrive keeps its focus for when they do', async () => {
+  let failing = true;
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('Zebras gallop', '&focus=1'), {
+    allow: [/status of 404/],
+    // Every shard fails at first, as offline: neither word arrives.
+    routes: [[SHARD, (route) => (failing ? route.fulfill({ status: 404, body: 'not found' }) : route.fallback())]],
+  });
+  await page.waitForSelector('#vectors-retry:not([hidden])', { timeout: 20000 });
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 500)));
+  assert.equal((await hashOf(page)).focus, '1', 'the link keeps focus=1');
+  failing = false;
+  await page.click('#vectors-retry');
+  await page.waitForFunction(() => document.querySelector('#weights tr.focused th')?.textContent === 'gallop', null, { timeout: 20000 });
+  await finish();
+});
+
 test('a shard that fails marks its words with the reason, the rest is drawn, and a retry works', async () => {
   let failing = true;
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
@@ -436,6 +452,13 @@ test('a download made with your own vectors names their file, beside the same se
   await page.setInputFiles('#vectors-file', { name: 'my vectors.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\ncat 0 1 0\nsat 0 0 1\n') });
   await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
   assert.equal(await csv(), 'attention-the-cat-sat-my-vectors-txt.csv');
+  // Back to GloVe hides its button: the keyboard goes to the file picker beside it, not to the page's start.
+  await page.focus('#vectors-default');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 50'));
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'vectors-file');
+  await page.setInputFiles('#vectors-file', { name: 'my vectors.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\ncat 0 1 0\nsat 0 0 1\n') });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('d = 3'));
   // A sentence the file knows none of: the message names the file, not English.
   await page.fill('#sentence', 'dogs ran');
   await page.waitForFunction(() => document.querySelector('#error')?.textContent.startsWith('None of the words'));

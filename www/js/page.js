@@ -592,6 +592,9 @@ class Page {
    */
   normalize(analysis, state) {
     if (state.vectors && this.ctx.engine?.source?.name !== state.vectors) return analysis;
+    // An analysis that failed has no rows to judge the focus by: a link's
+    // words that could not arrive (offline) keep their focus for when they do.
+    if (analysis.error) return analysis;
     const n = analysis.n;
     if ((state.focus !== null && state.focus >= n) || (state.cell !== null && (state.focus === null || state.cell >= n))) {
       const focus = state.focus !== null && state.focus < n ? state.focus : null;

@@ -351,6 +351,9 @@ class QuizBuilder {
     if (key === this.key) return;
     this.key = key;
     this.picked.clear();
+    // A word the text holds twice is named with its place, as the chips name it.
+    const times = new Map();
+    for (const label of labels) times.set(label, (times.get(label) ?? 0) + 1);
     this.words.replaceChildren(...labels.map((_, i) => {
       const box = Object.assign(el('input'), { type: 'checkbox', value: String(i) });
       box.addEventListener('change', () => {
@@ -361,6 +364,7 @@ class QuizBuilder {
       });
       const label = el('label', null, 'quiz-word');
       label.append(box, ` ${labels[i]}`);
+      if (times.get(labels[i]) > 1) box.setAttribute('aria-label', `${labels[i]} (word ${i + 1})`);
       return label;
     }));
     put(this.copy, 'disabled', true);

@@ -172,6 +172,8 @@ class SourceView {
     if (this.reading) return;
     const engine = this.ctx.engine;
     const source = engine?.source;
+    // The button hides itself when pressed: the keyboard goes to the file picker beside it, not to the page's start.
+    if (!source && document.activeElement === this.back) this.picker?.focus();
     put(this.back, 'hidden', !source);
     if (source) {
       const kept = source.partial ? ` (the first ${grouped(source.words)} words: the page keeps at most ${(MAX_VALUES / 1e6).toFixed(0)} million numbers)` : '';

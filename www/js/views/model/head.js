@@ -68,6 +68,8 @@ export class HeadView {
     this.table = new WeightsTable(ctx, dom.table, { note: dom.tableNote });
     this.tableData = null; // the open head's matrix, as the table takes it
     ctx.observe(dom.heatBox, () => this.relayout());
+    // The arrows' own box too: unobserved, its width read 0 and the arrows were drawn 320 px wide at any width (past a phone's column).
+    ctx.observe(dom.arrowsBox, () => this.relayout());
     ctx.figures.set('model-head', {
       name: 'the trained model’s open head',
       visible: () => this.current() && !dom.heatBox.closest('[hidden]'),

@@ -48,8 +48,10 @@ function loading(dom) {
   dom.progress.value = 0;
   dom.progress.setAttribute('aria-label', 'Model download');
   dom.status = el('span', 'Starting…', 'model-status');
-  dom.status.setAttribute('role', 'status');
-  dom.loading.append(dom.progress, dom.status);
+  // Said apart, once typing pauses (view.js): the line itself changed twice at every key.
+  dom.statusSaid = Object.assign(el('span', '', 'visually-hidden'), { id: 'model-status-said' });
+  dom.statusSaid.setAttribute('role', 'status');
+  dom.loading.append(dom.progress, dom.status, dom.statusSaid);
   dom.error = el('p', null, 'error model-error');
   dom.error.setAttribute('role', 'alert');
   dom.error.hidden = true;

@@ -15,6 +15,7 @@
 // again, by reopening the view, and by the browser coming back online.
 
 import { colorbarOf, colormap, matrixCanvas, sentenceCase } from '../../analysis.js';
+import { announcer } from '../../dom.js';
 import { ModelClient } from '../../model-client.js';
 import { withUtf16Spans } from '../../model-spans.js';
 import { siteFile } from '../../site.js';
@@ -101,6 +102,7 @@ class ModelView {
     this.ctx = ctx;
     this.store = ctx.store;
     this.dom = buildSkeleton(root);
+    this.sayStatus = announcer(ctx, this.dom.statusSaid); // the model's ready and result lines, once typing pauses
     root.dataset.state = 'loading';
     this.colours = this.coloursOf(ctx.store.get().palette);
     this.state = null; // the page state last seen
@@ -182,6 +184,7 @@ class ModelView {
         dom.progress.max = 1;
         dom.progress.value = 1;
         dom.status.textContent = cached ? 'Model loaded from your browser’s cache. Running…' : 'Model downloaded. Running…';
+        this.sayStatus(dom.status.textContent);
       },
       result: (message) => {
         this.downloaded += message.fetched.bytes;
@@ -253,6 +256,7 @@ class ModelView {
     root.dataset.n = String(run.n);
     root.dataset.runMs = run.runMs.toFixed(2);
     dom.status.textContent = `${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed in ${run.runMs.toFixed(0)} ms in a Web Worker · ${megabytes(this.downloaded)} downloaded this visit`;
+    this.sayStatus(`${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed`);
     performance.clearMarks('model-result'); // the last result's, not one per sentence
     performance.mark('model-result');
     dom.summary.textContent = summarize(run);
