@@ -255,8 +255,9 @@ class ModelView {
     dom.retry.hidden = true;
     root.dataset.n = String(run.n);
     root.dataset.runMs = run.runMs.toFixed(2);
-    dom.status.textContent = `${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed in ${run.runMs.toFixed(0)} ms in a Web Worker · ${megabytes(this.downloaded)} downloaded this visit`;
-    this.sayStatus(`${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed`);
+    const computed = `${run.n} ${message.words ? 'words' : 'pieces'} · all ${run.layers * run.heads} heads computed`;
+    dom.status.textContent = `${computed} in ${run.runMs.toFixed(0)} ms in a Web Worker · ${megabytes(this.downloaded)} downloaded this visit`;
+    this.sayStatus(computed);
     performance.clearMarks('model-result'); // the last result's, not one per sentence
     performance.mark('model-result');
     dom.summary.textContent = summarize(run);
