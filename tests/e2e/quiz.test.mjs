@@ -57,6 +57,7 @@ test('the teacher picks the words in the Share panel and gets the quiz link', as
   await ready(page);
   await page.click('#share-open');
   // Each control has a name of its own: the three Copy buttons, the two 'the' of the sentence.
+  await page.locator('#quiz-builder .quiz-word input').nth(6).waitFor();
   assert.deepEqual(await page.locator('[data-copy]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label'))), ['Copy the link', 'Copy the iframe', 'Copy the element']);
   assert.deepEqual(await page.locator('#quiz-builder .quiz-word input').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('aria-label'))), ['the (word 1)', null, null, null, null, 'the (word 6)', null]);
   await page.check('#quiz-builder .quiz-word:nth-child(2) input');
