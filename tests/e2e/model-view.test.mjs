@@ -299,7 +299,12 @@ test('typing with the model view open, its result is said once the keys pause, n
 test('on a 320 px screen the model view fits: its arrows as wide as their box, no sideways scroll', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&focus=7&model=1&mlayer=5&mhead=11'), { viewport: { width: 320, height: 800 }, phone: true });
   await modelReady(page);
-  await page.waitForFunction(() => document.querySelector('#model-arrows')?.style.width);
+  // Drawn first at a width guessed before the box is measured, then at the box's (its observer's callback, a frame or two later):
+  // the arrows were 320 px wide for good.
+  await page.waitForFunction(() => {
+    const arrows = document.querySelector('#model-arrows');
+    return arrows?.style.width && arrows.getBoundingClientRect().width === arrows.parentElement.getBoundingClientRect().width;
+  }, null, { timeout: 10000 });
   const { scroll, client, arrows, box } = await page.evaluate(() => ({
     scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
     arrows: document.querySelector('#model-arrows').getBoundingClientRect().width, box: document.querySelector('#model-arrows').parentElement.getBoundingClientRect().width,
