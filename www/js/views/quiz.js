@@ -8,7 +8,7 @@
 
 import { copyText, el, keepingFocus, put } from '../dom.js';
 import { formatHash, MAX_QUESTIONS } from '../state.js';
-import { num, weight } from '../teach-steps.js';
+import { num, repeatsOf, weight } from '../teach-steps.js';
 import { counted, quoted } from '../text.js';
 
 export function mountQuiz(ctx) {
@@ -352,8 +352,7 @@ class QuizBuilder {
     this.key = key;
     this.picked.clear();
     // A word the text holds twice is named with its place, as the chips name it.
-    const times = new Map();
-    for (const label of labels) times.set(label, (times.get(label) ?? 0) + 1);
+    const repeated = repeatsOf(labels);
     this.words.replaceChildren(...labels.map((_, i) => {
       const box = Object.assign(el('input'), { type: 'checkbox', value: String(i) });
       box.addEventListener('change', () => {
@@ -364,7 +363,7 @@ class QuizBuilder {
       });
       const label = el('label', null, 'quiz-word');
       label.append(box, ` ${labels[i]}`);
-      if (times.get(labels[i]) > 1) box.setAttribute('aria-label', `${labels[i]} (word ${i + 1})`);
+      if (repeated.has(labels[i])) box.setAttribute('aria-label', `${labels[i]} (word ${i + 1})`);
       return label;
     }));
     put(this.copy, 'disabled', true);
