@@ -203,6 +203,24 @@ test('a long text prints the table\'s rows it holds, without the blank height of
   await finish();
 });
 
+test('printed, the teaching tab\'s tables far below the screen are laid out whole, not skipped as off screen', async () => {
+  const words = Array.from({ length: 40 }, (_, k) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][k % 6]).join(' ');
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words, '&focus=2&lab=whatif'));
+  await ready(page);
+  await settled(page);
+  const tables = () => page.$$eval('#lab-whatif table', (all) => all.map((table) => ({
+    id: table.id || table.className, rows: table.rows.length, laidOut: table.checkVisibility({ contentVisibilityAuto: true }),
+  })));
+  // On screen, the ones 2,000 px and more below it are skipped by the browser (content-visibility).
+  assert.ok((await tables()).some((t) => !t.laidOut), JSON.stringify(await tables()));
+  await printing(page);
+  const printedTables = await tables();
+  assert.ok(printedTables.length >= 3, JSON.stringify(printedTables));
+  for (const t of printedTables) assert.deepEqual(t, { ...t, laidOut: true });
+  await printed(page);
+  await finish();
+});
+
 test('the printed Steps table names each key, as plain text', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(SENTENCE, '&focus=3'));
   await ready(page);

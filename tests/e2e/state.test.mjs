@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkCut, chunkEnd, grouped } from '../../www/js/text.js';
 import { DEFAULT_SENTENCE, defaultState, formatHash, parseHash, settingsOf, textsOf } from '../../www/js/state.js';
-import { writeBudget } from '../../www/js/url.js';
+import { syncUrl, writeBudget } from '../../www/js/url.js';
+import { createStore } from '../../www/js/store.js';
 import { hashFor, launch, openPage, ready, serveDist } from './helpers.mjs';
 
 test('an empty hash is the default state', () => {
@@ -34,6 +35,43 @@ test('the address is written at most 80 times in any 30 s (Safari refuses the 10
   const spent = writeBudget(() => 0, 1, 500);
   spent.spend();
   assert.equal(spent.wait(), 500);
+});
+
+test('a new address is read once: popstate and the hashchange that follows it are one navigation', () => {
+  // The browser's side, as Chromium and Firefox do it: a new hash fires popstate, then hashchange;
+  // Back to an entry of the same hash fires popstate alone.
+  const saved = { window: globalThis.window, location: globalThis.location, history: globalThis.history };
+  const target = new EventTarget();
+  globalThis.window = target;
+  globalThis.location = { hash: formatHash(defaultState()) };
+  globalThis.history = { pushState() {}, replaceState() {} };
+  try {
+    const store = createStore(parseHash(location.hash));
+    const heard = [];
+    store.subscribe((state) => heard.push(state.sentence));
+    let same = 0;
+    syncUrl(store, { onSame: () => same++ });
+    const go = (hash, events = ['popstate', 'hashchange']) => {
+      location.hash = hash;
+      for (const type of events) target.dispatchEvent(new Event(type));
+    };
+    go('#s=The%20cat%20sat');
+    assert.deepEqual(heard, ['The cat sat']);
+    assert.equal(same, 0, 'the hashchange after the popstate of one navigation is not read again');
+    // Another spelling of the same state (a default written out): the page is told once.
+    go('#s=The%20cat%20sat&t=1');
+    assert.deepEqual([heard.length, same], [1, 1]);
+    // Back to an entry of the same hash: popstate alone, read.
+    go('#s=The%20cat%20sat&t=1', ['popstate']);
+    assert.equal(same, 2);
+    // A browser that fires hashchange alone (no popstate): still read.
+    go('#s=A%20dog', ['hashchange']);
+    assert.deepEqual(heard, ['The cat sat', 'A dog']);
+    go('#s=A%20dog%20ran', ['hashchange']);
+    assert.deepEqual(heard, ['The cat sat', 'A dog', 'A dog ran']);
+  } finally {
+    Object.assign(globalThis, saved);
+  }
 });
 
 test('every key of the sentence and the options is read', () => {

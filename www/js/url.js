@@ -120,7 +120,14 @@ export function syncUrl(store, { embed = false, onHash = () => {}, incoming = (s
   });
   // Leaving the page right after a change still leaves its address in the history.
   window.addEventListener('pagehide', flush);
-  const read = () => {
+  // A new hash fires popstate, then hashchange: the address is read once.
+  let readHash = null;
+  const read = (event) => {
+    if (event.type === 'hashchange' && location.hash === readHash) {
+      readHash = null;
+      return;
+    }
+    readHash = event.type === 'popstate' ? location.hash : null;
     pending = null; // Back or Forward (or an edited address) wins over a change not written yet
     // What this address asks for that the page cannot use (an address edited by hand), named anew.
     const problems = [];
