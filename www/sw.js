@@ -3,8 +3,8 @@
 // shard the page has fetched, in the Cache API of this site:
 // - at install, every file of the app (BUILD.files, written by scripts/build),
 //   in a cache named by their version, all or none; then it takes control of
-//   the page at once, and that page names the shards it fetched before
-//   (message 'keep');
+//   the page at once, and that page names the shards (and the model's
+//   WebAssembly) it fetched before (message 'keep');
 // - shards and the nearest-word index live under a folder named by their
 //   set's id (data/glove-6b-50d/<set>/…), so their content never changes:
 //   served from the cache when there, else fetched and kept; those of an
@@ -17,8 +17,9 @@
 //   Every file of a page opened so comes from the same copy (one version,
 //   with no wait of its own).
 // A word whose shard was never fetched stays unknown offline, and the page
-// says it needs the network. The trained model keeps its own cache (its
-// worker), and nothing of another origin is ever touched.
+// says it needs the network. The trained model's weights are kept in its
+// own cache (by its worker), its WebAssembly here; nothing of another origin
+// is ever touched.
 
 // Written by scripts/build (scripts/offline-files.mjs): the app's files, a hash of them, the shard set's id.
 const BUILD = { version: 'unbuilt', set: '', files: [] };
@@ -26,6 +27,9 @@ const BUILD = { version: 'unbuilt', set: '', files: [] };
 const APP = `attention-explorer-app-${BUILD.version}`;
 const SHARDS = 'attention-explorer-shards-v1';
 const SHARD_PATH = /\/data\/glove-6b-50d\/([0-9a-f]{16})\//;
+// The trained model's WebAssembly and its glue: kept as the app's files are, once fetched under this worker
+// or named by a page that fetched them before it (its worker started before this one took control).
+const MODEL_WASM = /\/pkg-model\/attention_model_wasm(_bg\.wasm|\.js)$/;
 const PATIENCE_MS = 4000;
 // The pages (client ids) opened from the kept copy while this worker runs.
 const fromCopy = new Set();
@@ -80,7 +84,12 @@ async function keep(urls) {
     } catch {
       continue;
     }
-    if (url.origin !== self.location.origin || SHARD_PATH.exec(url.pathname)?.[1] !== BUILD.set) continue;
+    if (url.origin !== self.location.origin) continue;
+    if (MODEL_WASM.test(url.pathname)) {
+      await fetchAndKeep(await caches.open(APP), new Request(url)).catch(() => {});
+      continue;
+    }
+    if (SHARD_PATH.exec(url.pathname)?.[1] !== BUILD.set) continue;
     if (await cache.match(url)) continue;
     try {
       const response = await fetch(url);

@@ -500,3 +500,30 @@ test('the head search names a repeated word by its occurrence, and says when a w
     "All 72 heads by the weight 'is#2' → 'token', best first; the grid marks the best 5. 'Tokenization' is 2 pieces: the search uses its first, 'token' (choose whole words to rank by the word).");
   await finish();
 });
+
+test('a first visit by a link that opens the model keeps the model’s WebAssembly: the next visit opens it offline', async () => {
+  // The model's worker starts before the service worker takes the page, so its fetches pass it by: the page names them to it.
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1&mlayer=5&mhead=11'), { allow: [/ERR_INTERNET_DISCONNECTED|Failed to load resource/] });
+  await ready(page);
+  await modelReady(page);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20000 });
+  // Kept: the model's two files, and the sentence's shards (the page's own fetches, before the worker took it).
+  const allKept = () => page.evaluate(async () => {
+    const kept = [];
+    for (const name of await caches.keys()) kept.push(...(await (await caches.open(name)).keys()).map((request) => request.url));
+    const shards = performance.getEntriesByType('resource').map((e) => e.name).filter((url) => url.endsWith('.aews'));
+    const model = ['pkg-model/attention_model_wasm.js', 'pkg-model/attention_model_wasm_bg.wasm'].map((file) => new URL(file, location.href).href);
+    return shards.length > 0 && [...shards, ...model].every((url) => kept.includes(url));
+  });
+  for (const started = Date.now(); !(await allKept());) {
+    assert.ok(Date.now() - started < 20000, 'the first visit\'s files are kept within 20 s');
+    await page.waitForTimeout(200);
+  }
+  await context.setOffline(true);
+  await page.reload();
+  await ready(page);
+  await page.waitForSelector('#model-view:is([data-state="ready"][data-head], [data-state="error"])', { timeout: MODEL_LOAD_MS });
+  assert.equal(await page.getAttribute('#model-view', 'data-state'), 'ready', await page.textContent('#model-view'));
+  await tableShows(page, 5, 11);
+  await finish();
+});

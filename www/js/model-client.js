@@ -3,7 +3,7 @@
 // one of the same kind, so that fast typing or clicking never shows an old
 // sentence, head or query.
 
-import { siteFile } from './site.js';
+import { fetchedEarly, siteFile } from './site.js';
 
 const WORKER_URL = siteFile('js/model-worker.js');
 
@@ -44,6 +44,10 @@ export class ModelClient {
     } catch (error) {
       this.handlers.error({ id: null, message: `The model's worker could not start: ${error.message}.`, file: null, status: null });
       return;
+    }
+    // Not under the service worker yet (a first visit), the worker's fetches are not kept by it: named to it later.
+    if (!navigator.serviceWorker?.controller) {
+      for (const file of ['pkg-model/attention_model_wasm.js', 'pkg-model/attention_model_wasm_bg.wasm']) fetchedEarly.add(siteFile(file).href);
     }
     this.worker.addEventListener('message', (event) => this.receive(event.data));
     // A worker script that fails to load or parse ends up here, without a message.

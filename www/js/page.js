@@ -24,7 +24,7 @@ import { engineHub, ownEngineHub } from './engine.js';
 import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
 import { put } from './dom.js';
-import { siteFile } from './site.js';
+import { fetchedEarly, siteFile } from './site.js';
 import { parseHash, sameAnalysis, textsOf } from './state.js';
 import { createStore } from './store.js';
 import { roughCut } from './text.js';
@@ -624,7 +624,7 @@ const OFFLINE_QUIET_MS = 4000;
  * page opens without the network from then on. The worker keeps every file
  * of the app and takes control of this visit as it starts; the word-vector
  * files that `vectors()` (the default store, read when needed: a widget may trade a borrowed one for its own) fetched before that are named to
- * it, and it keeps them too. Its install fetches and stores about 70 files:
+ * it, and it keeps them too, as it keeps the model's WebAssembly fetched before then (`fetchedEarly`). Its install fetches and stores about 70 files:
  * on a 2-core machine, done while someone types, it made each keystroke's
  * frame 5-8 ms later (scripts/bench-page), so it waits for a pause
  * (OFFLINE_QUIET_MS without a key, click, wheel or touch, and without a
@@ -635,7 +635,7 @@ function keepOffline(vectors, store) {
   const workers = navigator.serviceWorker;
   if (!workers.controller) {
     workers.addEventListener('controllerchange', () => {
-      workers.controller?.postMessage({ type: 'keep', urls: [...vectors().arrived] });
+      workers.controller?.postMessage({ type: 'keep', urls: [...vectors().arrived, ...fetchedEarly] });
     }, { once: true });
   }
   const input = new AbortController();

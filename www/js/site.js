@@ -4,3 +4,11 @@
 // always a file of js/, wherever its code ends up; a module of js/views/
 // resolving against its own URL would point one folder too deep once bundled.
 export const siteFile = (file) => new URL(`../${file}`, import.meta.url);
+
+/**
+ * Files of the site fetched outside the service worker's reach that it
+ * should keep (page.js names them to it once it is in control): the trained
+ * model's WebAssembly, which its worker fetched before that worker was under
+ * the service worker's control (a first visit by a link that opens the model).
+ */
+export const fetchedEarly = new Set();
