@@ -273,6 +273,32 @@ test('what is typed survives a redraw that comes before its frame (a shard arriv
   await finish();
 });
 
+test('text composed with an input method is analysed once composed, and a redraw meanwhile keeps the composition', async () => {
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  await page.locator('#sentence').evaluate((box) => {
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  });
+  await page.keyboard.type(' caf');
+  await page.waitForFunction(() => [...document.querySelectorAll('#weights thead th')].at(-1)?.textContent === 'caf');
+  // A dead key: '´' is shown, being composed, then 'é' replaces it (Chromium's own input-method path).
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Input.imeSetComposition', { text: '´', selectionStart: 1, selectionEnd: 1 });
+  // A redraw in the middle (an option clicked by script: a click would end the composition).
+  await page.evaluate(() => document.getElementById('opt-scale').click());
+  await page.waitForTimeout(400); // past the typing pause: a word being typed would be fetched and drawn by now
+  assert.equal(await page.inputValue('#sentence'), `${KING} caf´`, 'the composition is still in the box');
+  assert.equal(await page.textContent('#unknown-note'), '', 'nothing is said of the \'´\' being composed');
+  assert.equal((await readTable(page)).header.at(-1), 'caf');
+  await cdp.send('Input.imeSetComposition', { text: 'é', selectionStart: 1, selectionEnd: 1 });
+  await cdp.send('Input.insertText', { text: 'é' });
+  await page.waitForFunction(() => [...document.querySelectorAll('#weights thead th')].at(-1)?.textContent === 'café');
+  assert.equal((await hashOf(page)).s, `${KING} café`);
+  assert.equal(await page.textContent('#unknown-note'), '');
+  await finish();
+});
+
 test('bad values in a link fall back to the defaults', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&self=maybe&causal=2&scale=&t=-4&focus=99&colour=red'));
   await ready(page);

@@ -17,11 +17,6 @@ export function mountSentence(ctx) {
   const examples = document.getElementById('examples');
   const note = document.getElementById('sentence-note');
   if (!box) return { update() {} };
-  // The first keystroke of a frame is drawn at once, in its own event, so
-  // that its frame shows it; keys that come before that frame is painted
-  // wait for it (`pending`) and are drawn together in it.
-  let frame = 0;
-  let pending = false;
   // The sentence the note is about: undefined for no note, null while the cut sentence is on its way.
   let cutSentence;
   // The sentence and tokens of the last analysis drawn (not one waiting for vectors).
@@ -50,22 +45,7 @@ export function mountSentence(ctx) {
     const { sentence: before, focus } = store.get();
     if (sentence !== before) store.update({ sentence, focus: keptFocus(drawn, focus, sentence), cell: null }, 'push', 'typing');
   };
-  ctx.inputPending = () => pending;
-  box.addEventListener('input', () => {
-    if (cutting) return;
-    ctx.keystroke = performance.now();
-    if (frame) {
-      pending = true;
-      return;
-    }
-    frame = requestAnimationFrame(() => {
-      frame = 0;
-      if (!pending) return;
-      pending = false;
-      typed();
-    });
-    typed();
-  });
+  const holding = watchEdits(box, ctx, typed, () => cutting);
   cutPastes(box, ctx, typed);
   examples?.addEventListener('change', () => {
     if (examples.value) store.update({ sentence: examples.value, focus: null, cell: null }, 'push');
@@ -104,11 +84,54 @@ export function mountSentence(ctx) {
       }
       // The box keeps what is typed into it: it follows the state only when
       // they differ in substance, and never while typed text waits for its
-      // frame (a shard arriving then would undo the keystrokes).
-      if (!pending && cut(box.value, MAX_SENTENCE_LENGTH) !== state.sentence) box.value = state.sentence;
+      // frame (a shard arriving then would undo the keystrokes) or is being composed.
+      if (!holding() && cut(box.value, MAX_SENTENCE_LENGTH) !== state.sentence) box.value = state.sentence;
       syncExample(state.sentence);
     },
   };
+}
+
+/**
+ * Calls `typed()` for the box's edits. The first keystroke of a frame is
+ * drawn at once, in its own event, so that its frame shows it; keys that come
+ * before that frame is painted wait for it and are drawn together in it.
+ * Text being composed with an input method (a dead key's '´' before 'é', a
+ * Japanese word before its kanji are chosen) is not the text yet: it is drawn
+ * once composed. `cutting()`: the box is being cut to its limit (its own input
+ * event). Returns `holding()`: true while typed text waits for its frame or is
+ * being composed, when a redraw must leave the box alone (setting its value
+ * would undo the keys, or end the composition).
+ */
+function watchEdits(box, ctx, typed, cutting) {
+  let frame = 0;
+  let pending = false;
+  let composing = false;
+  const edited = () => {
+    ctx.keystroke = performance.now();
+    if (frame) {
+      pending = true;
+      return;
+    }
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      if (!pending) return;
+      pending = false;
+      typed();
+    });
+    typed();
+  };
+  box.addEventListener('compositionstart', () => {
+    composing = true;
+  });
+  box.addEventListener('compositionend', () => {
+    composing = false;
+    edited();
+  });
+  box.addEventListener('input', (event) => {
+    if (!cutting() && !composing && !event.isComposing) edited();
+  });
+  ctx.inputPending = () => pending;
+  return () => pending || composing;
 }
 
 /**
