@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { formatHash, parseHash, sameState } from '../../www/js/state.js';
 import { defaultModel } from '../../www/js/model-state.js';
 import { bestMatch, firstPiece, utf16Offsets, withUtf16Spans } from '../../www/js/model-spans.js';
+import { resolveToken, tokenText } from '../../www/js/views/model/search.js';
 
 test('a closed model view adds nothing to the state or the link', () => {
   assert.equal('model' in parseHash('#s=hi&mlayer=2&mhead=3'), false, 'keys without model=1 are ignored');
@@ -111,4 +112,20 @@ test('a word maps to its first piece: the first that starts inside it, else the 
   // A GloVe word inside one model token maps to that token.
   assert.equal(firstPiece({ start: 1, end: 3 }, model), 0);
   assert.equal(firstPiece({ start: 7, end: 9 }, model), null, 'past the end: none');
+});
+
+test('the head search reads a repeated word by its occurrence, however its number is written', () => {
+  const sentence = 'It is hard, and it is slow';
+  const words = [['[CLS]', 0, 0], ['it', 0, 2], ['is', 3, 5], ['hard', 6, 10], [',', 10, 11], ['and', 12, 15], ['it', 16, 18], ['is', 19, 21], ['slow', 22, 26], ['[SEP]', 26, 26]];
+  const run = {
+    words: true,
+    labels: words.map(([text]) => text),
+    tokens: words.map(([text, start, end]) => ({ text, start, end, special: text.startsWith('[') })),
+  };
+  for (const typed of ['is#2', 'is #2', 'IS#02', 'is#0002', 'is#00002', ' is #2 ']) assert.deepEqual(resolveToken(run, sentence, typed), { index: 7 }, typed);
+  assert.deepEqual(resolveToken(run, sentence, 'is'), { index: 2 });
+  assert.equal(tokenText(run, 7), 'is#2', 'the search writes it back so');
+  assert.deepEqual(resolveToken(run, sentence, 'is#3'), { error: "'is' occurs 2 times in the sentence." });
+  assert.deepEqual(resolveToken(run, sentence, `is#${'9'.repeat(400)}`), { error: "'is' occurs 2 times in the sentence." });
+  assert.deepEqual(resolveToken(run, sentence, 'is#0'), { error: 'Occurrences count from 1 (is#1 is the first).' });
 });

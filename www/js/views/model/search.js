@@ -63,7 +63,8 @@ function wordsOf(run, sentence) {
 export function resolveToken(run, sentence, text) {
   const typed = text.trim();
   if (!typed) return { error: 'Type a word of the sentence.' };
-  const match = /^(.+)#(\d{1,4})$/.exec(typed);
+  // 'is#2', 'is #2', 'is#0002': the second 'is'.
+  const match = /^(.+?)\s*#(\d+)$/.exec(typed);
   const word = (match ? match[1] : typed).toLowerCase();
   const nth = match ? Number(match[2]) : 1;
   if (nth < 1) return { error: `Occurrences count from 1 (${word}#1 is the first).` };
