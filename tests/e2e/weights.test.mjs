@@ -299,6 +299,26 @@ test('text composed with an input method is analysed once composed, and a redraw
   await finish();
 });
 
+test('a paste cut at the box\'s limit in the middle of a composition does not stop the box being analysed', async () => {
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url.replace(/\/$/, '') });
+  await ready(page);
+  await page.fill('#sentence', 'abcdefghijklmnopqrstuvwx '.repeat(799)); // 19,975 characters
+  await page.keyboard.press('End');
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Input.imeSetComposition', { text: 'かき', selectionStart: 2, selectionEnd: 2 });
+  await page.evaluate(() => navigator.clipboard.writeText(' pasted words that go past the limit'));
+  // The page cuts the paste by setting the box, which ends the composition without a compositionend.
+  await page.keyboard.press('Control+V');
+  await cdp.send('Input.insertText', { text: '柿' });
+  await page.fill('#sentence', 'The dog ran home');
+  await page.keyboard.type(' fast');
+  await page.waitForFunction(() => [...document.querySelectorAll('#weights thead th')].at(-1)?.textContent === 'fast', null, { timeout: 10000 });
+  assert.deepEqual((await readTable(page)).header, ['the', 'dog', 'ran', 'home', 'fast']);
+  assert.equal((await hashOf(page)).s, 'The dog ran home fast');
+  await finish();
+});
+
 test('bad values in a link fall back to the defaults', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&self=maybe&causal=2&scale=&t=-4&focus=99&colour=red'));
   await ready(page);

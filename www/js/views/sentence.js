@@ -128,7 +128,11 @@ function watchEdits(box, ctx, typed, cutting) {
     edited();
   });
   box.addEventListener('input', (event) => {
-    if (!cutting() && !composing && !event.isComposing) edited();
+    if (event.isComposing) return;
+    // An edit outside a composition: none is going on (one that the page's
+    // own cut of a paste ended, by setting the box, fired no compositionend).
+    composing = false;
+    if (!cutting()) edited();
   });
   ctx.inputPending = () => pending;
   return () => pending || composing;
