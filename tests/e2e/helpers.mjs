@@ -197,6 +197,27 @@ export async function openPage(browser, url, { allow = [], viewport = { width: 1
   };
 }
 
+/**
+ * Waits until the service worker controls the page and keeps every shard the
+ * page fetched (in its shards' cache), and the site's files `also` (paths
+ * such as 'pkg-model/…', in any of its caches).
+ */
+export async function everythingKept(page, also = []) {
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20000 });
+  const allKept = () => page.evaluate(async (files) => {
+    const shards = performance.getEntriesByType('resource').map((e) => e.name).filter((name) => name.endsWith('.aews'));
+    const cache = await caches.open('attention-explorer-shards-v1');
+    const shardsKept = (await Promise.all(shards.map((url) => cache.match(url)))).every(Boolean);
+    const kept = [];
+    for (const name of await caches.keys()) kept.push(...(await (await caches.open(name)).keys()).map((request) => request.url));
+    return shards.length > 0 && shardsKept && files.every((file) => kept.includes(new URL(file, location.href).href));
+  }, also);
+  for (const started = Date.now(); !(await allKept());) {
+    assert.ok(Date.now() - started < 20000, 'the files of the first visit are kept within 20 s');
+    await page.waitForTimeout(200);
+  }
+}
+
 /** Waits until the first heatmap is drawn. */
 export async function ready(page) {
   await page.waitForSelector('html[data-ready="1"]', { timeout: 15000 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { assertClose, DIST, hashFor, hashOf, openPage, readTable, ready, ROOT, serveDist, useSite } from './helpers.mjs';
+import { assertClose, DIST, everythingKept, hashFor, hashOf, openPage, readTable, ready, ROOT, serveDist, useSite } from './helpers.mjs';
 
 const GOLDEN = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/minilm-l5h11.json'), 'utf8'));
 const CAT = GOLDEN.sentence;
@@ -506,19 +506,8 @@ test('a first visit by a link that opens the model keeps the model’s WebAssemb
   const { page, context, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&model=1&mlayer=5&mhead=11'), { allow: [/ERR_INTERNET_DISCONNECTED|Failed to load resource/] });
   await ready(page);
   await modelReady(page);
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20000 });
   // Kept: the model's two files, and the sentence's shards (the page's own fetches, before the worker took it).
-  const allKept = () => page.evaluate(async () => {
-    const kept = [];
-    for (const name of await caches.keys()) kept.push(...(await (await caches.open(name)).keys()).map((request) => request.url));
-    const shards = performance.getEntriesByType('resource').map((e) => e.name).filter((url) => url.endsWith('.aews'));
-    const model = ['pkg-model/attention_model_wasm.js', 'pkg-model/attention_model_wasm_bg.wasm'].map((file) => new URL(file, location.href).href);
-    return shards.length > 0 && [...shards, ...model].every((url) => kept.includes(url));
-  });
-  for (const started = Date.now(); !(await allKept());) {
-    assert.ok(Date.now() - started < 20000, 'the first visit\'s files are kept within 20 s');
-    await page.waitForTimeout(200);
-  }
+  await everythingKept(page, ['pkg-model/attention_model_wasm.js', 'pkg-model/attention_model_wasm_bg.wasm']);
   await context.setOffline(true);
   await page.reload();
   await ready(page);

@@ -5,7 +5,7 @@ import { mock, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { VectorStore } from '../../www/js/vectors.js';
-import { DIST, hashFor, hashOf, KING, openPage, readTable, ready, rowOf, serveDist, useSite } from './helpers.mjs';
+import { DIST, everythingKept, hashFor, hashOf, KING, openPage, readTable, ready, rowOf, serveDist, useSite } from './helpers.mjs';
 
 const site = useSite();
 const SHARD = '**/data/glove-6b-50d/*/*.aews';
@@ -534,21 +534,6 @@ test('a bad vectors file gets a message naming the line, and the page keeps its 
   }
   await finish();
 });
-
-/** Waits until the service worker controls the page and keeps every shard the page fetched. */
-async function everythingKept(page) {
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20000 });
-  const allKept = () => page.evaluate(async () => {
-    const shards = performance.getEntriesByType('resource').map((e) => e.name).filter((name) => name.endsWith('.aews'));
-    const cache = await caches.open('attention-explorer-shards-v1');
-    const kept = await Promise.all(shards.map((url) => cache.match(url)));
-    return shards.length > 0 && kept.every(Boolean);
-  });
-  for (const started = Date.now(); !(await allKept());) {
-    assert.ok(Date.now() - started < 20000, 'the shards of the first visit are kept within 20 s');
-    await page.waitForTimeout(200);
-  }
-}
 
 test('after one visit the page opens with no network, and says which words need it', async () => {
   const { page, context, finish } = await openPage(site.browser, site.url + hashFor(KING), { allow: [/ERR_INTERNET_DISCONNECTED|Failed to load resource/] });

@@ -3,7 +3,7 @@
 // one of the same kind, so that fast typing or clicking never shows an old
 // sentence, head or query.
 
-import { fetchedEarly, siteFile } from './site.js';
+import { fetchedEarly, MODEL_WASM_FILES, siteFile } from './site.js';
 
 const WORKER_URL = siteFile('js/model-worker.js');
 
@@ -47,7 +47,7 @@ export class ModelClient {
     }
     // Not under the service worker yet (a first visit), the worker's fetches are not kept by it: named to it later.
     if (!navigator.serviceWorker?.controller) {
-      for (const file of ['pkg-model/attention_model_wasm.js', 'pkg-model/attention_model_wasm_bg.wasm']) fetchedEarly.add(siteFile(file).href);
+      for (const file of Object.values(MODEL_WASM_FILES)) fetchedEarly.add(siteFile(file).href);
     }
     this.worker.addEventListener('message', (event) => this.receive(event.data));
     // A worker script that fails to load or parse ends up here, without a message.

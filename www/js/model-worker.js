@@ -57,12 +57,12 @@
 //       network: true when the connection failed (no answer, a stall, a drop), which coming
 //       back online may cure
 
-import { siteFile } from './site.js';
+import { MODEL_WASM_FILES, siteFile } from './site.js';
 import { counted, megabytes } from './text.js';
 
 const MODEL_URL = siteFile('model/');
-const PKG_URL = siteFile('pkg-model/attention_model_wasm.js');
-const WASM_URL = siteFile('pkg-model/attention_model_wasm_bg.wasm');
+const PKG_URL = siteFile(MODEL_WASM_FILES.glue);
+const WASM_URL = siteFile(MODEL_WASM_FILES.wasm);
 const CACHE_NAME = 'attention-explorer-model-v1';
 /** At most this many progress messages a second. */
 const PROGRESS_INTERVAL_MS = 50;
@@ -165,7 +165,7 @@ async function loadModel() {
  * the manifest has): nothing else would end a server that stops sending it.
  */
 async function loadWasm() {
-  const file = 'pkg-model/attention_model_wasm_bg.wasm';
+  const file = MODEL_WASM_FILES.wasm;
   const watch = stallWatch();
   const stalled = new Promise((resolve, reject) => {
     watch.signal.addEventListener('abort', () => reject(watch.signal.reason), { once: true });

@@ -5,6 +5,9 @@
 // resolving against its own URL would point one folder too deep once bundled.
 export const siteFile = (file) => new URL(`../${file}`, import.meta.url);
 
+/** The trained model's WebAssembly: its glue module and its binary (the model's worker loads them). */
+export const MODEL_WASM_FILES = { glue: 'pkg-model/attention_model_wasm.js', wasm: 'pkg-model/attention_model_wasm_bg.wasm' };
+
 /**
  * Files of the site fetched outside the service worker's reach that it
  * should keep (page.js names them to it once it is in control): the trained
