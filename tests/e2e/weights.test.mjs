@@ -447,9 +447,10 @@ test('on a phone, a tap shows the cell’s weight beside, above or below the cel
   const tap = async (overlay, tooltip, row, col, first) => {
     const canvas = page.locator(overlay);
     await canvas.scrollIntoViewIfNeeded();
-    // A teaching tab's heatmap is laid out once near the screen.
+    // A teaching tab's heatmap is drawn once near the screen: until then it is laid out (its size
+    // kept) but transparent, and a tap on it is not taken (page.js drawWhenNear).
     await canvas.evaluate((c) => new Promise((resolve) => {
-      const check = () => (c.dataset.matrix ? resolve() : requestAnimationFrame(check));
+      const check = () => (c.dataset.matrix && c.closest('.teach-views')?.style.opacity !== '0' ? resolve() : requestAnimationFrame(check));
       check();
     }));
     const cell = await canvas.evaluate((c, [r, k]) => {
