@@ -10,8 +10,18 @@ The rules, in the order they are tried on each piece of text:
    `char::is_whitespace`, and the zero-width space U+200B) into chunks. An
    invisible character (below) with nothing before it in its chunk cuts too.
 2. A piece the vocabulary holds after normalizing (lowercase, with the
-   final-sigma rule; invisible characters left out; curly apostrophe ’ read
-   as '; then Unicode NFC, so that "cafe" + U+0301 is "café") is one token.
+   final-sigma rule; invisible characters left out, and a zero-width joiner
+   U+200D between two characters of which one is ASCII; the
+   ligatures U+FB00..U+FB06 and the full-width forms U+FF01..U+FF5E as the
+   letters NFKC makes of them; curly apostrophe ’ read as '; then Unicode
+   NFC, so that "cafe" + U+0301 is "café") is one token, except a piece that
+   ends a sentence with its period: a piece of a chunk that is the text's
+   last, or whose next chunk's first letter or number is an uppercase letter
+   while the chunk (without its leading non-word characters and its trailing
+   periods) is not one of the titles in TITLES, case aside; and that ends in
+   "." after a word character, with no other "." in it. Such a piece goes on
+   to rule 4, which cuts the period off ("The cat sat." is the cat sat .,
+   though "sat." is a GloVe word).
 3. A piece that starts with non-word characters (a word character is a
    Unicode letter or number) but is not all of them loses a leading token:
    the longest prefix of that leading run, of at most 8 characters, that the
@@ -64,6 +74,9 @@ WHITESPACE = frozenset(
     "\u2028\u2029\u202f\u205f\u3000"
 )
 CONTRACTIONS = ("n't", "'re", "'ve", "'ll", "'s", "'d", "'m")
+TITLES = ("mr", "mrs", "ms", "dr", "prof", "st", "mt", "ft", "jr", "sr", "gen", "gov", "sen", "rep", "rev", "lt", "col",
+          "capt", "sgt", "hon", "vs")
+LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"}
 APOSTROPHES = ("'", "\u2019")
 MAX_RUN = 8
 NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*\Z")
@@ -125,11 +138,42 @@ def clusters(piece):
     return list(zip(starts, starts[1:] + [len(piece)]))
 
 
+def fold(c):
+    """A ligature or full-width form as its letters (rule 2), else c."""
+    if 0xFF01 <= ord(c) <= 0xFF5E:
+        return chr(ord(c) - 0xFEE0)
+    return LIGATURES.get(c, c)
+
+
 def normalize(piece):
     """Lowercase (the whole piece, so a word-final Σ is ς), invisible
-    characters left out, ’ → ', then NFC (every GloVe 6B word is NFC)."""
-    lower = "".join(c for c in piece.lower() if not is_invisible(c))
-    return unicodedata.normalize("NFC", lower.replace("\u2019", "'"))
+    characters and joiners beside ASCII left out, ligatures and full-width
+    forms folded, ’ → ', then NFC (every GloVe 6B word is NFC)."""
+    lower = piece.lower()
+    kept = []
+    for i, c in enumerate(lower):
+        if is_invisible(c):
+            continue
+        if c == ZWJ and 0 < i < len(lower) - 1 and (lower[i - 1].isascii() or lower[i + 1].isascii()):
+            continue
+        kept.append(fold(c))
+    return unicodedata.normalize("NFC", "".join(kept).replace("\u2019", "'"))
+
+
+def ends_sentence(chunk, following):
+    """Whether chunk ends a sentence (rule 2): the text's last, or followed by
+    a chunk whose first word character is uppercase, and not a title."""
+    if following is None:
+        return True
+    first = next((c for c in following if is_word_char(c)), None)
+    stem = chunk.lstrip("".join(c for c in chunk if not is_word_char(c))).rstrip(".")
+    return first is not None and first.isupper() and stem.lower() not in TITLES
+
+
+def has_final_period(piece):
+    """Whether piece ends in "." after a word character, with no other "."."""
+    stem = piece[:-1]
+    return piece.endswith(".") and "." not in stem and bool(stem) and is_word_char(stem[clusters(stem)[-1][0]])
 
 
 # Marks that are not Unicode Alphabetic: combining diacritics (but U+0345),
@@ -179,17 +223,21 @@ class Tokenizer:
 
     def tokenize(self, text):
         """Returns the list of Token for `text`."""
-        out = []  # (start char, end char)
+        chunks = []  # (start char, end char)
         start = None
         for i, c in enumerate(text):
             if c in WHITESPACE or c == ZWSP or (start is None and is_invisible(c)):
                 if start is not None:
-                    self._piece(text, start, i, out)
+                    chunks.append((start, i))
                     start = None
             elif start is None:
                 start = i
         if start is not None:
-            self._piece(text, start, len(text), out)
+            chunks.append((start, len(text)))
+        out = []  # (start char, end char)
+        for k, (a, b) in enumerate(chunks):
+            following = text[chunks[k + 1][0]:chunks[k + 1][1]] if k + 1 < len(chunks) else None
+            self._piece(text, a, b, out, ends_sentence(text[a:b], following))
         # char offsets → byte offsets
         byte_at = [0]
         for c in text:
@@ -209,12 +257,13 @@ class Tokenizer:
         starts = [start for start, _ in clusters(run)[-MAX_RUN:]]
         return next((len(run) - s for s in starts[:-1] if self.known(run[s:])), len(run) - starts[-1])
 
-    def _piece(self, text, a, b, out):
-        """Tokenizes text[a:b] (char offsets), appending (start, end) pairs to out."""
+    def _piece(self, text, a, b, out, at_end=False):
+        """Tokenizes text[a:b] (char offsets), appending (start, end) pairs to
+        out; at_end: the piece is what is left of a chunk that ends a sentence."""
         if a >= b:
             return
         piece = text[a:b]
-        if self.known(piece):  # rule 2
+        if self.known(piece) and not (at_end and has_final_period(piece)):  # rule 2
             out.append((a, b))
             return
         n = len(piece)
@@ -223,12 +272,12 @@ class Tokenizer:
         if 0 < lead < n:  # rule 3
             cut = a + self._longest_prefix(piece[:lead])
             out.append((a, cut))
-            self._piece(text, cut, b, out)
+            self._piece(text, cut, b, out, at_end)
             return
         trail = n - words[-1][1] if words else n
         if 0 < trail < n:  # rule 4
             cut = b - self._longest_suffix(piece[n - trail:])
-            self._piece(text, a, cut, out)
+            self._piece(text, a, cut, out, at_end)
             out.append((cut, b))
             return
         if lead == n:  # rule 5: all non-word characters

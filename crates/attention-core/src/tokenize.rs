@@ -8,7 +8,11 @@
 //!
 //! 1. The text is cut at white space (and zero-width spaces) into chunks.
 //! 2. A chunk the vocabulary holds (lowercased, with ’ read as ' and accents
-//!    composed, see [`normalize`]) is one token.
+//!    composed, see [`normalize`]) is one token, unless it ends a sentence
+//!    with a period (see [`has_final_period`]): "sat." is a GloVe word
+//!    (Saturday), but the last word of "The cat sat." is "sat", then ".".
+//!    A chunk ends a sentence when it is the text's last, or when the next
+//!    starts with a capital letter and this one is no title ("Mr. Smith").
 //!    (A chunk longer than any vocabulary word, 1,024 bytes lowercased, is not
 //!    looked up whole.)
 //! 3. Otherwise leading and trailing punctuation comes off, a piece at a time
@@ -87,27 +91,63 @@ const CONTRACTIONS: [&str; 7] = ["n't", "'re", "'ve", "'ll", "'s", "'d", "'m"];
 
 /// Splits `text` into GloVe-compatible tokens. Never panics, for any input.
 pub fn tokenize<V: Vocabulary + ?Sized>(text: &str, vocabulary: &V) -> Vec<Token> {
-    let mut tokens = Vec::new();
+    let mut chunks = Vec::new();
     let mut start = None;
     for (i, c) in text.char_indices() {
         // An invisible character with nothing before it in its chunk (a byte
         // order mark, a direction mark after a space) separates like a space.
         if is_separator(c) || (start.is_none() && is_invisible(c)) {
             if let Some(s) = start.take() {
-                split_chunk(text, s..i, vocabulary, &mut tokens);
+                chunks.push(s..i);
             }
         } else if start.is_none() {
             start = Some(i);
         }
     }
     if let Some(s) = start {
-        split_chunk(text, s..text.len(), vocabulary, &mut tokens);
+        chunks.push(s..text.len());
+    }
+    let mut tokens = Vec::new();
+    for (k, chunk) in chunks.iter().enumerate() {
+        let ends = ends_sentence(&text[chunk.clone()], chunks.get(k + 1).map(|next| &text[next.clone()]));
+        split_chunk(text, chunk.clone(), vocabulary, ends, &mut tokens);
     }
     tokens
 }
 
+/// Abbreviations that a capitalised name follows ("Mr. Smith", "St. Louis"):
+/// their period does not end a sentence.
+const TITLES: [&str; 21] = [
+    "mr", "mrs", "ms", "dr", "prof", "st", "mt", "ft", "jr", "sr", "gen", "gov", "sen", "rep", "rev", "lt",
+    "col", "capt", "sgt", "hon", "vs",
+];
+
+/// Whether `chunk` ends a sentence: it is the text's last, or the next
+/// chunk starts (after any opening punctuation) with a capital letter and
+/// `chunk` is not a title such as "Mr.".
+fn ends_sentence(chunk: &str, next: Option<&str>) -> bool {
+    let Some(next) = next else { return true };
+    let capital = next.chars().find(|c| is_word_char(*c)).is_some_and(char::is_uppercase);
+    let stem = chunk.trim_start_matches(|c| !is_word_char(c)).trim_end_matches('.');
+    capital && !TITLES.iter().any(|title| stem.eq_ignore_ascii_case(title))
+}
+
+/// Whether `piece` ends in one period after a word character, with no other
+/// period in it ("sat.", "1.", not "u.s." nor "etc..."): at the end of a
+/// sentence that period is a token of its own, as GloVe's corpus was
+/// tokenized, even where the vocabulary holds the word with it ("sat.",
+/// Saturday, in "The cat sat.").
+fn has_final_period(piece: &str) -> bool {
+    let Some(stem) = piece.strip_suffix('.') else { return false };
+    !stem.contains('.') && clusters_rev(stem).next().is_some_and(|(_, base)| is_word_char(base))
+}
+
 /// The vocabulary spelling of a piece of text: lowercase, curly apostrophe as ',
-/// without invisible characters (see [`is_invisible`]), accents composed with their letters as every word of GloVe 6B is (NFC):
+/// without invisible characters (see [`is_invisible`]) nor a zero-width
+/// joiner between two characters of which one is ASCII ("king" + U+200D +
+/// "dom" is "kingdom"; the joiner of an emoji stays), the Latin ligatures and full-width forms as
+/// the letters they stand for ("ﬁnal" from a PDF, "ｃａｔ" from a CJK keyboard;
+/// see [`folded`]), accents composed with their letters as every word of GloVe 6B is (NFC):
 /// "cafe" + U+0301, as macOS and many PDFs write "café", is the vocabulary's
 /// "café". Only neighbours are composed, which is NFC for decomposed (NFD)
 /// text; this needs Unicode's composition table alone (12 KB of wasm, where a
@@ -117,8 +157,18 @@ pub fn normalize(piece: &str) -> String {
         return piece.chars().map(|c| c.to_ascii_lowercase()).collect();
     }
     // The whole piece at once: a word-final Σ is ς ("ΛΌΓΟΣ" is "λόγος").
-    let lower = piece.to_lowercase();
-    let lower = lower.chars().filter(|c| !is_invisible(*c)).map(|c| if c == '’' { '\'' } else { c });
+    let lower: Vec<char> = piece.to_lowercase().chars().collect();
+    // Between two characters, one of them ASCII: a joiner that joins nothing (one at an end stays, so that a lone one is named).
+    let beside_ascii = |i: usize| match (i.checked_sub(1).map(|p| lower[p]), lower.get(i + 1)) {
+        (Some(before), Some(after)) => before.is_ascii() || after.is_ascii(),
+        _ => false,
+    };
+    let lower = lower
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| !(is_invisible(c) || (c == ZWJ && beside_ascii(i))))
+        .flat_map(|(_, &c)| folded(c))
+        .map(|c| if c == '’' { '\'' } else { c });
     let mut out = String::with_capacity(piece.len());
     let mut last: Option<char> = None;
     for c in lower {
@@ -132,6 +182,24 @@ pub fn normalize(piece: &str) -> String {
     }
     out.extend(last);
     out
+}
+
+/// `c` as the letters it stands for, where Unicode's compatibility mapping
+/// (NFKC) says so for Latin text: the ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ, and the
+/// full-width forms of ASCII (U+FF01–U+FF5E). Anything else is itself.
+fn folded(c: char) -> impl Iterator<Item = char> {
+    let letters: &'static str = match c {
+        '\u{fb00}' => "ff",
+        '\u{fb01}' => "fi",
+        '\u{fb02}' => "fl",
+        '\u{fb03}' => "ffi",
+        '\u{fb04}' => "ffl",
+        '\u{fb05}' | '\u{fb06}' => "st",
+        _ => "",
+    };
+    let wide = ('\u{ff01}'..='\u{ff5e}').contains(&c).then(|| char::from_u32(c as u32 - 0xfee0)).flatten();
+    let single = (letters.is_empty()).then_some(wide.unwrap_or(c));
+    letters.chars().chain(single)
 }
 
 fn push(text: &str, span: Range<usize>, vocabulary: &(impl Vocabulary + ?Sized), out: &mut Vec<Token>) {
@@ -255,7 +323,13 @@ fn clusters_rev(s: &str) -> impl Iterator<Item = (Range<usize>, char)> + '_ {
     })
 }
 
-fn split_chunk<V: Vocabulary + ?Sized>(text: &str, span: Range<usize>, vocabulary: &V, out: &mut Vec<Token>) {
+fn split_chunk<V: Vocabulary + ?Sized>(
+    text: &str,
+    span: Range<usize>,
+    vocabulary: &V,
+    ends_sentence: bool,
+    out: &mut Vec<Token>,
+) {
     // A loop, not recursion: a chunk of 20,000 brackets or "'d"s (a link can
     // hold one) would otherwise nest 20,000 calls deep, past a 1 MiB wasm
     // stack. Each step cuts a piece off the front (pushed now) or off the end
@@ -267,7 +341,8 @@ fn split_chunk<V: Vocabulary + ?Sized>(text: &str, span: Range<usize>, vocabular
     let mut words = word_range(&text[span.clone()]).map(|r| span.start + r.start..span.start + r.end);
     while !span.is_empty() {
         let piece = &text[span.clone()];
-        if may_be_word(piece) && vocabulary.contains_word(&normalize(piece)) {
+        let final_period = ends_sentence && has_final_period(piece);
+        if may_be_word(piece) && !final_period && vocabulary.contains_word(&normalize(piece)) {
             push(text, span.clone(), vocabulary, out);
             break;
         }
@@ -314,11 +389,11 @@ fn split_chunk<V: Vocabulary + ?Sized>(text: &str, span: Range<usize>, vocabular
             let mut part_start = span.start;
             for (cluster, _) in clusters(piece).filter(cuts_inside) {
                 let at = span.start + cluster.start..span.start + cluster.end;
-                split_chunk(text, part_start..at.start, vocabulary, out);
+                split_chunk(text, part_start..at.start, vocabulary, false, out);
                 part_start = at.end;
                 push(text, at, vocabulary, out);
             }
-            split_chunk(text, part_start..span.end, vocabulary, out);
+            split_chunk(text, part_start..span.end, vocabulary, false, out);
             break;
         }
 
@@ -453,6 +528,20 @@ mod tests {
         "mr.",
         "smith",
         "café",
+        "sat.",
+        "so.",
+        "1.",
+        "1",
+        "so",
+        "no",
+        "no.",
+        "maybe",
+        "yes",
+        "he",
+        "said",
+        "kingdom",
+        "final",
+        "flight",
     ];
 
     fn toks(text: &str) -> Vec<String> {
@@ -475,6 +564,32 @@ mod tests {
         assert_eq!(toks("The U.S. is well-known"), ["the", "u.s.", "is", "well-known"]);
         assert_eq!(toks("1,000 3.14"), ["1,000", "3.14"]);
         assert_eq!(toks("Mr. Smith"), ["mr.", "smith"]);
+    }
+
+    #[test]
+    fn a_sentences_final_period_is_a_token_even_after_a_word_known_with_it() {
+        // "sat." (Saturday), "so." and "1." are vocabulary words; at the end of a sentence the period is not theirs.
+        assert_eq!(toks("The cat sat."), ["the", "cat", "sat", "."]);
+        assert_eq!(
+            toks("It is so. He said \"so.\""),
+            ["it", "is", "so", ".", "he", "said", "\"", "so", ".", "\""]
+        );
+        assert_eq!(toks("Yes. No. Maybe."), ["yes", ".", "no", ".", "maybe", "."]);
+        assert_eq!(toks("1. The cat"), ["1", ".", "the", "cat"]);
+        // Inside a sentence (the next word is not capitalised), a title, or a word with periods of its own: whole.
+        assert_eq!(toks("The cat sat. on"), ["the", "cat", "sat.", "on"]);
+        assert_eq!(toks("Mr. Smith sat"), ["mr.", "smith", "sat"]);
+        assert_eq!(toks("The U.S."), ["the", "u.s."]);
+        assert_eq!(toks("The cat sat..."), ["the", "cat", "sat", "..."]);
+    }
+
+    #[test]
+    fn joiners_between_letters_ligatures_and_full_width_letters_read_as_plain_letters() {
+        assert_eq!(toks("the king\u{200d}dom"), ["the", "kingdom"]);
+        assert_eq!(toks("the ﬁnal ﬂight"), ["the", "final", "flight"]);
+        assert_eq!(toks("ＴＨＥ ｃａｔ ｓａｔ！"), ["the", "cat", "sat", "!"]);
+        // An emoji's joiner stays (👩‍💻 is one token, its spelling whole).
+        assert_eq!(toks("👩\u{200d}💻"), ["👩\u{200d}💻"]);
     }
 
     #[test]
