@@ -161,3 +161,17 @@ test('the trained model’s head search quotes a typed right-to-left word in pla
     `Query: '${iso('שלום')}' is not in the sentence; its words are: the, cat, sat, because, it, was, tired.`);
   await finish();
 });
+
+test('tag characters and line separators are escaped in the notes, a flag of tags is not', async () => {
+  // "AB" in tag characters (invisible), after a space: a word quoted as '' without the escapes.
+  const tags = '\u{E0041}\u{E0042}';
+  const england = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}';
+  const file = `glove.txt\u{E0020}\u{E0065}\u2028`;
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(`king ${tags} ${england}`, `&vec=${encodeURIComponent(file)}`));
+  await ready(page);
+  const unknown = await page.textContent('#unknown-note');
+  assert.ok(unknown.includes("'\\u{e0041}\\u{e0042}'"), unknown);
+  assert.ok(unknown.includes(`'${england}'`), `the flag is quoted as it is drawn: ${unknown}`);
+  assert.match(await page.textContent('#vectors-note'), /the file 'glove\.txt\\u\{e0020\}\\u\{e0065\}\\u\{2028\}', which stays/);
+  await finish();
+});

@@ -96,11 +96,17 @@ export function roughCut(text, maxTokens) {
 
 /**
  * Characters the core's messages write as escapes (crates/attention-core
- * error.rs `hidden`): controls, and format characters that take no space
- * (soft hyphen, zero-width spaces and joiners, direction marks, embeddings,
- * overrides and isolates, invisible operators, the byte-order mark).
+ * error.rs `hidden`): controls, line and paragraph separators, and format
+ * characters that take no space (soft hyphen, the combining grapheme joiner,
+ * zero-width spaces and joiners, direction marks, embeddings, overrides and
+ * isolates, invisible operators, the deprecated format characters, the
+ * byte-order mark, interlinear annotation marks, musical format controls,
+ * tags).
  */
-const HIDDEN = /^[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]$/u;
+const HIDDEN = /^[\p{Cc}\u00AD\u034F\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0001}\u{E0020}-\u{E007F}]$/u;
+
+/** A tag character: drawn only in a flag's tag sequence (🏴 + tags + U+E007F, England's flag). */
+const TAG = /^[\u{E0020}-\u{E007F}]$/u;
 
 /** A character drawn as itself beside a joiner: not ASCII, not hidden. */
 const shownBeside = (c) => c !== undefined && c > '\u007F' && !HIDDEN.test(c);
@@ -114,8 +120,11 @@ const shownBeside = (c) => c !== undefined && c > '\u007F' && !HIDDEN.test(c);
  */
 export function escapeHidden(text) {
   const chars = [...wellFormed(text)];
+  let inFlag = false; // after 🏴 and the tags kept after it
   return chars.map((c, i) => {
-    if (!HIDDEN.test(c)) return c;
+    const flagTag = inFlag && TAG.test(c);
+    inFlag = (c === '\u{1F3F4}' || flagTag) && c !== '\u{E007F}';
+    if (!HIDDEN.test(c) || flagTag) return c;
     const joins = (c === '\u200C' || c === '\u200D') && shownBeside(chars[i - 1]) && shownBeside(chars[i + 1]);
     return joins ? c : `\\u{${c.codePointAt(0).toString(16)}}`;
   }).join('');

@@ -83,41 +83,63 @@ impl fmt::Display for Error {
 /// an escape sequence would drive the terminal, and a zero-width space would
 /// be quoted as `''`, naming nothing the user can see. A joiner between two
 /// non-ASCII characters stays: it is part of an emoji (👩‍💻) or of a word of
-/// a script that uses it, and shows as such.
+/// a script that uses it, and shows as such; so do the tags of a flag's tag
+/// sequence (🏴 + "gbeng" in tags + cancel tag: England's flag), and only there.
 pub fn quote(word: &str) -> String {
     let shortened = crate::tokenize::shortened(word, 40);
     let chars: Vec<char> = shortened.chars().collect();
     let shown = |c: Option<&char>| c.is_some_and(|&c| !c.is_ascii() && !hidden(c));
     let mut quoted = String::from("'");
+    let mut in_flag = false; // after 🏴 and the tags kept after it
     for (i, &c) in chars.iter().enumerate() {
         let joins = matches!(c, '\u{200c}' | '\u{200d}')
             && shown(i.checked_sub(1).and_then(|p| chars.get(p)))
             && shown(chars.get(i + 1));
-        if hidden(c) && !joins {
+        let flag_tag = in_flag && is_tag(c);
+        if hidden(c) && !joins && !flag_tag {
             quoted.extend(c.escape_unicode());
         } else {
             quoted.push(c);
         }
+        in_flag = (c == BLACK_FLAG || flag_tag) && c != CANCEL_TAG;
     }
     quoted.push('\'');
     quoted
 }
 
-/// Control characters, and format characters that take no space: soft
-/// hyphen, zero-width spaces and joiners, direction marks, embeddings,
-/// overrides and isolates, invisible operators, the byte-order mark.
+/// The flag that a tag sequence names a region of (🏴 + tags + U+E007F).
+const BLACK_FLAG: char = '\u{1f3f4}';
+const CANCEL_TAG: char = '\u{e007f}';
+
+/// The tag characters (U+E0020–U+E007F): invisible ASCII look-alikes,
+/// drawn only as part of a flag's tag sequence.
+fn is_tag(c: char) -> bool {
+    matches!(c, '\u{e0020}'..='\u{e007f}')
+}
+
+/// Control characters, line and paragraph separators, and format
+/// characters that take no space: soft hyphen, the combining grapheme
+/// joiner, zero-width spaces and joiners, direction marks, embeddings,
+/// overrides and isolates, invisible operators, the deprecated format
+/// characters, the byte-order mark, interlinear annotation marks, musical
+/// format controls and tags (www/js/text.js `HIDDEN` is the same set).
 fn hidden(c: char) -> bool {
     c.is_control()
+        || is_tag(c)
         || matches!(
             c,
             '\u{00ad}'
+                | '\u{034f}'
                 | '\u{061c}'
                 | '\u{180e}'
                 | '\u{200b}'..='\u{200f}'
-                | '\u{202a}'..='\u{202e}'
+                | '\u{2028}'..='\u{202e}'
                 | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{2069}'
+                | '\u{2066}'..='\u{206f}'
                 | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0001}'
         )
 }
 
@@ -188,5 +210,17 @@ mod tests {
         assert_eq!(quote("naïve 👩\u{200d}💻"), "'naïve 👩\u{200d}💻'");
         assert_eq!(quote("king\u{200d}queen\u{200d}"), "'king\\u{200d}queen\\u{200d}'");
         assert_eq!(quote(&"\u{7}".repeat(50)), format!("'{}…'", "\\u{7}".repeat(40)));
+    }
+
+    #[test]
+    fn separators_and_tags_are_escaped_but_a_flags_tags_stay() {
+        // Tag letters alone read as nothing: "AB" in tags.
+        assert_eq!(quote("\u{e0041}\u{e0042}"), "'\\u{e0041}\\u{e0042}'");
+        assert_eq!(quote("a\u{2028}b\u{2029}"), "'a\\u{2028}b\\u{2029}'");
+        assert_eq!(quote("x\u{e0001}\u{fff9}\u{206a}"), "'x\\u{e0001}\\u{fff9}\\u{206a}'");
+        // England's flag: 🏴 + "gbeng" in tags + the cancel tag, as it is; a tag after it is escaped.
+        let england = "\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}";
+        assert_eq!(quote(england), format!("'{england}'"));
+        assert_eq!(quote(&format!("{england}\u{e0041}")), format!("'{england}\\u{{e0041}}'"));
     }
 }
