@@ -8,9 +8,15 @@
 // - shards and the nearest-word index live under a folder named by their
 //   set's id (data/glove-6b-50d/<set>/…), so their content never changes:
 //   served from the cache when there, else fetched and kept; those of an
-//   older set are dropped;
+//   older set are dropped, and never kept (a page of an older version still
+//   open gets them from the network);
 // - everything else (the app, the vectors' manifest) is fetched first, so a
 //   new version is used at once, and the kept copy serves when offline;
+// - only what the app needs offline is kept, once an address: its files, its
+//   pages, the model's WebAssembly and the current set's shards, each under
+//   its address without the query. Anything else of the site (the host's
+//   _headers, source maps, this worker) just goes to the network: a page that
+//   asked for ever-new addresses would otherwise grow the caches without bound;
 // - a page (a navigation) waits PATIENCE_MS for the network, then opens from
 //   the kept copy: a link that connects but carries nothing ("lie-fi", a
 //   train's wifi) left a blank tab until the browser gave up, minutes later.
@@ -31,6 +37,8 @@ const SHARD_PATH = /\/data\/glove-6b-50d\/([0-9a-f]{16})\//;
 // or named by a page that fetched them before it (its worker started before this one took control).
 const MODEL_WASM = /\/pkg-model\/attention_model_wasm(_bg\.wasm|\.js)$/;
 const PATIENCE_MS = 4000;
+// The app's files by address (BUILD.files are relative to this worker's folder).
+const APP_FILES = new Set(BUILD.files.map((file) => new URL(file, self.location).href));
 // The pages (client ids) opened from the kept copy while this worker runs.
 const fromCopy = new Set();
 
@@ -50,10 +58,12 @@ self.addEventListener('activate', (event) => {
     const keys = await caches.keys();
     await Promise.all(keys.filter((key) => key.startsWith('attention-explorer-') && key !== APP && key !== SHARDS && !key.includes('model'))
       .map((key) => caches.delete(key)));
-    // The data was built again: shards of the old set are never asked for.
+    // The data was built again: shards of the old set are never asked for;
+    // nor are the copies an older worker kept under a query.
     const shards = await caches.open(SHARDS);
     for (const request of await shards.keys()) {
-      if (BUILD.set && SHARD_PATH.exec(new URL(request.url).pathname)?.[1] !== BUILD.set) await shards.delete(request);
+      const url = new URL(request.url);
+      if (!isCurrentShard(url) || url.search) await shards.delete(request);
     }
     // The first visit's page too, from now on.
     await self.clients.claim();
@@ -69,8 +79,9 @@ self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
   if (request.method !== 'GET' || url.origin !== self.location.origin || url.pathname.includes('/model/')) return;
-  if (SHARD_PATH.test(url.pathname)) event.respondWith(cacheFirst(request));
-  else if (request.mode === 'navigate') event.respondWith(navigate(event));
+  if (SHARD_PATH.test(url.pathname)) {
+    if (isCurrentShard(url)) event.respondWith(cacheFirst(request));
+  } else if (request.mode === 'navigate') event.respondWith(navigate(event));
   else if (fromCopy.has(event.clientId)) event.respondWith(keptFirst(request));
   else event.respondWith(networkFirst(request));
 });
@@ -89,11 +100,12 @@ async function keep(urls) {
       await fetchAndKeep(await caches.open(APP), new Request(url)).catch(() => {});
       continue;
     }
-    if (SHARD_PATH.exec(url.pathname)?.[1] !== BUILD.set) continue;
+    if (!isCurrentShard(url)) continue;
+    url.search = '';
     if (await cache.match(url)) continue;
     try {
       const response = await fetch(url);
-      if (response.ok) await cache.put(url, response);
+      if (keepable(response)) await cache.put(url, response);
     } catch {
       // Offline already: the page fetches it again when it needs it.
     }
@@ -103,10 +115,12 @@ async function keep(urls) {
 async function cacheFirst(request) {
   const cache = await caches.open(SHARDS);
   // A shard the page found damaged is asked for again past every cache (vectors.js), this one too.
-  const kept = request.cache === 'reload' ? null : await cache.match(request);
+  // One copy of a shard, whatever query it was asked with.
+  const address = withoutQuery(request.url);
+  const kept = request.cache === 'reload' ? null : await cache.match(address);
   if (kept) return kept;
   const response = await fetch(request);
-  if (response.ok) cache.put(request, response.clone()).catch(() => {});
+  if (keepable(response)) cache.put(address, response.clone()).catch(() => {});
   return response;
 }
 
@@ -145,12 +159,34 @@ async function keptFirst(request) {
   return (await cache.match(request, { ignoreSearch: true })) ?? fetch(request);
 }
 
+/** Fetches a file of the app, and keeps it if the app needs it offline (a file of another kind is only fetched). */
 async function fetchAndKeep(cache, request) {
   const response = await fetch(request);
   // Kept under its address without the query (read back with ignoreSearch):
   // links and probes with ever-new queries would otherwise each add a copy.
-  if (response.ok && response.type === 'basic') cache.put(withoutQuery(request.url), response.clone()).catch(() => {});
+  const address = withoutQuery(request.url);
+  if (keepable(response) && ofTheApp(request, address, response)) cache.put(address, response.clone()).catch(() => {});
   return response;
+}
+
+/**
+ * Whether the app cache keeps this: a file of the app (BUILD.files), the
+ * model's WebAssembly, or a page opened (a navigation answered with HTML: a
+ * host may serve index.html under another address, as /index).
+ */
+function ofTheApp(request, address, response) {
+  if (APP_FILES.has(address) || MODEL_WASM.test(new URL(address).pathname)) return true;
+  return request.mode === 'navigate' && /^text\/html\b/.test(response.headers.get('Content-Type') ?? '');
+}
+
+/** A complete answer of this site (an error, a redirect or an opaque answer is never kept). */
+function keepable(response) {
+  return response.ok && (response.type === 'basic' || response.type === 'cors');
+}
+
+/** A shard (or the nearest-word index) of the current set: the only ones kept. */
+function isCurrentShard(url) {
+  return BUILD.set !== '' && SHARD_PATH.exec(url.pathname)?.[1] === BUILD.set;
 }
 
 function withoutQuery(href) {

@@ -4,6 +4,7 @@
 import { mock, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { VectorStore } from '../../www/js/vectors.js';
 import { DIST, everythingKept, hashFor, hashOf, KING, openPage, readTable, ready, rowOf, serveDist, useSite } from './helpers.mjs';
 
@@ -567,6 +568,56 @@ test('after one visit the page opens with no network, and says which words need 
   await page.waitForFunction(() => [...document.querySelectorAll('#weights thead th')].some((th) => th.textContent === 'wisdom'), null, { timeout: 10000 });
   assert.equal(await page.locator('#tokens .token.failed').count(), 0);
   await finish();
+});
+
+/** The addresses of every entry in the caches named `prefix…`, as the page's browser holds them. */
+function cacheKeys(page, prefix) {
+  return page.evaluate(async (prefix) => {
+    const keys = [];
+    for (const name of (await caches.keys()).filter((key) => key.startsWith(prefix))) {
+      keys.push(...(await (await caches.open(name)).keys()).map((request) => request.url));
+    }
+    return keys;
+  }, prefix);
+}
+
+test('the offline copy holds the app\'s files and no other file of the site', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  await everythingKept(page);
+  // Files of the site that are not the app's: the static host's header file,
+  // the worker itself, a source map. A page (or a script in it) asking for
+  // them must not grow the copy.
+  await page.evaluate(() => Promise.all(['_headers', 'sw.js', 'js/main.js.map', 'index.html?c=3'].map((file) => fetch(file))));
+  await page.waitForTimeout(500); // the worker stores a copy after it has answered
+  const { files } = JSON.parse(readFileSync(`${DIST}/sw.js`, 'utf8').match(/^const BUILD = (.*);$/m)[1]);
+  const app = new Set(files.map((file) => new URL(file, site.url).href));
+  const kept = await cacheKeys(page, 'attention-explorer-app');
+  assert.deepEqual(kept.filter((url) => !app.has(url)), [], 'kept beside the app\'s files');
+  assert.deepEqual([...app].filter((url) => !kept.includes(url)), [], 'the app\'s files not kept');
+  await finish();
+});
+
+test('the shards kept offline are those of the current set, each under its address without a query', async () => {
+  // A shard of another set (an older build still on the host) answers too.
+  const OTHER = '0123456789abcdef';
+  const server = await serveDist(DIST, { answers: { [`/data/glove-6b-50d/${OTHER}/0000.aews`]: () => ({ status: 200, body: 'another set' }) } });
+  try {
+    const { page, finish } = await openPage(site.browser, server.url + hashFor(KING));
+    await ready(page);
+    await everythingKept(page);
+    const set = await page.evaluate(async () => (await (await fetch('data/glove-6b-50d/manifest.json')).json()).set);
+    const statuses = await page.evaluate((paths) => Promise.all(paths.map(async (file) => (await fetch(file)).status)),
+      [`data/glove-6b-50d/${set}/0000.aews?a=1`, `data/glove-6b-50d/${set}/0000.aews?a=2`, `data/glove-6b-50d/${OTHER}/0000.aews`]);
+    assert.deepEqual(statuses, [200, 200, 200], 'each is served');
+    await page.waitForTimeout(500);
+    const kept = await cacheKeys(page, 'attention-explorer-shards');
+    assert.deepEqual(kept.filter((url) => new URL(url).search !== '' || !url.includes(`/data/glove-6b-50d/${set}/`)), [], 'kept with a query, or of another set');
+    assert.ok(kept.includes(`${server.url}data/glove-6b-50d/${set}/0000.aews`), 'the shard asked for with a query is kept under its address');
+    await finish();
+  } finally {
+    await server.close();
+  }
 });
 
 test('a new version whose install fails keeps the offline copy of the last one', async () => {
