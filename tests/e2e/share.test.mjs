@@ -214,6 +214,93 @@ test('the arrows download as drawn: the focused word’s curves, labels and weig
   await finish();
 });
 
+/**
+ * In the page: an SVG download's focus as drawn, { outlines (rects stroked
+ * in `accent`, outside the cells and the legend), cells (the cell rects'
+ * x, y, width), desc }.
+ */
+function svgFocus(page, text, accent) {
+  return page.evaluate(([source, colour]) => {
+    const doc = new DOMParser().parseFromString(source, 'image/svg+xml');
+    const box = (r) => ['x', 'y', 'width', 'height'].map((name) => Number(r.getAttribute(name)));
+    const outside = [...doc.querySelectorAll('rect')].filter((r) => !r.closest('g.cells, g.legend'));
+    return {
+      outlines: outside.filter((r) => r.getAttribute('stroke')?.toLowerCase() === colour).map(box),
+      cells: [...doc.querySelectorAll('g.cells rect')].map(box),
+      desc: doc.querySelector('desc').textContent,
+      caption: [...doc.querySelectorAll('text.caption')].map((t) => t.textContent).join(' '),
+    };
+  }, [text, accent]);
+}
+
+/** The pixels of PNG `bytes`, decoded by the page: { width, height, data (RGBA bytes) }. */
+async function pngPixels(page, bytes) {
+  const { width, height, base64 } = await page.evaluate(async (png) => {
+    // From its bytes, not a data: address, which the page's content policy does not fetch.
+    const bitmap = await createImageBitmap(new Blob([Uint8Array.from(atob(png), (c) => c.charCodeAt(0))]));
+    const draw = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d');
+    draw.drawImage(bitmap, 0, 0);
+    const data = draw.getImageData(0, 0, bitmap.width, bitmap.height).data;
+    let binary = '';
+    for (let k = 0; k < data.length; k += 0x8000) binary += String.fromCharCode(...data.subarray(k, k + 0x8000));
+    return { width: bitmap.width, height: bitmap.height, base64: btoa(binary) };
+  }, bytes.toString('base64'));
+  return { width, height, data: Buffer.from(base64, 'base64') };
+}
+
+test('the heatmap’s picture shows the focused row as the screen does: its band and outline in SVG and PNG, its word in the caption', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&causal=1&focus=1'));
+  await ready(page);
+  const accent = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim().toLowerCase());
+  const svg = await svgFocus(page, (await downloaded(page, 'main', '#export-svg')).bytes.toString('utf8'), accent);
+  assert.equal(svg.cells.length, 49);
+  // The 'king' row: cells 7 to 13, outlined around them, a pixel out, as on screen.
+  const [x, y, cell] = svg.cells[7];
+  assert.equal(svg.outlines.length, 1, 'one outline, the focused row’s');
+  const [ox, oy, ow, oh] = svg.outlines[0];
+  // A pixel out around the row: from the first key to the last, one row tall.
+  assertClose([ox, oy, ow, oh], [x - 1, y - 1, 7 * cell + 2, cell + 2], 0.01);
+  assert.match(svg.desc, /causal mask · focused query 'king' \(word 2\)$/);
+  assert.match(svg.caption, /focused query 'king' \(word 2\)$/, 'the caption drawn names it too');
+  const json = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
+  assert.doesNotMatch(json.caption, /focus/, 'the data’s caption says what made the weights, as before');
+  const focused = await pngPixels(page, (await downloaded(page, 'main', '#export-png')).bytes);
+  // The outline in the PNG: pixels of the accent colour, around one row of the matrix.
+  const rgb = accent.match(/[0-9a-f]{2}/g).map((h) => parseInt(h, 16));
+  const isAccent = (data, k) => rgb.every((c, m) => Math.abs(data[k + m] - c) <= 3);
+  let [top, bottom, left, right] = [Infinity, -1, Infinity, -1];
+  for (let k = 0; k < focused.data.length; k += 4) {
+    if (!isAccent(focused.data, k)) continue;
+    const [px, py] = [(k / 4) % focused.width, Math.floor(k / 4 / focused.width)];
+    [top, bottom, left, right] = [Math.min(top, py), Math.max(bottom, py), Math.min(left, px), Math.max(right, px)];
+  }
+  assert.ok(bottom > 0, 'the PNG has the outline colour');
+  // Square cells: seven columns across the outline make a row as tall as one of them.
+  const rowHeight = (right - left) / 7;
+  assert.ok(Math.abs(bottom - top - rowHeight) < 0.1 * rowHeight, `outlined ${bottom - top} px tall, a row is ${rowHeight.toFixed(1)}`);
+  // Above the outline, inside the first column: one row of cells ('the'), then the background.
+  const pixel = (image, px, py) => image.data.slice((py * image.width + px) * 4, (py * image.width + px) * 4 + 3).join();
+  const background = pixel(focused, 2, 2);
+  let above = top - 1;
+  while (above > 0 && pixel(focused, left + 10, above) !== background) above--;
+  assert.ok(Math.abs(top - above - rowHeight) < 0.15 * rowHeight, `the outline is on the second row: ${top - above} px below the matrix's top, a row is ${rowHeight.toFixed(1)}`);
+  // Without the focus, the same picture has no band nor outline there.
+  await page.locator('#heatmap-overlay').press('Escape');
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('focus'));
+  const plain = await pngPixels(page, (await downloaded(page, 'main', '#export-png')).bytes);
+  const fromBottom = plain.height - focused.height; // the caption may take another line; the matrix sits at the bottom
+  let differ = 0;
+  for (let py = top; py <= bottom; py++) if (pixel(plain, left + 10, py + fromBottom) !== pixel(focused, left + 10, py)) differ++;
+  assert.ok(differ > 0, 'the focused row differs from the same export without focus');
+  let accents = 0;
+  for (let k = 0; k < plain.data.length; k += 4) if (isAccent(plain.data, k)) accents++;
+  assert.equal(accents, 0, 'no outline without focus');
+  const none = await svgFocus(page, (await downloaded(page, 'main', '#export-svg')).bytes.toString('utf8'), accent);
+  assert.deepEqual(none.outlines, []);
+  assert.doesNotMatch(none.desc, /focus/);
+  await finish();
+});
+
 test('a teaching view’s picture is downloaded on the colour scale it is drawn with', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&lab=whatif'));
   await ready(page);

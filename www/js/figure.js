@@ -11,14 +11,18 @@
 //           to the title's words), unknown (the words left out), inputs (what
 //           the playground computed from), arrows ({ focus, share }: drawn as
 //           the arrows view draws it, from the colLabels' words; the rows
-//           are the focused query's when there is one) }
+//           are the focused query's when there is one), focus ({ row, unit }:
+//           the query row focused on screen, in the whole matrix, and what its
+//           caption counts rows in, 'word', 'token' or 'row'; see withFocus),
+//           part ({ row0, col0, labels }: a zoomed part's place in the
+//           whole matrix, whose row labels `labels` are) }
 // A figure of other numbers than weights (the context vectors) names them:
 // axes ([row, column] for the CSV's corner), jsonKeys ([rows, columns,
 // values]), and rowValues(i) in place of `weights` (a row computed when its
 // line is written). Its entry in `ctx.figures` names the downloads it has
 // (`formats`: ['csv', 'json']) when not all four.
 
-import { paintArrows } from './paint.js';
+import { paintArrows, paintOverlay } from './paint.js';
 import { formatTemperature } from './state.js';
 import { xml, SvgContext } from './svg-canvas.js';
 import { quoted, wrapLines } from './text.js';
@@ -96,6 +100,43 @@ export function asArrows(whole, focused, share) {
   if (focus === null) return figure;
   const part = (values) => values?.slice(focus * n, (focus + 1) * n) ?? null;
   return { ...figure, rows: 1, rowLabels: [whole.rowLabels[focus]], weights: part(whole.weights), masked: part(whole.masked) };
+}
+
+/**
+ * `figure` with the query row `focus` (a row of the whole matrix, or null)
+ * that the screen shows focused, so that its picture shows it too: its band
+ * and outline, and its word in the caption, its place counted in `unit`s.
+ * A focus outside the figure's rows (a zoomed part's) is not shown there.
+ */
+export function withFocus(figure, focus, unit = 'word') {
+  const row0 = figure?.part?.row0 ?? 0;
+  if (!figure || !Number.isInteger(focus) || focus < row0 || focus >= row0 + figure.rows) return figure;
+  return { ...figure, focus: { row: focus, unit } };
+}
+
+/**
+ * The caption drawn on a picture: the figure's, and its focused query, named
+ * as the arrows name theirs. The data's (CSV, JSON) caption stays what made
+ * the weights: a click changes no number.
+ */
+export function pictureCaption(figure) {
+  if (!figure.focus) return figure.caption;
+  const { row, unit } = figure.focus;
+  const labels = figure.part?.labels ?? figure.rowLabels;
+  return `${figure.caption} · focused query ${quoted(labels[row])} (${unit} ${row + 1})`;
+}
+
+/**
+ * Paints the focus of `figure` (withFocus) on `draw` as the screen's overlay
+ * does (paint.js paintOverlay: the focused row's band and outline, the hover
+ * left out), over cells laid out in `layout`; a zoomed part's as the zoomed
+ * view paints it.
+ */
+export function paintFocus(draw, figure, layout, theme) {
+  if (!figure.focus) return;
+  const { row0 = 0, col0 = 0, labels = figure.rowLabels } = figure.part ?? {};
+  const window = { row0, col0, rows: figure.rows, cols: figure.cols };
+  paintOverlay(draw, { layout, theme, labels, colLabels: figure.colLabels, window }, figure.focus.row, null);
 }
 
 /** A CSV field: quoted, and a leading =, +, − or @ defused, so that a spreadsheet never runs a token as a formula. */
@@ -188,7 +229,8 @@ export const SVG_RECT_LIMIT = 128 * 128;
 
 /**
  * The figure as an SVG document: title, caption, labels, one <rect> per cell
- * (`data-weight` holds its weight) and a colour legend. `table`: the palette's
+ * (`data-weight` holds its weight), the focus as the screen's overlay draws
+ * it (paintFocus) and a colour legend. `table`: the palette's
  * 256 r, g, b triples; `cellsUrl(figure)`: a PNG data URL of the cells, used
  * for matrices beyond SVG_RECT_LIMIT cells.
  */
@@ -229,6 +271,13 @@ export function svgOf(figure, { table, theme, cellsUrl }) {
   } else {
     out.push(`<image x="${x0}" y="${y0}" width="${figure.cols * cell}" height="${figure.rows * cell}" preserveAspectRatio="none" style="image-rendering:pixelated" href="${cellsUrl(figure)}"/>`);
   }
+  if (figure.focus) {
+    // Every label is drawn here, so the overlay names nothing and measures no text.
+    const draw = new SvgContext(null);
+    const matrix = [x0, y0, figure.cols * cell, figure.rows * cell];
+    paintFocus(draw, figure, { cell, matrix, labelsShown: true, width, height }, theme);
+    out.push('<g class="focus">', ...draw.parts, '</g>');
+  }
   // The gradient's id names its palette: two figures put inline in one page may share it, never swap it.
   const gradient = `attention-explorer-${String(figure.palette).replace(/[^a-z]/g, '')}`;
   out.push(legendSvg(x0 + figure.cols * cell + 16, y0, Math.max(60, figure.rows * cell), figure.scaleMax, table, theme, gradient), '</svg>');
@@ -240,7 +289,7 @@ function svgOpening(figure, width, height, theme) {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
     `<title>${xml(figure.title)}</title>`,
-    `<desc>${xml(figure.caption)}</desc>`,
+    `<desc>${xml(pictureCaption(figure))}</desc>`,
     `<rect width="${width}" height="${height}" fill="${xml(theme.bg)}"/>`,
   ];
 }
@@ -255,7 +304,7 @@ function svgHeading(figure, width, theme) {
   // sans-serif, so that a line rarely runs past the edge).
   const room = width - 32;
   const title = wrapLines(figure.title, (line) => Array.from(line).length * 8.6 <= room, TITLE_LINES);
-  const caption = wrapLines(figure.caption, (line) => Array.from(line).length * 6.2 <= room);
+  const caption = wrapLines(pictureCaption(figure), (line) => Array.from(line).length * 6.2 <= room);
   const captionTop = 24 + 20 * title.length;
   return {
     bottom: captionTop + 15 * (caption.length - 1) + 26,

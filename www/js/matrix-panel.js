@@ -8,7 +8,7 @@
 
 import { ALL_ROWS_LINKS, arrowLayout, heatmapLayout, hitAt, labelWidth, paintBase, placeTooltip, sizeCanvas } from './heatmap-view.js';
 import { paintable } from './analysis.js';
-import { settingsCaption } from './figure.js';
+import { settingsCaption, withFocus } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
 import { scrolling } from './dom.js';
 import { el, weight } from './teach-steps.js';
@@ -22,8 +22,9 @@ export class MatrixPanel {
    * root: an element to fill. options: { ctx (the page's view context: wasm,
    * theme, widths), name (for labels), onFocus(row), onCell(row, col), arrows
    * (default true), table (default true), tableId, and for its exported
-   * figure title(state) (default: the sentence) and inputs(state) (what it
-   * was computed from, when not the sentence) }
+   * figure title(state) (default: the sentence), inputs(state) (what it
+   * was computed from, when not the sentence) and unit (what its focused
+   * row's caption counts it in; default 'word') }
    */
   constructor(root, options) {
     this.options = { ...options, theme: () => options.ctx.theme };
@@ -72,7 +73,7 @@ export class MatrixPanel {
     this.ctx.figures.set(`panel-${options.tableId ?? options.name}`, {
       name: `${options.name}: ${options.figureName ?? 'the matrix of this tab'}`,
       visible: () => Boolean(this.data) && this.root.isConnected && !this.root.closest('[hidden]'),
-      figure: () => this.figure(),
+      figure: () => withFocus(this.figure(), this.focus, options.unit),
     });
     // Widths come from the page's ResizeObserver: reading them here would force a layout.
     this.ctx.observe(this.stack, () => this.data && this.layout());

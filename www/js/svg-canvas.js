@@ -1,8 +1,9 @@
 // A 2D context that writes SVG: the few calls of paint.js's painters that
-// draw strokes and text (paintArrows), recorded as SVG elements, so that a
-// picture of the arrows is drawn by the same code on the screen and in the
-// downloaded SVG. Text is measured by a real canvas context in the same
-// font, so that labels are cut where the screen cuts them.
+// draw strokes, rectangles and text (paintArrows, paintOverlay), recorded as
+// SVG elements, so that a picture of the arrows, or a heatmap's focus, is
+// drawn by the same code on the screen and in the downloaded SVG. Text is
+// measured by a real canvas context in the same font, so that labels are
+// cut where the screen cuts them.
 
 // XML allows neither most control characters, nor U+FFFE and U+FFFF, nor half an emoji: a
 // sentence holding one would make a file no viewer opens. Each becomes U+FFFD.
@@ -16,6 +17,18 @@ const BASELINES = { middle: 'middle', top: 'hanging', hanging: 'hanging', bottom
 
 /** A number as an attribute writes it: at most two decimals. */
 const num = (x) => String(Math.round(x * 100) / 100);
+
+/**
+ * The attributes of paint `name` ('fill' or 'stroke') in CSS colour `colour`
+ * at opacity `alpha`: an rgba() (the theme's focus band) is written as rgb()
+ * and an opacity, which every SVG editor reads.
+ */
+function paint(name, colour, alpha) {
+  const rgba = /^rgba\(\s*([\d.]+)\s*,\s*([\d.]+)\s*,\s*([\d.]+)\s*,\s*([\d.]+)\s*\)$/.exec(colour);
+  const opacity = alpha * (rgba ? Number(rgba[4]) : 1);
+  const shown = rgba ? `rgb(${rgba[1]},${rgba[2]},${rgba[3]})` : colour;
+  return `${name}="${xml(shown)}"${opacity < 1 ? ` ${name}-opacity="${num(opacity)}"` : ''}`;
+}
 
 export class SvgContext {
   font = '10px sans-serif';
@@ -69,6 +82,14 @@ export class SvgContext {
     if (!this.#path.length) return;
     const opacity = this.globalAlpha < 1 ? ` stroke-opacity="${num(this.globalAlpha)}"` : '';
     this.parts.push(`<path d="${this.#path.join('')}" fill="none" stroke="${xml(this.strokeStyle)}" stroke-width="${num(this.lineWidth)}" stroke-linecap="${xml(this.lineCap)}"${opacity}/>`);
+  }
+
+  fillRect(x, y, width, height) {
+    this.parts.push(`<rect x="${num(x)}" y="${num(y)}" width="${num(width)}" height="${num(height)}" ${paint('fill', this.fillStyle, this.globalAlpha)}/>`);
+  }
+
+  strokeRect(x, y, width, height) {
+    this.parts.push(`<rect x="${num(x)}" y="${num(y)}" width="${num(width)}" height="${num(height)}" fill="none" ${paint('stroke', this.strokeStyle, this.globalAlpha)} stroke-width="${num(this.lineWidth)}"/>`);
   }
 
   fillText(text, x, y) {

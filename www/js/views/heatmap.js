@@ -6,7 +6,7 @@
 // moved to along it, whenever that text changes.
 
 import { paintable } from '../analysis.js';
-import { analysisFigure } from '../figure.js';
+import { analysisFigure, withFocus } from '../figure.js';
 import { announcer, el, put } from '../dom.js';
 import { focusAnnouncement, HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay } from '../paint.js';
@@ -60,13 +60,14 @@ class MainHeatmap {
     ctx.figures.set('main', {
       name: () => (this.analysis?.engine.source ? 'the heatmap (your own vectors)' : 'the heatmap (GloVe)'),
       visible: () => Boolean(this.analysis) && this.ctx.shows('heatmap', this.store.get()),
-      figure: () => this.figure(),
+      // Its picture shows the focus drawn on screen (the data is the same with or without).
+      figure: () => withFocus(this.figure(), this.focus),
     });
     // Zoomed in, the part on screen too: its labels and numbers, which a picture of the whole long matrix has no room for.
     ctx.figures.set('main-zoomed', {
       name: () => `the heatmap’s zoomed part (${this.partName()})`,
       visible: () => Boolean(this.analysis) && this.zoom.zoomed && this.ctx.shows('heatmap', this.store.get()),
-      figure: () => this.zoomedFigure(),
+      figure: () => withFocus(this.zoomedFigure(), this.focus),
     });
     this.views = box.closest('.views');
     if (ctx.embed && this.views) {
@@ -133,6 +134,7 @@ class MainHeatmap {
       ...whole, rows, cols, weights, masked,
       rowLabels: whole.rowLabels.slice(row0, row0 + rows), colLabels: whole.colLabels.slice(col0, col0 + cols),
       caption: `${whole.caption} · ${this.partName()}`, file: `rows ${row0 + 1}-${row0 + rows} columns ${col0 + 1}-${col0 + cols}`,
+      part: { row0, col0, labels: whole.rowLabels },
     };
   }
 

@@ -8,7 +8,7 @@
 
 import { colorbarOf, colormap, cellsOf } from '../analysis.js';
 import { attr, copyText, download, el, newCanvas, put } from '../dom.js';
-import { arrowsSvgOf, csvParts, jsonParts, MIN_FIGURE_WIDTH, svgOf, TITLE_LINES, withResolution } from '../figure.js';
+import { arrowsSvgOf, csvParts, jsonParts, MIN_FIGURE_WIDTH, paintFocus, pictureCaption, svgOf, TITLE_LINES, withResolution } from '../figure.js';
 import { arrowLabelWidth, arrowLayout, arrowLinks, hatchOf, heatmapLayout, labelWidth } from '../heatmap-view.js';
 import { font, paintArrows, paintHeatmap } from '../paint.js';
 import { formatHash, VIEWS } from '../state.js';
@@ -309,7 +309,11 @@ export function arrowsPictureOf(figure, ctx) {
   return framedPicture(figure, theme, layout, (draw) => paintArrows(draw, layout, figure.colLabels, links, focus, row, theme));
 }
 
-/** The figure drawn like the page draws it, titled and captioned, at twice the screen's resolution (at least). */
+/**
+ * The figure drawn like the page draws it, titled and captioned, at twice the
+ * screen's resolution (at least): the heatmap, and over it the focus (if any)
+ * on a layer of its own, as on screen (the overlay's painter clears its area).
+ */
 export function pictureOf(figure, ctx) {
   const { theme, wasm } = ctx;
   const labels = [...figure.rowLabels, ...figure.colLabels];
@@ -317,11 +321,27 @@ export function pictureOf(figure, ctx) {
   const geometry = new wasm.HeatmapGeometry(figure.rows, figure.cols, 760, widest, theme.fontSize);
   const layout = heatmapLayout(geometry);
   geometry.free();
-  return framedPicture(figure, theme, layout, (draw) => paintHeatmap(draw, {
-    ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
-    cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), bar: colorbarOf(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
-    hatch: draw.createPattern(hatchOf(theme), 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
-  }));
+  return framedPicture(figure, theme, layout, (draw) => {
+    paintHeatmap(draw, {
+      ...figure, n: figure.rows, labels: figure.rowLabels, layout, theme,
+      cells: cellsOf(wasm, figure, figure.palette), table: colormap(wasm, figure.palette), bar: colorbarOf(wasm, figure.palette), ticks: Array.from(wasm.ticks(figure.scaleMax, 4)),
+      hatch: draw.createPattern(hatchOf(theme), 'repeat') ?? theme.hatch, masked: figure.masked ?? new Uint8Array(figure.rows * figure.cols),
+    });
+    if (!figure.focus) return;
+    const overlay = newCanvas(1, 1);
+    paintFocus(scaledContext(overlay, layout.width, layout.height), figure, layout, theme);
+    draw.drawImage(overlay, 0, 0, layout.width, layout.height);
+  });
+}
+
+/** A 2D context on `canvas`, sized `width` × `height` CSS pixels at pictureRatio() pixels each. */
+function scaledContext(canvas, width, height) {
+  const ratio = pictureRatio();
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  const draw = canvas.getContext('2d');
+  draw.scale(ratio, ratio);
+  return draw;
 }
 
 /**
@@ -340,13 +360,11 @@ function framedPicture(figure, theme, layout, paint) {
   };
   const [titleFont, captionFont] = [font(theme, { size: 15, weight: 'bold' }), font(theme, { size: 11 })];
   const title = wrapLines(figure.title, fits(titleFont), TITLE_LINES);
-  const caption = wrapLines(figure.caption, fits(captionFont));
+  const caption = wrapLines(pictureCaption(figure), fits(captionFont));
   const head = 20 * title.length + 2 + 15 * caption.length + 19;
   const height = Math.ceil(layout.height) + pad * 2 + head;
-  const ratio = pictureRatio();
-  const canvas = newCanvas(Math.round(width * ratio), Math.round(height * ratio));
-  const draw = canvas.getContext('2d');
-  draw.scale(ratio, ratio);
+  const canvas = newCanvas(1, 1);
+  const draw = scaledContext(canvas, width, height);
   draw.textBaseline = 'top';
   draw.fillStyle = theme.fg;
   draw.font = titleFont;

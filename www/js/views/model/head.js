@@ -9,7 +9,7 @@
 
 import { arrowLabelWidth, arrowLayout, focusAnnouncement, HeatmapView, labelWidth, paintBase, paintFocusArrows, sizeCanvas, wireArrowClicks } from '../../heatmap-view.js';
 import { announcer } from '../../dom.js';
-import { asArrows } from '../../figure.js';
+import { asArrows, withFocus } from '../../figure.js';
 import { WeightsTable } from '../../weights-table.js';
 import { paintOverlay } from '../../paint.js';
 import { MODEL_NAME } from './skeleton.js';
@@ -73,7 +73,7 @@ export class HeadView {
     ctx.figures.set('model-head', {
       name: 'the trained model’s open head',
       visible: () => this.current() && !dom.heatBox.closest('[hidden]'),
-      figure: () => this.figure(),
+      figure: () => withFocus(this.figure(), this.focus(), 'token'),
       // Why there is no figure, when the model cannot run this sentence (a quiz says it, rather than "loading").
       problem,
     });

@@ -58,6 +58,7 @@ export function mountPlay(lab, ctx) {
   const panel = new MatrixPanel(el('div'), panelOptions(ctx, 'Playground', 'play-weights', {
     title: () => 'Matrix playground: Q, K and V as typed',
     inputs: (state) => ({ ...state.teach.play }),
+    unit: 'row',
   }));
   const compare = el('table', null, 'steps-table compare-table');
   compare.id = 'play-compare';
