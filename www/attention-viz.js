@@ -38,11 +38,14 @@
   const RESIZE = 'attention-explorer:resize';
   const SLOT = 'attention-explorer-frame';
   // Friendly attribute names and the link keys they write (state.js documents the keys).
-  const NAMED = {
+  // Maps, not objects: an author's attribute named `constructor` or `__proto__` must find nothing.
+  const NAMED = new Map(Object.entries({
     sentence: 's', temperature: 't', palette: 'pal', threshold: 'th', 'model-layer': 'mlayer', 'model-head': 'mhead',
     focus: 'focus', view: 'view', theme: 'theme', zoom: 'zoom', units: 'units',
-  };
-  const FLAGS = { 'no-self': ['self', '0'], causal: ['causal', '1'], 'no-scale': ['scale', '0'], special: ['special', '1'], 'no-special': ['special', '0'] };
+  }));
+  const FLAGS = new Map(Object.entries({
+    'no-self': ['self', '0'], causal: ['causal', '1'], 'no-scale': ['scale', '0'], special: ['special', '1'], 'no-special': ['special', '0'],
+  }));
   const KEYS = ['s', 'self', 'causal', 'scale', 't', 'focus', 'cell', 'th', 'pal', 'theme', 'zoom', 'view', 'vec', 'lab', 'lf', 'lc', 'pad',
     'h', 'hm', 'seed', 'head', 'hide', 'b', 'pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv', 'pn', 'pdk', 'model', 'mlayer', 'mhead', 'units',
     'special', 'mfocus', 'mq', 'mk', 'mrank', 'mcell', 'mflow', 'quiz'];
@@ -67,10 +70,10 @@
     for (const attribute of element.attributes) {
       const name = attribute.name.toLowerCase();
       const value = wellFormed(attribute.value);
-      let [key, setting] = FLAGS[name] || (NAMED[name] ? [NAMED[name], value] : KEYS.includes(name) ? [name, value] : []);
+      let [key, setting] = FLAGS.get(name) || (NAMED.has(name) ? [NAMED.get(name), value] : KEYS.includes(name) ? [name, value] : []);
       if (!key) continue;
       // causal and special are link keys too: causal="0" (or "false") is the link's causal=0, not a flag present.
-      if (FLAGS[name] && KEYS.includes(name) && /^\s*(0|false)\s*$/i.test(value)) setting = '0';
+      if (FLAGS.has(name) && KEYS.includes(name) && /^\s*(0|false)\s*$/i.test(value)) setting = '0';
       if (params.has(key) && params.get(key) !== setting) conflict(from[key], name);
       params.set(key, setting);
       from[key] = name;
@@ -86,7 +89,7 @@
 
   class AttentionViz extends HTMLElement {
     static get observedAttributes() {
-      return Object.keys(NAMED).concat(Object.keys(FLAGS), KEYS, ['height']);
+      return [...NAMED.keys(), ...FLAGS.keys(), ...KEYS, 'height'];
     }
 
     constructor() {
@@ -105,23 +108,28 @@
         const slot = document.createElement('slot');
         slot.name = SLOT;
         root.append(style, slot);
-        const frame = document.createElement('iframe');
-        frame.slot = slot.name;
-        frame.title = 'Attention Explorer: attention weights of a sentence';
-        frame.loading = 'lazy';
-        // Inline and important, so that the post's own styles for iframes (a theme's
-        // `iframe { height: auto !important; aspect-ratio: 16/9 }`) do not reach this one.
-        frame.style.cssText = ['display:block', 'width:100%', 'max-width:none', 'min-width:0', 'max-height:none', 'min-height:0',
-          'aspect-ratio:auto', 'border:0', 'margin:0', 'padding:0', 'color-scheme:normal'].map((rule) => `${rule} !important`).join(';');
-        frame.addEventListener('load', () => {
-          this._loaded = true;
-          // The embed page then takes its natural height, and reports it.
-          frame.contentWindow?.postMessage({ type: RESIZE }, ORIGIN);
-        });
-        this._frame = frame;
+        this._frame = this._newFrame();
       } catch (error) {
         this._fail(error);
       }
+    }
+
+    /** An iframe for the embed page, not yet in the element, with no address yet. */
+    _newFrame() {
+      const frame = document.createElement('iframe');
+      frame.slot = SLOT;
+      frame.title = 'Attention Explorer: attention weights of a sentence';
+      frame.loading = 'lazy';
+      // Inline and important, so that the post's own styles for iframes (a theme's
+      // `iframe { height: auto !important; aspect-ratio: 16/9 }`) do not reach this one.
+      frame.style.cssText = ['display:block', 'width:100%', 'max-width:none', 'min-width:0', 'max-height:none', 'min-height:0',
+        'aspect-ratio:auto', 'border:0', 'margin:0', 'padding:0', 'color-scheme:normal'].map((rule) => `${rule} !important`).join(';');
+      frame.addEventListener('load', () => {
+        this._loaded = true;
+        // The embed page then takes its natural height, and reports it.
+        frame.contentWindow?.postMessage({ type: RESIZE }, ORIGIN);
+      });
+      return frame;
     }
 
     connectedCallback() {
@@ -131,20 +139,36 @@
       for (const child of Array.from(this.children)) {
         if (child !== this._frame && child.localName === 'iframe' && child.slot === SLOT) child.remove();
       }
-      if (this._frame && this._frame.parentNode !== this) {
-        // Put in (or back): it loads its src then, which is made first.
-        this._src = null;
-        this._loaded = false;
-        this._load();
-        this.append(this._frame);
-      } else {
-        this._load();
-      }
+      if (!this._frame) return;
+      // Put in: it loads its src then, which is made first (a lazy frame, once near the screen).
+      this._src = null;
+      this._loaded = false;
+      this._load();
+      if (this._frame) this.append(this._frame);
     }
+
+    // Moved with moveBefore(), the frame keeps its page: nothing to load again.
+    connectedMoveCallback() {}
 
     disconnectedCallback() {
       window.removeEventListener('message', this._onMessage);
       document.removeEventListener('securitypolicyviolation', this._onViolation);
+      // Put back in the post (moved, or removed and added again), this frame
+      // would load its src attribute again, at once even far off screen; and a
+      // change after its first load left that attribute behind (_load replaces
+      // the frame's address instead). So the element takes a new frame, which
+      // connectedCallback sends to the current address: a new frame's first
+      // page adds no entry to the post's history. It keeps the reported
+      // height, so the post does not jump.
+      try {
+        const frame = this._frame;
+        if (!frame) return;
+        this._frame = this._newFrame();
+        this._frame.style.setProperty('height', frame.style.getPropertyValue('height'), 'important');
+        frame.remove();
+      } catch (error) {
+        this._fail(error);
+      }
     }
 
     /** The post's Content-Security-Policy refused the widget's frame: say so, and show the element's own content. */

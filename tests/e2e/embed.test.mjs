@@ -67,6 +67,12 @@ async function theBlog() {
     // An author who wrote the sentence twice, as the friendly attribute and as the link's key.
     '/twice.html': `<!doctype html><meta charset="utf-8"><title>Post</title><script src="${site.url}attention-viz.js" defer></script>
       <attention-viz sentence="${CAT}" s="${KING}" no-self self="0"></attention-viz>`,
+    // Attributes named like the properties every JavaScript object has.
+    '/odd-names.html': `<!doctype html><meta charset="utf-8"><title>Post</title><script src="${site.url}attention-viz.js" defer></script>
+      <attention-viz constructor __proto__="1" valueof="1" hasownproperty="x" tostring sentence="${KING}" focus="1"></attention-viz>`,
+    // A post whose script moves its widget to another part of the page.
+    '/moved.html': `<!doctype html><meta charset="utf-8"><title>Post</title><script src="${site.url}attention-viz.js" defer></script>
+      <div id="top"><attention-viz id="widget" sentence="${KING}" focus="1"></attention-viz></div><p>The middle.</p><div id="bottom"></div>`,
   });
   return blogOrigin;
 }
@@ -336,6 +342,50 @@ test('a post that changes a widget’s attributes leaves the reader’s Back but
   await frame.locator('#opt-causal:checked').waitFor();
   await page.evaluate(() => document.querySelector('attention-viz').setAttribute('causal', '0'));
   await frame.locator('#opt-causal:not(:checked)').waitFor();
+  assert.equal(await page.evaluate(() => history.length), entries);
+  await page.goBack();
+  assert.equal(new URL(page.url()).pathname, '/bare.html');
+  await finish();
+});
+
+test('attributes named like the properties of every object are ignored like any unknown attribute', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/odd-names.html`);
+  assert.equal(await page.locator('attention-viz iframe').count(), 1);
+  const table = await widgetTable(page.frameLocator('attention-viz iframe'));
+  assert.deepEqual(table.header, KING.toLowerCase().split(' '));
+  assert.equal(table.rows.find((r) => r.focused).query, 'king');
+  assert.deepEqual(table.rows[1].cells, KING_PRINTED);
+  await finish();
+});
+
+test('a widget moved, or removed and added again, after its attributes changed shows them, and leaves Back to the post', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/bare.html`);
+  await page.goto(`${origin}/moved.html`);
+  const frame = page.frameLocator('#widget iframe');
+  await widgetTable(frame);
+  const entries = await page.evaluate(() => history.length);
+  await page.evaluate((s) => document.getElementById('widget').setAttribute('sentence', s), CAT);
+  await frame.locator('#weights thead th', { hasText: 'tired' }).waitFor();
+  await page.evaluate(() => document.getElementById('widget').setAttribute('focus', '7'));
+  await frame.locator('#weights tr.focused th', { hasText: /^it$/ }).waitFor();
+  const moves = {
+    moved: () => document.getElementById('bottom').append(document.getElementById('widget')),
+    'removed and added again': () => {
+      const widget = document.getElementById('widget');
+      widget.remove();
+      document.getElementById('top').append(widget);
+    },
+  };
+  for (const [how, move] of Object.entries(moves)) {
+    await page.evaluate(move);
+    const table = await widgetTable(frame);
+    assert.deepEqual(table.header, CAT.toLowerCase().split(' '), `${how}: the sentence`);
+    assert.equal(table.rows.find((r) => r.focused)?.query, 'it', `${how}: the focus`);
+  }
   assert.equal(await page.evaluate(() => history.length), entries);
   await page.goBack();
   assert.equal(new URL(page.url()).pathname, '/bare.html');
