@@ -239,3 +239,11 @@ test('a chunk ends at the next white space the tokenizer cuts at, or at the end 
   assert.equal(chunkEnd('king\u00a0queen', 0), 4, 'a no-break space is white space, as in Rust');
   assert.equal(chunkEnd('king\u2003queen', 0), 4, 'so is an em space');
 });
+
+test("a link's bad value is shown cut short in the note, whoever passes it whole", async () => {
+  const { describeProblems } = await import('../../www/js/params.js');
+  // The Multi-head tab checks `hide` against its head count and passes the whole list.
+  const hide = Array.from({ length: 10000 }, (_, k) => k).join(',');
+  const note = describeProblems([{ key: 'hide', value: hide, expected: 'heads from 0 to 1' }]);
+  assert.equal(note, 'Some settings of the link could not be used as written: hide=\u20680,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16…\u2069 (expected heads from 0 to 1).');
+});

@@ -5,6 +5,9 @@
 
 import { escapeHidden, excerpt, isolate, wellFormed } from './text.js';
 
+/** The characters of a link's value that its note shows, then '…'. */
+const SHOWN_VALUE = 40;
+
 export class LinkParams {
   /** `text`: a URL hash or query (with or without its leading '#' or '?'). */
   constructor(text) {
@@ -39,7 +42,7 @@ export class LinkParams {
     if (text === null) return null;
     const value = parse(text);
     if (value === null || value === undefined) {
-      this.problems.push({ key, value: excerpt(text, 40), expected });
+      this.problems.push({ key, value: excerpt(text, SHOWN_VALUE), expected });
       return null;
     }
     return value;
@@ -62,14 +65,16 @@ export function flag(text) {
 }
 
 /**
- * A value of a link as the note shows it after its key: its hidden
- * characters escaped (`escapeHidden`) and the rest isolated (`isolate`), so
- * that neither an override nor a right-to-left word in the link can turn the
- * note around. Plain ASCII is left as it is: after `key=`, not even a leading
- * digit (focus=99) can join another word's run.
+ * A value of a link as the note shows it after its key: at most
+ * SHOWN_VALUE characters (a view's own check may pass a whole list: a
+ * 10,000-head `hide`), its hidden characters escaped (`escapeHidden`) and
+ * the rest isolated (`isolate`), so that neither an override nor a
+ * right-to-left word in the link can turn the note around. Plain ASCII is
+ * left as it is: after `key=`, not even a leading digit (focus=99) can join
+ * another word's run.
  */
 function shownValue(value) {
-  const shown = escapeHidden(value);
+  const shown = escapeHidden(excerpt(value, SHOWN_VALUE));
   return /^[\x20-\x7E]*$/.test(shown) ? shown : isolate(shown);
 }
 
