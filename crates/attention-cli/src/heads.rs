@@ -132,6 +132,8 @@ fn resolve(view: &View, spec: &str, flag: &str) -> Result<usize, Failure> {
         Some((word, k)) if !word.is_empty() && !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
             match k.parse::<usize>() {
                 Ok(k) if k >= 1 => (word, k),
+                // More digits than a count holds: more occurrences than any sentence has, said below.
+                Err(_) => (word, usize::MAX),
                 _ => {
                     return Err(Failure::usage(format!(
                         "{flag} {}: occurrences count from 1 ({} is the first)",

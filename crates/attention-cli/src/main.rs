@@ -275,7 +275,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         note!(
             "attention: not in the {}vocabulary of {} words, left out: {}{hint}",
             if vectors.fallback { "fallback " } else { "" },
-            vectors.embeddings.vocabulary_size(),
+            attention_core::error::grouped(vectors.embeddings.vocabulary_size()),
             attention_core::error::quote_list(&unknown)
         );
     }

@@ -276,7 +276,7 @@ mat -1 0
 fn a_text_over_the_token_limit_is_refused_with_the_limit() {
     let long = "the ".repeat(1025);
     let out = attention(&[long.as_str()]);
-    assert_clean_failure(&out, "1025 known words; attention is computed over at most 1024");
+    assert_clean_failure(&out, "1,025 known words; attention is computed over at most 1,024");
     assert!(attention(&["the ".repeat(1024).as_str(), "--json"]).status.success());
 }
 

@@ -309,7 +309,7 @@ mod tests {
         let long = "the ".repeat(crate::MAX_TOKENS + 1);
         let err = analyze(&long, &tiny(), &Options::default()).unwrap_err();
         assert_eq!(err, Error::TooManyTokens { known: crate::MAX_TOKENS + 1 });
-        assert!(err.to_string().contains("1025 known words") && err.to_string().contains("at most 1024"));
+        assert!(err.to_string().contains("1,025 known words") && err.to_string().contains("at most 1,024"));
         assert!(analyze(&"the ".repeat(crate::MAX_TOKENS), &tiny(), &Options::default()).is_ok());
     }
 }

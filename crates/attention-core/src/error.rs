@@ -59,8 +59,9 @@ impl fmt::Display for Error {
             }
             Error::TooManyTokens { known } => write!(
                 f,
-                "the text has {known} known words; attention is computed over at most {}: shorten it",
-                crate::MAX_TOKENS
+                "the text has {} known words; attention is computed over at most {}: shorten it",
+                grouped(*known),
+                grouped(crate::MAX_TOKENS)
             ),
             Error::InvalidEmbeddings(reason) => write!(f, "invalid word-vector file: {reason}"),
             Error::InvalidOption(reason) => write!(f, "invalid option: {reason}"),
@@ -143,6 +144,20 @@ fn hidden(c: char) -> bool {
         )
 }
 
+/// A count as the page and the README write it, with commas between
+/// thousands: "400,000".
+pub fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// The words a message names, each quoted: the first 8, then how many there
 /// are in all, so that 100,000 unknown words make one short line.
 pub fn quote_list<S: AsRef<str>>(words: &[S]) -> String {
@@ -210,6 +225,15 @@ mod tests {
         assert_eq!(quote("naïve 👩\u{200d}💻"), "'naïve 👩\u{200d}💻'");
         assert_eq!(quote("king\u{200d}queen\u{200d}"), "'king\\u{200d}queen\\u{200d}'");
         assert_eq!(quote(&"\u{7}".repeat(50)), format!("'{}…'", "\\u{7}".repeat(40)));
+    }
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1024), "1,024");
+        assert_eq!(grouped(400_000), "400,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -128,7 +128,7 @@ fn core_errors_become_javascript_errors_with_the_core_message() {
 fn a_text_beyond_the_limit_is_refused_not_computed() {
     let long = "the ".repeat(1025);
     let error = explorer().analyze(&long, JsValue::UNDEFINED).map(|_| ()).unwrap_err();
-    assert!(message(error).contains("at most 1024"));
+    assert!(message(error).contains("at most 1,024"));
 }
 
 #[wasm_bindgen_test]
