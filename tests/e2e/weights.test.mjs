@@ -19,6 +19,22 @@ test("the link of the tutorial sentence shows the 'king' row", async () => {
   await finish();
 });
 
+test('a weight exactly halfway between two 4-decimal values is rounded to even, as the CLI prints it', async () => {
+  // 'the' 4 times: every weight is 1/4 exactly; 32 times, 1/32 = 0.03125 exactly, printed 0.0312 (toFixed gave 0.0313).
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(Array(32).fill('the').join(' '), '&focus=0'));
+  await ready(page);
+  const table = await readTable(page);
+  // Past 16 tokens the table renders the cells in view (the focused row's at least); the others are empty.
+  assert.deepEqual([...new Set(table.rows.flatMap((r) => r.cells).filter(Boolean))], ['0.0312']);
+  await hoverCell(page, 0, 1, "'the' → 'the'");
+  assert.match(await page.textContent('#tooltip'), /weight 0\.0312/);
+  await finish();
+  const { weight } = await import('../../www/js/text.js');
+  // Ties (1/32, 3/32, 5/32) to the even digit; 0.00015, a double just below its tie, down as toFixed has it.
+  assert.deepEqual([0.03125, 0.09375, 0.15625, 0.00015, 0.1, 1, 0].map(weight),
+    ['0.0312', '0.0938', '0.1562', '0.0001', '0.1000', '1.0000', '0.0000']);
+});
+
 test('the heatmap writes each word whole beside and above its cells, the widest too', async () => {
   const { page, context, finish } = await openPage(site.browser, null, { origins: [new URL(site.url).origin] });
   // Every text the page writes on the heatmap's canvas.

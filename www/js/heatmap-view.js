@@ -10,7 +10,7 @@
 
 import { el, newCanvas, put } from './dom.js';
 import { font, hatchTile, paintArrows, paintHeatmap, strongestKeys } from './paint.js';
-import { isolate } from './text.js';
+import { isolate, weight } from './text.js';
 
 /**
  * With nothing focused, the arrows view draws the strongest thousand links of
@@ -41,12 +41,12 @@ export function focusAnnouncement({ n, labels, weights, masked, fullyMasked }, i
   const word = (j) => `${isolate(labels[j])} (${unit} ${j + 1})`;
   if (cursor?.row === i && cursor.col < n) {
     const k = i * n + cursor.col;
-    const value = masked?.[k] ? `masked, because ${why(i, cursor.col)}` : `weight ${weights[k].toFixed(4)}`;
+    const value = masked?.[k] ? `masked, because ${why(i, cursor.col)}` : `weight ${weight(weights[k])}`;
     return `Query ${word(i)}, key ${word(cursor.col)}: ${value}.`;
   }
   if (fullyMasked?.[i]) return `Focus on ${word(i)}: every key is masked.`;
   const row = weights.subarray(i * n, (i + 1) * n);
-  const top = strongestKeys(row, 3, masked?.subarray(i * n, (i + 1) * n)).map((j) => `${word(j)} ${row[j].toFixed(4)}`);
+  const top = strongestKeys(row, 3, masked?.subarray(i * n, (i + 1) * n)).map((j) => `${word(j)} ${weight(row[j])}`);
   return `Focus on ${word(i)}. Strongest key${top.length === 1 ? '' : 's'}: ${top.join(', ')}.`;
 }
 
@@ -196,7 +196,7 @@ export function paintFocusArrows(canvas, geometry, view, focused, share, theme, 
   const { focus, row, threshold, links } = arrowLinks(geometry, view, focused, share);
   if (output) {
     put(output, 'textContent', `${Math.round(share * 100)} %`);
-    put(output, 'title', `weights below ${threshold.toFixed(4)} are hidden`);
+    put(output, 'title', `weights below ${weight(threshold)} are hidden`);
   }
   paintArrows(canvas.getContext('2d'), view.arrows, view.labels, links, focus, row, theme);
 }

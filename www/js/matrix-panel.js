@@ -11,9 +11,9 @@ import { paintable } from './analysis.js';
 import { settingsCaption, withFocus } from './figure.js';
 import { paintArrows, paintOverlay } from './paint.js';
 import { scrolling } from './dom.js';
-import { el, weight } from './teach-steps.js';
+import { el } from './teach-steps.js';
 import { WeightsTable } from './weights-table.js';
-import { isolate } from './text.js';
+import { isolate, weight } from './text.js';
 
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout

@@ -11,7 +11,7 @@
 
 import { attr, el, keepingFocus, put, putText, scrolling, setChildren } from './dom.js';
 import { strongestKeys } from './paint.js';
-import { grouped, quoted } from './text.js';
+import { grouped, quoted, weight } from './text.js';
 
 /** Terms of a dot product listed before "the other terms" are collapsed. */
 export const TERMS_SHOWN = 6;
@@ -33,7 +33,6 @@ export function num(x, decimals = 3) {
   return x.toFixed(decimals);
 }
 
-export const weight = (w) => w.toFixed(4);
 
 /** Step 2 as an equation: the scale and the temperature by name, T's value apart, then the one factor they make. */
 function scaleText(settings, scaleDim, factor) {
@@ -54,7 +53,7 @@ export function byTemperature(t) {
  */
 function scaleReasons(settings, scaleDim) {
   const t = settings.temperature;
-  const temperature = t < 1 ? `T = ${t}, below 1, makes the weights sharper` : t > 1 ? `T = ${t}, above 1, makes them flatter` : '';
+  const temperature = t < 1 ? `T = ${t}, below 1, makes the weights sharper` : t > 1 ? `T = ${t}, above 1, makes the weights flatter` : '';
   if (!settings.scale) return `: no ÷√${scaleDim} (scaling is off), and ${temperature}`;
   const scores = `the scores of ${scaleDim} dimensions (their spread grows with √${scaleDim})`;
   return temperature

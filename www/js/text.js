@@ -28,6 +28,18 @@ export function encode(text) {
 }
 
 /**
+ * A weight with 4 decimals, a tie rounded to even as the CLI (Rust), NumPy
+ * and PyTorch print it: 1/32 is 0.0312, where toFixed gives 0.0313. A
+ * float32 weight times 10⁴ is exact in a double (24 + 14 bits), so a tie is
+ * seen exactly.
+ */
+export function weight(w) {
+  const scaled = w * 1e4;
+  const below = Math.floor(scaled);
+  return scaled - below === 0.5 && below % 2 === 0 ? (below / 1e4).toFixed(4) : w.toFixed(4);
+}
+
+/**
  * A whole number with commas between thousands, as en-US writes it
  * ("400,000"). Not toLocaleString: its first call in a page loads the
  * locale's number formats, 45 ms on the first draw.
@@ -97,13 +109,12 @@ export function roughCut(text, maxTokens) {
 /**
  * Characters the core's messages write as escapes (crates/attention-core
  * error.rs `hidden`): controls, line and paragraph separators, and format
- * characters that take no space (soft hyphen, the combining grapheme joiner,
- * zero-width spaces and joiners, direction marks, embeddings, overrides and
- * isolates, invisible operators, the deprecated format characters, the
- * byte-order mark, interlinear annotation marks, musical format controls,
- * tags).
+ * characters that take no space (soft hyphen, zero-width spaces and
+ * joiners, direction marks, embeddings, overrides and isolates, invisible
+ * operators, the deprecated format characters, the byte-order mark,
+ * interlinear annotation marks, musical format controls, tags).
  */
-const HIDDEN = /^[\p{Cc}\u00AD\u034F\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0001}\u{E0020}-\u{E007F}]$/u;
+const HIDDEN = /^[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0001}\u{E0020}-\u{E007F}]$/u;
 
 /** A tag character: drawn only in a flag's tag sequence (🏴 + tags + U+E007F, England's flag). */
 const TAG = /^[\u{E0020}-\u{E007F}]$/u;

@@ -14,7 +14,7 @@
 // updated in place (typing a word changes one).
 
 import { attr, el, put, putText, setChildren } from './dom.js';
-import { grouped } from './text.js';
+import { grouped, weight } from './text.js';
 
 /** Up to this many rows and columns every cell is rendered. */
 const ALL_ROWS = 16;
@@ -146,7 +146,7 @@ export class WeightsTable {
     put(th, 'title', this.long ? rowLabels[i] : '');
     let td = from > 0 ? th.nextSibling.nextSibling : th.nextSibling;
     for (let j = from, k = i * cols + from; j <= to; j++, k++, td = td.nextSibling) {
-      putText(td, weights[k].toFixed(4));
+      putText(td, weight(weights[k]));
       put(td, 'className', masked?.[k] ? 'masked' : '');
       put(td, 'title', masked?.[k] ? (padding?.[j] ? 'masked: padding' : 'masked') : '');
     }

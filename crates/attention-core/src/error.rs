@@ -119,18 +119,17 @@ fn is_tag(c: char) -> bool {
 }
 
 /// Control characters, line and paragraph separators, and format
-/// characters that take no space: soft hyphen, the combining grapheme
-/// joiner, zero-width spaces and joiners, direction marks, embeddings,
-/// overrides and isolates, invisible operators, the deprecated format
-/// characters, the byte-order mark, interlinear annotation marks, musical
-/// format controls and tags (www/js/text.js `HIDDEN` is the same set).
+/// characters that take no space: soft hyphen, zero-width spaces and
+/// joiners, direction marks, embeddings, overrides and isolates, invisible
+/// operators, the deprecated format characters, the byte-order mark,
+/// interlinear annotation marks, musical format controls and tags
+/// (www/js/text.js `HIDDEN` is the same set).
 fn hidden(c: char) -> bool {
     c.is_control()
         || is_tag(c)
         || matches!(
             c,
             '\u{00ad}'
-                | '\u{034f}'
                 | '\u{061c}'
                 | '\u{180e}'
                 | '\u{200b}'..='\u{200f}'

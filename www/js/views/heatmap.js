@@ -10,7 +10,7 @@ import { analysisFigure, withFocus } from '../figure.js';
 import { announcer, el, put } from '../dom.js';
 import { focusAnnouncement, HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay } from '../paint.js';
-import { counted, grouped, isolate } from '../text.js';
+import { counted, grouped, isolate, weight } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
@@ -165,7 +165,7 @@ class MainHeatmap {
       // What the softmax took: scaled (÷√d, and ÷T), ÷T alone with scaling off, or the score itself.
       const { scale, temperature } = analysis.state;
       const into = scale ? ` → scaled ${scaled.toFixed(3)}` : temperature !== 1 ? ` → ÷ T ${scaled.toFixed(3)}` : ' (not scaled)';
-      lines.push(`weight ${weights[k].toFixed(4)}`, `score q·k ${dot.toFixed(3)}${into}`);
+      lines.push(`weight ${weight(weights[k])}`, `score q·k ${dot.toFixed(3)}${into}`);
     }
     return lines;
   }

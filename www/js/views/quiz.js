@@ -8,8 +8,8 @@
 
 import { copyText, el, keepingFocus, put } from '../dom.js';
 import { formatHash, MAX_QUESTIONS } from '../state.js';
-import { num, repeatsOf, weight } from '../teach-steps.js';
-import { counted, quoted } from '../text.js';
+import { num, repeatsOf } from '../teach-steps.js';
+import { counted, quoted, weight } from '../text.js';
 
 export function mountQuiz(ctx) {
   const panel = document.getElementById('quiz');

@@ -2,7 +2,7 @@
 // in the open head of the trained model, as bars.
 
 import { el } from '../../dom.js';
-import { quoted } from '../../text.js';
+import { quoted, weight } from '../../text.js';
 
 const LIMIT = 40;
 
@@ -30,7 +30,7 @@ function column(heading, labels, row, focusIndex, note) {
     bar.style.width = `${((row[j] / max) * 100).toFixed(1)}%`;
     const cell = el('span', null, 'bar-cell');
     cell.append(bar);
-    item.append(el('span', labels[j], 'compare-key'), cell, el('span', row[j].toFixed(4), 'compare-value'));
+    item.append(el('span', labels[j], 'compare-key'), cell, el('span', weight(row[j]), 'compare-value'));
     list.append(item);
   }
   box.append(list);

@@ -13,7 +13,7 @@ import { asArrows, withFocus } from '../../figure.js';
 import { WeightsTable } from '../../weights-table.js';
 import { paintOverlay } from '../../paint.js';
 import { MODEL_NAME } from './skeleton.js';
-import { isolate } from '../../text.js';
+import { isolate, weight } from '../../text.js';
 
 /** Outlines row `linked.row` or column `linked.col` (-1: none) of the matrix of `layout` on `ctx`. */
 export function paintLinked(ctx, layout, n, linked, theme) {
@@ -59,7 +59,7 @@ export class HeadView {
       onEnter: (row, col) => focusToken(row, 'push', col),
       onClear: clear,
       tooltipLines: (row, col) => (this.hv?.layout
-        ? [`'${isolate(this.hv.labels[row])}' → '${isolate(this.hv.labels[col])}'`, `weight ${this.hv.weights[row * this.hv.n + col].toFixed(4)}`, dom.headName.textContent]
+        ? [`'${isolate(this.hv.labels[row])}' → '${isolate(this.hv.labels[col])}'`, `weight ${weight(this.hv.weights[row * this.hv.n + col])}`, dom.headName.textContent]
         : null),
       paint: () => this.paintOverlay(),
     });

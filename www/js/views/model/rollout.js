@@ -7,7 +7,7 @@
 // to download (figure.js), on the scale the layers are drawn on.
 
 import { el, scrolling } from '../../dom.js';
-import { quoted } from '../../text.js';
+import { quoted, weight } from '../../text.js';
 import { MODEL_NAME } from './skeleton.js';
 
 const EXPLAIN = {
@@ -203,9 +203,9 @@ export class FlowView {
       for (let j = 0; j < n; j++) {
         const value = matrices[(l * n + row) * n + j];
         sum += value;
-        tr.append(el('td', value.toFixed(4)));
+        tr.append(el('td', weight(value)));
       }
-      tr.append(el('td', sum.toFixed(4), 'row-sum'));
+      tr.append(el('td', weight(sum), 'row-sum'));
       tbody.append(tr);
     }
     const what = flow === 'rollout' ? 'comes from each input token (rollout)' : 'attends to each key, averaged over the heads';

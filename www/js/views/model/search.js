@@ -14,7 +14,7 @@ import { attr, el } from '../../dom.js';
 import { gloveToken } from './focus.js';
 import { markRanked, paintThumb, thumbSize } from './grid.js';
 import { firstPiece } from '../../model-spans.js';
-import { isolate, quoted } from '../../text.js';
+import { isolate, quoted, weight } from '../../text.js';
 
 /** Heads marked on the grid. */
 const MARKED = 5;
@@ -333,12 +333,12 @@ export class SearchView {
       hit.tabIndex = r === 0 ? 0 : -1;
       Object.assign(hit.dataset, { layer: String(layer), head: String(head), value: String(value) });
       // The name says what the button shows, in its order (a speech user says "click L5 H11"), then in words.
-      hit.setAttribute('aria-label', `${r + 1} L${layer} H${head} ${value.toFixed(4)} ${about} (layer ${layer}, head ${head})`);
+      hit.setAttribute('aria-label', `${r + 1} L${layer} H${head} ${weight(value)} ${about} (layer ${layer}, head ${head})`);
       const canvas = Object.assign(el('canvas'), { width: size, height: size });
       paintThumb(canvas.getContext('2d'), run, k, this.view.colours);
       // Spaces between the parts: a text read from the button (axe's, a speech tool's) keeps its words apart.
       hit.append(el('span', `${r + 1}`, 'model-hit-rank'), ' ', canvas, el('span', `L${layer} H${head}`, 'model-hit-name'), ' ',
-        el('span', value.toFixed(4), 'model-hit-value'), ' ', el('span', about, 'model-hit-about'));
+        el('span', weight(value), 'model-hit-value'), ' ', el('span', about, 'model-hit-about'));
       const item = el('li');
       item.append(hit);
       items.push(item);

@@ -5,9 +5,9 @@
 
 import { el, put, putField } from '../../dom.js';
 import { tableHead } from '../../heatmap-view.js';
-import { KEYS_SHOWN, renderSteps, weight } from '../../teach-steps.js';
+import { KEYS_SHOWN, renderSteps } from '../../teach-steps.js';
 import { sentenceCase } from '../../analysis.js';
-import { grouped } from '../../text.js';
+import { grouped, weight } from '../../text.js';
 
 /** The lab's focus: row `lf` and clicked column `lc` of its own matrix (teach-state.js). */
 export function setLabFocus(store, row, col = null) {

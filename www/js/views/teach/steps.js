@@ -5,8 +5,8 @@
 // after the panel is painted.
 
 import { el } from '../../dom.js';
-import { grouped, isolate, quoted } from '../../text.js';
-import { heaviestKeys, num, renderSteps, weight } from '../../teach-steps.js';
+import { grouped, isolate, quoted, weight } from '../../text.js';
+import { heaviestKeys, num, renderSteps } from '../../teach-steps.js';
 import { indexProblem, linkCheck, nearestSearched } from './common.js';
 
 const NEAREST = 6;
