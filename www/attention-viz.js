@@ -72,8 +72,10 @@
       const value = wellFormed(attribute.value);
       let [key, setting] = FLAGS.get(name) || (NAMED.has(name) ? [NAMED.get(name), value] : KEYS.includes(name) ? [name, value] : []);
       if (!key) continue;
-      // causal and special are link keys too: causal="0" (or "false") is the link's causal=0, not a flag present.
-      if (FLAGS.has(name) && KEYS.includes(name) && /^\s*(0|false)\s*$/i.test(value)) setting = '0';
+      // A flag set to "0" or "false" is off, as a link's causal=0 is: no-self="false" leaves self-attention on.
+      const off = FLAGS.has(name) && /^\s*(0|false)\s*$/i.test(value);
+      if (off && !KEYS.includes(name)) continue;
+      if (off) setting = '0';
       if (params.has(key) && params.get(key) !== setting) conflict(from[key], name);
       params.set(key, setting);
       from[key] = name;

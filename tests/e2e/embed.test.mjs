@@ -342,6 +342,11 @@ test('a post that changes a widget’s attributes leaves the reader’s Back but
   await frame.locator('#opt-causal:checked').waitFor();
   await page.evaluate(() => document.querySelector('attention-viz').setAttribute('causal', '0'));
   await frame.locator('#opt-causal:not(:checked)').waitFor();
+  // Every flag reads "0" and "false" as off: no-self="false" leaves a word attending to itself.
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('no-self', ''));
+  await frame.locator('#opt-self:not(:checked)').waitFor();
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('no-self', 'false'));
+  await frame.locator('#opt-self:checked').waitFor();
   assert.equal(await page.evaluate(() => history.length), entries);
   await page.goBack();
   assert.equal(new URL(page.url()).pathname, '/bare.html');
