@@ -45,6 +45,27 @@ test('the comparison names the temperature that divides its scores', async () =>
   await finish();
 });
 
+test('step 2 says what d_k is when it is set by hand or 1, the comparison divides both weights by T, and a typeset minus reads as one', async () => {
+  const scale = (page) => page.textContent('#play-steps ol.steps li:nth-child(2)');
+  // d_k set to 100,000 for q and k of 2 numbers: not 'the scores of 100000 dimensions'.
+  const typed = 'pq=2%203&pk=11%2013%3B%201%202%3B%204%206&pn=';
+  let { page, finish } = await openPage(site.browser, site.url + `#lab=play&${typed}&pdk=100000&t=2`);
+  await ready(page);
+  await waitForHeader(page, '#play-weights', ['k1', 'k2', 'k3']);
+  assert.match(await scale(page), /÷√100000 keeps the scores \(with d_k set to 100000; q and k have 2 numbers\) from making the softmax all-or-nothing, and T = 2, above 1, makes the weights flatter\.$/);
+  const compare = await tableOf(page, '#play-compare');
+  assert.deepEqual(compare.rows.map((r) => r.label), ['q·k', 'weight, scaling off ÷ T (T = 2)', 's = q·k ÷ √100000 ÷ T (T = 2)', 'weight, scaling on ÷ T (T = 2)']);
+  await finish();
+  // One number a vector, typed with U+2212: d_k = 1, whose ÷√1 changes nothing.
+  ({ page, finish } = await openPage(site.browser, site.url + `#lab=play&pq=${encodeURIComponent('\u22125')}&pk=1%3B%20${encodeURIComponent('\u22122')}&pn=`));
+  await ready(page);
+  await waitForHeader(page, '#play-weights', ['k1', 'k2']);
+  assert.equal(await page.textContent('#lab-play .error'), '');
+  assert.deepEqual(rowNamed(await tableOf(page, '#play-compare'), 'q·k'), ['-5', '10']);
+  assert.match(await scale(page), /÷√1 changes nothing, as scores of one number each do not spread\.$/);
+  await finish();
+});
+
 test('scores 100 and 80 saturate unscaled and give 0.88 / 0.12 scaled by √100', async () => {
   const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
   await ready(page);

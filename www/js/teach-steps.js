@@ -50,12 +50,16 @@ export function byTemperature(t) {
 /**
  * Why step 2 scales as it does: the ÷√d only when it is on (a reason given
  * for a ÷T alone was false), and what the temperature does, by its side of 1.
+ * `width`: the numbers of q and k, when d is not theirs (the playground's d_k set by hand).
  */
-function scaleReasons(settings, scaleDim) {
+function scaleReasons(settings, scaleDim, width = scaleDim) {
   const t = settings.temperature;
   const temperature = t < 1 ? `T = ${t}, below 1, makes the weights sharper` : t > 1 ? `T = ${t}, above 1, makes the weights flatter` : '';
   if (!settings.scale) return `: no ÷√${scaleDim} (scaling is off), and ${temperature}`;
-  const scores = `the scores of ${scaleDim} dimensions (their spread grows with √${scaleDim})`;
+  if (scaleDim === 1 && width === 1) return `: ÷√1 changes nothing, as scores of one number each do not spread${temperature && `, and ${temperature}`}`;
+  const scores = width === scaleDim
+    ? `the scores of ${scaleDim} dimensions (their spread grows with √${scaleDim})`
+    : `the scores (with d_k set to ${scaleDim}; q and k have ${width === 1 ? '1 number' : `${width} numbers`})`;
   return temperature
     ? `: ÷√${scaleDim} keeps ${scores} from making the softmax all-or-nothing, and ${temperature}`
     : `, so that ${scores} do not make the softmax all-or-nothing`;
@@ -72,7 +76,8 @@ export function expNum(x) {
 
 /**
  * Renders the steps of `steps.query` into `target`.
- * opts: { word, keyLabels, steps, cell (or null), settings, scaleDim, values
+ * opts: { word, keyLabels, steps, cell (or null), settings, scaleDim, width
+ *         (the numbers of q and k, if not scaleDim), values
  *         (flat (keys, valueDim) Float32Array), valueDim, title, onClear,
  *         onCell(j), fullyMasked, note (text, optional), extra (nodes appended),
  *         placeNoun (what a key's place counts: 'word', the default, or 'token') }
@@ -121,7 +126,7 @@ class StepsPanel {
 
   render(opts) {
     this.opts = opts;
-    const { word, keyLabels, steps, cell, settings, scaleDim } = opts;
+    const { word, keyLabels, steps, cell, settings, scaleDim, width } = opts;
     const title = opts.title ?? 'How ';
     if (this.heading?.title !== title || this.heading.word !== word) {
       this.heading = { title, word };
@@ -133,7 +138,7 @@ class StepsPanel {
     const [score, scale, softmax, output] = this.items;
     putText(score, `Score each key: q·k, the dot product of the query vector of ${quoted(word)} with each key vector.`);
     putText(scale, settings.scale || settings.temperature !== 1
-      ? `Scale: ${scaleText(settings, scaleDim, steps.factor)}${scaleReasons(settings, scaleDim)}.`
+      ? `Scale: ${scaleText(settings, scaleDim, steps.factor)}${scaleReasons(settings, scaleDim, width)}.`
       : 'Scaling is off: s = q·k goes into the softmax as it is, which makes it sharper (saturated).');
     // A row whose every key is masked has no softmax: its weights are 0 (this tool's choice; some libraries give NaN there).
     const none = steps.scaled.every((s) => s === null);

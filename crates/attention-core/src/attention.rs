@@ -118,12 +118,17 @@ impl Matrix {
 
     /// Reads a small matrix typed by hand: rows separated by `;` or new lines,
     /// numbers by spaces or commas, optional brackets: `2 3; 1 2`,
-    /// `[[2, 3], [1, 2]]` and `[2, 3]` all work.
+    /// `[[2, 3], [1, 2]]` and `[2, 3]` all work. A minus sign as typeset
+    /// (U+2212, as a tutorial pasted from a PDF or a web page has it) is a minus.
     pub fn parse(text: &str) -> Result<Self> {
         const MAX_CELLS: usize = Matrix::MAX_TYPED;
         let cleaned: String = text
             .chars()
-            .map(|c| if c == '[' || c == ']' || c == '(' || c == ')' { ' ' } else { c })
+            .map(|c| match c {
+                '[' | ']' | '(' | ')' => ' ',
+                '\u{2212}' => '-',
+                c => c,
+            })
             .collect();
         // "[[2, 3], [1, 2]]" separates rows by "]," which became " ,": treat a comma
         // after a closed bracket as a row break.
@@ -1210,6 +1215,8 @@ mod tests {
             assert_eq!(Matrix::parse(text).unwrap(), expected, "{text:?}");
         }
         assert_eq!(Matrix::parse("[2, 3]").unwrap(), m(&[&[2.0, 3.0]]));
+        // The typeset minus sign (U+2212) of a pasted tutorial.
+        assert_eq!(Matrix::parse("\u{2212}3 2; 1 \u{2212}0.5").unwrap(), m(&[&[-3.0, 2.0], &[1.0, -0.5]]));
         assert_eq!(Matrix::parse("2 x").unwrap_err().to_string(), "row 1: 'x' is not a number");
         // A pasted run of junk is quoted short.
         let junk = format!("1 {}", "x".repeat(4000));

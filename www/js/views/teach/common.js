@@ -46,6 +46,7 @@ export function labSteps(target, ctx, view, data, focus, col, state, { scaleDim 
     cell,
     settings: { scale: state.scale, temperature: state.temperature },
     scaleDim: scaleDim ?? view.dim,
+    width: view.dim,
     values: view.input('v'),
     valueDim: view.valueDim,
     fullyMasked: data.fullyMasked[focus] === 1,

@@ -144,7 +144,7 @@ function compareScaling(table, views, data, focus, dk, temperature) {
     [`weight, scaling off${byTemperature(temperature)}`, offSteps.weights],
     // The page's temperature divides both sides: the label says so.
     [`s = q·k ÷ √${dk}${byTemperature(temperature)}`, onSteps.scaled, (x) => num(x)],
-    ['weight, scaling on', onSteps.weights],
+    [`weight, scaling on${byTemperature(temperature)}`, onSteps.weights],
   ].map(([label, values, format]) => [label, Array.from(values).slice(0, n), format]), `Query ${quoted(data.rowLabels[focus])}`);
 }
 
