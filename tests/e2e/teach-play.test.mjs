@@ -66,6 +66,17 @@ test('step 2 says what d_k is when it is set by hand or 1, the comparison divide
   await finish();
 });
 
+test('at T = 0.001 the scaled scores are the scores × 1000, as step 2 writes', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + '#lab=play&pq=30&pk=30%3B%2029&pn=&t=0.001&scale=0');
+  await ready(page);
+  await waitForHeader(page, '#play-weights', ['k1', 'k2']);
+  const steps = await tableOf(page, '#play-steps .steps-table');
+  // 900 and 870: the float32 nearest 0.001 gave 899999.957 and 869999.959.
+  assert.deepEqual(steps.rows.map((r) => r.cells.slice(0, 2)), [['900', '900000'], ['870', '870000']]);
+  assert.match(await page.textContent('#play-steps ol.steps li:nth-child(2)'), /= q·k × 1000: no ÷√1/);
+  await finish();
+});
+
 test('scores 100 and 80 saturate unscaled and give 0.88 / 0.12 scaled by √100', async () => {
   const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
   await ready(page);

@@ -770,10 +770,14 @@ fn accumulate(weights: &[f64], values: &[f64], acc: &mut [f64]) {
     }
 }
 
-/// `(1/√d or 1) / temperature`.
+/// `(1/√d or 1) / temperature`, the temperature as the decimal it was
+/// written as: the `f32` nearest 0.001 is 0.00100000005, whose 1/T made a
+/// score of 900 scale to 899999.96 beside "q·k × 1000". The shortest decimal
+/// that reads back as the `f32` is the one typed (0.001, 0.3, 1000).
 pub fn scale_factor(dim: usize, options: &Options) -> f64 {
     let base = if options.scale && dim > 0 { 1.0 / (dim as f64).sqrt() } else { 1.0 };
-    base / f64::from(options.temperature)
+    let temperature = options.temperature.to_string().parse().unwrap_or(f64::from(options.temperature));
+    base / temperature
 }
 
 /// `a · b` of `f32` vectors, accumulated in `f64` in order (the products are
@@ -1206,6 +1210,18 @@ mod tests {
             let err = self_attention(&x, &Options { temperature: t, ..Options::default() });
             assert!(matches!(err, Err(Error::InvalidOption(_))), "temperature {t}");
         }
+    }
+
+    #[test]
+    fn the_scale_factor_divides_by_the_temperature_as_typed() {
+        let at = |temperature| scale_factor(4, &Options { temperature, ..Options::default() });
+        assert_eq!(at(0.001), 0.5 / 0.001);
+        assert_eq!(at(0.3), 0.5 / 0.3);
+        assert_eq!(at(2.0), 0.25);
+        assert_eq!(
+            scale_factor(4, &Options { scale: false, temperature: 0.001, ..Options::default() }),
+            1000.0
+        );
     }
 
     #[test]

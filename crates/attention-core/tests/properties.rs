@@ -52,7 +52,9 @@ fn naive(q: &Matrix, k: &Matrix, v: &Matrix, o: &Options) -> Reference {
 
 fn naive_with(q: &Matrix, k: &Matrix, v: &Matrix, o: &Options, extras: &Extras<'_>) -> Reference {
     let d = extras.scale_dim.unwrap_or(q.cols()) as f64;
-    let factor = if o.scale { 1.0 / d.sqrt() } else { 1.0 } / f64::from(o.temperature);
+    // The temperature is the decimal it was typed as (0.05), not the f32 nearest it.
+    let temperature: f64 = format!("{}", o.temperature).parse().unwrap();
+    let factor = if o.scale { 1.0 / d.sqrt() } else { 1.0 } / temperature;
     let (n_q, n_k, d_v) = (q.rows(), k.rows(), v.cols());
     let masked = |i: usize, j: usize| o.is_masked(i, j) || extras.key_padding.is_some_and(|p| p[j]);
     let mut r = Reference {
