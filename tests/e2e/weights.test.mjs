@@ -347,6 +347,24 @@ test('bad values in a link fall back to the defaults', async () => {
   await finish();
 });
 
+test('a focus past the text is named in the link note with the heatmap alone on screen, and not after an edit', async () => {
+  // The embed page showing the heatmap alone: no Steps tab to name it, as it used to.
+  const { page, finish } = await openPage(site.browser, site.url + 'embed.html' + hashFor(KING, '&view=heatmap&focus=99&cell=3'));
+  await ready(page);
+  await page.waitForFunction(() => !document.getElementById('link-note').hidden);
+  assert.equal(await page.textContent('#link-note'), 'Some settings of the link could not be used as written: focus=99 (expected a word from 0 to 6).');
+  assert.equal((await hashOf(page)).focus, undefined);
+  await finish();
+  // The page: a focused word, then a shorter text typed: the user's edit, not the link's.
+  const full = await openPage(site.browser, site.url + hashFor(KING, '&focus=5'));
+  await ready(full.page);
+  await full.page.fill('#sentence', 'The king and queen');
+  await full.page.waitForFunction(() => document.querySelector('#heatmap-overlay').getAttribute('aria-label').includes('of 4 tokens'));
+  assert.equal((await hashOf(full.page)).focus, undefined);
+  assert.ok(await full.page.locator('#link-note').isHidden());
+  await full.finish();
+});
+
 test('an address edited by hand is named in the link note as it is now, not as the first link was', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&t=hot'));
   await ready(page);

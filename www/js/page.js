@@ -25,6 +25,7 @@ import { readTheme } from './paint.js';
 import { defaultModel } from './model-state.js';
 import { put } from './dom.js';
 import { fetchedEarly, siteFile } from './site.js';
+import { indexProblem, linkCheck } from './params.js';
 import { parseHash, sameAnalysis, textsOf } from './state.js';
 import { createStore } from './store.js';
 import { roughCut } from './text.js';
@@ -596,6 +597,9 @@ class Page {
     // words that could not arrive (offline) keep their focus for when they do.
     if (analysis.error) return analysis;
     const n = analysis.n;
+    // A link's focus or cell past its text is named, whatever view is open (an embed's heatmap alone too).
+    this.checkLink ??= linkCheck(this.ctx);
+    this.checkLink([indexProblem('focus', state.focus, n, 'word'), state.focus < n && indexProblem('cell', state.cell, n, 'key')]);
     if ((state.focus !== null && state.focus >= n) || (state.cell !== null && (state.focus === null || state.cell >= n))) {
       const focus = state.focus !== null && state.focus < n ? state.focus : null;
       queueMicrotask(() => this.store.update({ focus, cell: null }, 'replace'));

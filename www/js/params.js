@@ -84,3 +84,24 @@ export function describeProblems(problems) {
   const list = problems.slice(0, 4).map((p) => `${p.key}=${shownValue(p.value)} (expected ${p.expected})`).join('; ');
   return `Some settings of the link could not be used as written: ${list}${problems.length > 4 ? '; …' : ''}.`;
 }
+
+/**
+ * A view's check of the link's values against its first computed result:
+ * later changes (a shorter sentence typed) are the user's, not the link's.
+ * Returns `check(problems)`, which notes them the first time of each round
+ * of the link note (`ctx.linkRound`: a new address, or the file a link
+ * names picked, judges the link again).
+ */
+export function linkCheck(ctx) {
+  let round = null;
+  return (problems) => {
+    if (round === (ctx.linkRound ?? 0)) return;
+    round = ctx.linkRound ?? 0;
+    ctx.noteLink?.(problems);
+  };
+}
+
+/** The problem of a row or column index `index` of the lab's link (`key`) past `count`, or null. */
+export function indexProblem(key, index, count, what) {
+  return index !== null && index >= count ? { key, value: String(index), expected: `a ${what} from 0 to ${count - 1}` } : null;
+}

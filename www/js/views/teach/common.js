@@ -193,27 +193,6 @@ export function wholeNumberField(field, line, { min, max, commit, use, note = ''
   };
 }
 
-/**
- * A lab's check of the link's values against its first computed result:
- * later changes (a shorter sentence typed) are the user's, not the link's.
- * Returns `check(problems)`, which notes them the first time of each round
- * of the link note (`ctx.linkRound`: a new address, or the file a link
- * names picked, judges the link again).
- */
-export function linkCheck(ctx) {
-  let round = null;
-  return (problems) => {
-    if (round === (ctx.linkRound ?? 0)) return;
-    round = ctx.linkRound ?? 0;
-    ctx.noteLink?.(problems);
-  };
-}
-
-/** The problem of a row or column index `index` of the lab's link (`key`) past `count`, or null. */
-export function indexProblem(key, index, count, what) {
-  return index !== null && index >= count ? { key, value: String(index), expected: `a ${what} from 0 to ${count - 1}` } : null;
-}
-
 /** How many words the nearest-word search covers: the index's (GloVe's 20,000 most frequent), or every word of a file. */
 export function nearestSearched(ctx, analysis) {
   return ctx.engine?.vectors.manifest.neighbors?.words ?? analysis.n;

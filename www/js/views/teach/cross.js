@@ -7,7 +7,8 @@ import { control, el, input, putField } from '../../dom.js';
 import { tokensOf } from '../../analysis.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { DEFAULT_SENTENCE_B, MAX_SENTENCE_B } from '../../teach-state.js';
-import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, showNothing } from './common.js';
+import { attempt, errorLine, labSteps, panelOptions, setTeach, showFailure, showNothing } from './common.js';
+import { indexProblem, linkCheck } from '../../params.js';
 import { counted, excerpt, quoted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).

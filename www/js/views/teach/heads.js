@@ -7,7 +7,8 @@ import { MatrixPanel } from '../../matrix-panel.js';
 import { HEAD_MODES } from '../../teach-state.js';
 import { colormap, matrixCanvas, panelData, sentenceCase } from '../../analysis.js';
 import { legend } from '../../legend.js';
-import { attempt, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showNothing, wholeNumberField } from './common.js';
+import { attempt, errorLine, labSteps, panelOptions, setTeach, showNothing, wholeNumberField } from './common.js';
+import { indexProblem, linkCheck } from '../../params.js';
 import { counted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).

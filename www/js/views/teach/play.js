@@ -8,8 +8,9 @@ import { settingsOf } from '../../state.js';
 import { MAX_SCALE_DIM, PRESETS } from '../../teach-state.js';
 import { byTemperature, num } from '../../teach-steps.js';
 import {
-  attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, panelOptions, setTeach, showFailure, wholeNumberField,
+  attempt, compareRows, errorLine, labSteps, panelOptions, setTeach, showFailure, wholeNumberField,
 } from './common.js';
+import { indexProblem, linkCheck } from '../../params.js';
 import { panelData } from '../../analysis.js';
 import { counted, quoted } from '../../text.js';
 

@@ -7,7 +7,7 @@
 import { el } from '../../dom.js';
 import { grouped, isolate, quoted, weight } from '../../text.js';
 import { heaviestKeys, num, renderSteps } from '../../teach-steps.js';
-import { indexProblem, linkCheck, nearestSearched } from './common.js';
+import { nearestSearched } from './common.js';
 
 const NEAREST = 6;
 
@@ -19,7 +19,6 @@ export function mountSteps(panel, ctx) {
   target.setAttribute('aria-label', 'Step by step');
   panel.append(target);
   let shown = null; // `${analysis key} ${focus} ${cell}` last rendered
-  const checkLink = linkCheck(ctx);
 
   function hint(text) {
     target.replaceChildren(el('p', text, 'hint'));
@@ -34,9 +33,8 @@ export function mountSteps(panel, ctx) {
         hint(analysis.error ? 'Type a sentence with a few English words.' : 'Loading…');
         return;
       }
+      // The page's focus and cell past the sentence's end (named by the page, page.js normalize): the hint, and no cell.
       const i = state.focus;
-      // The page's focus and cell are past the sentence's end: the hint, and no cell.
-      checkLink([indexProblem('focus', i, analysis.n, 'word'), i < analysis.n && indexProblem('cell', state.cell, analysis.n, 'key')]);
       const key = [analysis.n, analysis.state?.sentence, i, state.cell];
       if (shown && shown.analysis === analysis && shown.key.join() === key.join()) return;
       shown = { analysis, key };

@@ -8,8 +8,9 @@ import { sentenceCase } from '../../analysis.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { MAX_PAD } from '../../teach-state.js';
 import {
-  attempt, compareRows, errorLine, indexProblem, labSteps, linkCheck, meanMax, panelOptions, setTeach, showNothing, wholeNumberField,
+  attempt, compareRows, errorLine, labSteps, meanMax, panelOptions, setTeach, showNothing, wholeNumberField,
 } from './common.js';
+import { indexProblem, linkCheck } from '../../params.js';
 import { byTemperature } from '../../teach-steps.js';
 import { counted, quoted } from '../../text.js';
 
