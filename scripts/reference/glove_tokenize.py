@@ -16,9 +16,10 @@ The rules, in the order they are tried on each piece of text:
    letters NFKC makes of them; curly apostrophe ’ read as '; then Unicode
    NFC, so that "cafe" + U+0301 is "café") is one token, except a piece that
    ends a sentence with its period: a piece of a chunk that is the text's
-   last, or whose next chunk's first letter or number is an uppercase letter
-   while the chunk (without its leading non-word characters and its trailing
-   periods) is not one of the titles in TITLES, case aside; and that ends in
+   last, or whose next chunk's first letter or number is a capital (a letter
+   that lowercases to another) while the chunk (without its leading non-word
+   characters and its trailing periods) is not one of the titles in TITLES,
+   case aside; and that ends in
    "." after a word character, with no other "." in it. Such a piece goes on
    to rule 4, which cuts the period off ("The cat sat." is the cat sat .,
    though "sat." is a GloVe word).
@@ -167,7 +168,8 @@ def ends_sentence(chunk, following):
         return True
     first = next((c for c in following if is_word_char(c)), None)
     stem = chunk.lstrip("".join(c for c in chunk if not is_word_char(c))).rstrip(".")
-    return first is not None and first.isupper() and stem.lower() not in TITLES
+    # A capital: a letter that lowercases to something else (as the Rust code asks).
+    return first is not None and first.lower() != first and stem.lower() not in TITLES
 
 
 def has_final_period(piece):

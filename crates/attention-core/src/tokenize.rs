@@ -123,11 +123,13 @@ const TITLES: [&str; 21] = [
 ];
 
 /// Whether `chunk` ends a sentence: it is the text's last, or the next
-/// chunk starts (after any opening punctuation) with a capital letter and
-/// `chunk` is not a title such as "Mr.".
+/// chunk starts (after any opening punctuation) with a capital (a letter
+/// that lowercases to another: the lowercase tables are in the wasm
+/// already, an uppercase table would add one) and `chunk` is not a title
+/// such as "Mr.".
 fn ends_sentence(chunk: &str, next: Option<&str>) -> bool {
     let Some(next) = next else { return true };
-    let capital = next.chars().find(|c| is_word_char(*c)).is_some_and(char::is_uppercase);
+    let capital = next.chars().find(|c| is_word_char(*c)).is_some_and(|c| c.to_lowercase().next() != Some(c));
     let stem = chunk.trim_start_matches(|c| !is_word_char(c)).trim_end_matches('.');
     capital && !TITLES.iter().any(|title| stem.eq_ignore_ascii_case(title))
 }
