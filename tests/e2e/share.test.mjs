@@ -543,11 +543,11 @@ test('CSV and JSON keep tiny weights, in the digits the CLI writes them', async 
   const json = JSON.parse((await downloaded(page, 'main', '#export-json')).bytes.toString('utf8'));
   // attention --no-scale --temperature 0.1 --json "The king and queen ruled the kingdom", rows 'the' and 'king'.
   assert.deepEqual(json.weights.slice(0, 2), [
-    [0.5, 7.414e-42, 2.1248345e-24, 0, 1.22e-43, 0.5, 1.9786958e-37],
-    [0, 1, 0, 3.6865475e-31, 0, 0, 9.604903e-34],
+    [0.5, 7.413e-42, 2.1248327e-24, 0, 1.22e-43, 0.5, 1.9786933e-37],
+    [0, 1, 0, 3.6865438e-31, 0, 0, 9.604892e-34],
   ]);
   const csv = (await downloaded(page, 'main', '#export-csv')).bytes.toString('utf8').split('\r\n');
-  assert.equal(csv[1], '"the",0.5,7.414e-42,2.1248345e-24,0,1.22e-43,0.5,1.9786958e-37');
+  assert.equal(csv[1], '"the",0.5,7.413e-42,2.1248327e-24,0,1.22e-43,0.5,1.9786933e-37');
   await finish();
 });
 

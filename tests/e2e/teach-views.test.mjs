@@ -78,7 +78,7 @@ test('step 2 gives the reasons of the scaling actually applied, and exp(s) only 
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&scale=0&t=0.1&focus=1'));
   await ready(page);
   const step2 = () => page.textContent('#explain ol li:nth-child(2)');
-  assert.equal(await step2(), 'Scale: s = q·k ÷ T (T = 0.1) = q·k × 10.0000: no ÷√50 (scaling is off), and T = 0.1, below 1, makes the weights sharper.');
+  assert.equal(await step2(), 'Scale: s = q·k ÷ T (T = 0.1) = q·k × 10: no ÷√50 (scaling is off), and T = 0.1, below 1, makes the weights sharper.');
   await finish();
   const other = await openPage(site.browser, site.url + hashFor(KING, '&t=0.5&focus=1'));
   await ready(other.page);
