@@ -163,11 +163,12 @@ def normalize(piece):
 
 def ends_sentence(chunk, following):
     """Whether chunk ends a sentence (rule 2): the text's last, or followed by
-    a chunk whose first word character is uppercase, and not a title."""
+    a chunk whose first word character is a capital, and not a title."""
     if following is None:
         return True
     first = next((c for c in following if is_word_char(c)), None)
-    stem = chunk.lstrip("".join(c for c in chunk if not is_word_char(c))).rstrip(".")
+    start = next((i for i, c in enumerate(chunk) if is_word_char(c)), len(chunk))
+    stem = chunk[start:].rstrip(".")
     # A capital: a letter that lowercases to something else (as the Rust code asks).
     return first is not None and first.lower() != first and stem.lower() not in TITLES
 
