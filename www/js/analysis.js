@@ -11,7 +11,7 @@
 
 import { newCanvas } from './dom.js';
 import { settingsOf } from './state.js';
-import { quoted } from './text.js';
+import { grouped, quoted } from './text.js';
 
 // Kept per wasm module: a widget that borrowed another frame's module and
 // loads its own when that frame goes must not keep the other's arrays (and
@@ -97,7 +97,7 @@ const LISTED = 8;
  */
 function errorOf(error, tokens, source) {
   if (!error || !tokens.length || tokens.some((t) => t.known) || !/^(None of the words|The vectors of) /.test(error)) return error;
-  const list = (words) => words.slice(0, LISTED).map((w) => quoted(w)).join(', ') + (words.length > LISTED ? `, … (${words.length} in all)` : '');
+  const list = (words) => words.slice(0, LISTED).map((w) => quoted(w)).join(', ') + (words.length > LISTED ? `, … (${grouped(words.length)} in all)` : '');
   const pending = tokens.filter((t) => t.pending).map((t) => t.text);
   return pending.length
     ? `The vectors of ${list(pending)} have not arrived.`

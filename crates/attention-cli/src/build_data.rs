@@ -29,6 +29,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::files::{read_bounded, ANY_SIZE};
 use crate::{load_embeddings, npy, Failure};
 
 /// Shards of the default set: about 24 GloVe words, 5 KB, each.
@@ -261,12 +262,18 @@ pub struct SetManifest {
     pub fallback: bool,
 }
 
+/// A shard set's manifest is a few hundred bytes.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+/// A list of sentences for a subset: far more than such a list holds.
+const MAX_INCLUDE_BYTES: u64 = 64 << 20;
+
 /// The set described by a manifest, checked.
 pub fn read_manifest(dir: &Path) -> Result<SetManifest, Failure> {
     let path = dir.join("manifest.json");
-    let text = fs::read_to_string(&path)
+    let bytes = read_bounded(&path, MAX_MANIFEST_BYTES)
         .map_err(|e| Failure::usage(format!("cannot read '{}': {e}", path.display())))?;
     let bad = |what: &str| Failure::usage(format!("{}: {what}", path.display()));
+    let text = String::from_utf8(bytes).map_err(|_| bad("not UTF-8 text"))?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(&format!("not JSON: {e}")))?;
     if json["format"] != "AEWS" || json["version"] != shards::SHARD_VERSION {
         return Err(bad("not a version-1 shard set (format AEWS)"));
@@ -289,7 +296,9 @@ fn write_subset(full: &Embeddings, out: &Path, args: &BuildArgs) -> Result<(), F
     }
     let mut sentences = Vec::new();
     for path in &args.include {
-        let text = fs::read_to_string(path)
+        let text = read_bounded(path, MAX_INCLUDE_BYTES)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned()))
             .map_err(|e| Failure::usage(format!("cannot read '{}': {e}", path.display())))?;
         sentences.extend(
             text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned),
@@ -349,8 +358,9 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 fn load_npy(npy_path: &PathBuf, words_path: &PathBuf) -> Result<Embeddings, Failure> {
-    let read =
-        |p: &PathBuf| fs::read(p).map_err(|e| Failure::usage(format!("cannot read '{}': {e}", p.display())));
+    let read = |p: &PathBuf| {
+        read_bounded(p, ANY_SIZE).map_err(|e| Failure::usage(format!("cannot read '{}': {e}", p.display())))
+    };
     let matrix = npy::read_f32_matrix(&read(npy_path)?)
         .map_err(|e| Failure::usage(format!("{}: {e}", npy_path.display())))?;
     let words_text = String::from_utf8(read(words_path)?)

@@ -16,6 +16,7 @@ macro_rules! note {
 }
 
 mod build_data;
+mod files;
 mod heads;
 mod model;
 mod npy;
@@ -79,8 +80,9 @@ struct RunArgs {
     no_scale: bool,
     /// Divide the scores by T before the softmax: T < 1 sharpens, T > 1 flattens (0.001 to 1000).
     // Hyphen values, so that -inf gets the range message too (clap takes it for a flag otherwise).
-    #[arg(long, value_name = "T", default_value_t = 1.0, allow_hyphen_values = true)]
-    temperature: f32,
+    // Kept as typed, for the message: "1e-50" read as an f32 is 0, and "got 0" named a number not given.
+    #[arg(long, value_name = "T", default_value = "1", allow_hyphen_values = true)]
+    temperature: String,
     /// Print one JSON object: tokens, their spans (byte ranges of the sentence in UTF-8), weights (row i =
     /// query token i), scores, scaled scores, unknown words.
     #[arg(long)]
@@ -228,6 +230,24 @@ fn sentence_of(args: &[String]) -> Result<String, Failure> {
     })
 }
 
+/// The temperature `typed`, in the core's range; a message names it as typed.
+fn temperature_of(typed: &str) -> Result<f32, Failure> {
+    let range = attention_core::attention::TEMPERATURE_RANGE;
+    let t: f32 = typed.trim().parse().map_err(|_| {
+        Failure::usage(format!("--temperature takes a number, not {}", attention_core::error::quote(typed)))
+    })?;
+    if t.is_finite() && range.contains(&t) {
+        Ok(t)
+    } else {
+        Err(Failure::usage(format!(
+            "temperature must be between {} and {}, got {}",
+            range.start(),
+            range.end(),
+            typed.trim()
+        )))
+    }
+}
+
 /// What the message for an empty sentence suggests.
 const EMPTY_TIP: &str =
     "try attention \"The king and queen ruled the kingdom\", or give it on standard input";
@@ -237,8 +257,9 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     if sentence.trim().is_empty() {
         return Err(Failure::usage(format!("the sentence is empty: {EMPTY_TIP}")));
     }
+    let temperature = temperature_of(&args.temperature)?;
     if let Some(dir) = &args.model {
-        if args.temperature != 1.0 {
+        if temperature != 1.0 {
             return Err(Failure::usage("--temperature applies to the GloVe attention, not to --model"));
         }
         let request = model::ModelRequest {
@@ -254,12 +275,8 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         let mut out = stdout.lock();
         return model::run(&request, &mut out);
     }
-    let options = Options {
-        scale: !args.no_scale,
-        temperature: args.temperature,
-        self_attention: !args.no_self,
-        causal: args.causal,
-    };
+    let options =
+        Options { scale: !args.no_scale, temperature, self_attention: !args.no_self, causal: args.causal };
     options.validate()?;
     let vectors = vectors::load(args.embeddings.as_deref(), &[&sentence])?;
     // On the fallback, unknown words may well be known to the whole
@@ -270,12 +287,17 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         e => Failure::from(e),
     })?;
 
-    let unknown: Vec<&str> = analysis.unknown_tokens().map(|t| t.text.as_str()).collect();
+    // Each unknown word once, in the order the sentence has them ('xqzv' 5,000 times was listed 8 times).
+    let mut seen = std::collections::HashSet::new();
+    let unknown: Vec<&str> =
+        analysis.unknown_tokens().map(|t| t.text.as_str()).filter(|w| seen.insert(*w)).collect();
     if !unknown.is_empty() {
+        let size = vectors.embeddings.vocabulary_size();
         note!(
-            "attention: not in the {}vocabulary of {} words, left out: {}{hint}",
+            "attention: not in the {}vocabulary of {} word{}, left out: {}{hint}",
             if vectors.fallback { "fallback " } else { "" },
-            attention_core::error::grouped(vectors.embeddings.vocabulary_size()),
+            attention_core::error::grouped(size),
+            if size == 1 { "" } else { "s" },
             attention_core::error::quote_list(&unknown)
         );
     }

@@ -2,7 +2,6 @@
 //! (all-MiniLM-L6-v2, built into DIR by `scripts/build-model`), one head in
 //! the same text format as the GloVe output, or every head as JSON.
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -14,7 +13,11 @@ use sha2::{Digest, Sha256};
 use unicode_width::UnicodeWidthStr;
 
 use crate::build_data::hex;
+use crate::files::read_bounded;
 use crate::Failure;
+
+/// The model's manifest lists about a thousand files: 127 KB.
+const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
 /// What `--model` mode prints.
 #[derive(Debug)]
@@ -56,9 +59,10 @@ impl Manifest {
 /// checked against the SHA-256 that `manifest.json` lists: a flipped bit in
 /// the weights would otherwise print other weights without a word.
 pub(crate) fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
-    let read = |name: &str| {
+    // Each file is read up to the size the manifest lists (a device or a grown file is refused).
+    let read = |name: &str, limit: u64| {
         let path = dir.join(name);
-        fs::read(&path).map_err(|e| {
+        read_bounded(&path, limit).map_err(|e| {
             let hint =
                 if e.kind() == io::ErrorKind::NotFound { " (build it with scripts/build-model)" } else { "" };
             Failure::usage(format!("cannot read '{}': {e}{hint}", path.display()))
@@ -70,12 +74,12 @@ pub(crate) fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
             dir.join(name).display()
         ))
     };
-    let manifest: Manifest = serde_json::from_slice(&read(MANIFEST_FILE)?)
+    let manifest: Manifest = serde_json::from_slice(&read(MANIFEST_FILE, MAX_MANIFEST_BYTES)?)
         .map_err(|e| invalid(MANIFEST_FILE, &format!("not a model manifest ({e})")))?;
     let listing = manifest.listing();
     listing.check_listing().map_err(|e| invalid(MANIFEST_FILE, &e))?;
     let checked = |entry: &ManifestEntry| {
-        let bytes = read(&entry.file)?;
+        let bytes = read(&entry.file, entry.bytes)?;
         let sum = hex(&Sha256::digest(&bytes));
         if sum != entry.sha256.to_ascii_lowercase() {
             let said = format!("its SHA-256 is {sum}, but {MANIFEST_FILE} lists {}", entry.sha256);

@@ -8,12 +8,12 @@
 //! the shards of the sentence's candidate tokens are read: a few files of
 //! 5 KB, so a call takes milliseconds whatever the vocabulary's size.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use attention_core::Embeddings;
 
 use crate::build_data::{read_manifest, shard_path};
+use crate::files::{read_bounded, ANY_SIZE};
 use crate::{load_embeddings, Failure};
 
 /// The committed fallback (data/README.md): the most frequent words and
@@ -77,7 +77,7 @@ pub fn sharded(dir: &Path, texts: &[&str]) -> Result<Vectors, Failure> {
         }
         for k in missing {
             let path = shard_path(dir, &set, k);
-            let bytes = fs::read(&path).map_err(|e| {
+            let bytes = read_bounded(&path, ANY_SIZE).map_err(|e| {
                 Failure::usage(format!(
                     "cannot read '{}': {e} (the shard set is incomplete: run scripts/build-data again)",
                     path.display()

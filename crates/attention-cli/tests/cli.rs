@@ -592,13 +592,19 @@ fn a_negative_number_gets_the_range_message() {
 
 #[test]
 fn a_hundred_thousand_unknown_words_make_one_short_line() {
-    let mut args = vec!["zzqx"; 100_000];
+    let words: Vec<String> = (0..100_000).map(|k| format!("zzqx{k}")).collect();
+    let mut args: Vec<&str> = words.iter().map(String::as_str).collect();
     args.push("king");
     let out = attention(&args);
     assert!(out.status.success(), "{}", &stderr(&out)[..200]);
     let said = stderr(&out);
     assert!(said.len() < 300, "{} bytes: {}", said.len(), &said[..300]);
-    assert!(said.contains("'zzqx', … (100000 in all)"), "{said}");
+    assert!(said.contains("'zzqx6', 'zzqx7', … (100,000 in all)"), "{said}");
+    // One word 100,000 times is named once.
+    let mut args = vec!["zzqx"; 100_000];
+    args.push("king");
+    let said = stderr(&attention(&args));
+    assert!(said.contains("words, left out: 'zzqx'") && said.matches("zzqx").count() == 1, "{said}");
 }
 
 /// A shard set of five words in `dir/set`, built with `extra` flags.
@@ -624,6 +630,52 @@ fn on_a_fallback_every_unknown_message_says_how_to_get_the_whole_vocabulary() {
     let some = attention(&["--embeddings", set.to_str().unwrap(), "the zzqx"]);
     assert!(stderr(&some).contains("left out: 'zzqx' (this is the fallback"), "{}", stderr(&some));
     assert!(stderr(&some).contains(hint));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_manifest_or_shard_that_is_a_device_or_a_pipe_is_refused_before_it_is_read() {
+    let temp = tempfile::tempdir().unwrap();
+    let (set, built) = tiny_set(temp.path(), &["--count", "4"]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    // A shard linked to /dev/zero was read until memory ran out.
+    let shard =
+        fs::read_dir(&set).unwrap().flatten().find(|e| e.path().is_dir()).unwrap().path().join("0000.aews");
+    fs::remove_file(&shard).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &shard).unwrap();
+    let out = attention(&["--embeddings", set.to_str().unwrap(), "the cat sat mat ."]);
+    assert_clean_failure(&out, &format!("cannot read '{}': not a regular file", shard.display()));
+    // So was a manifest; one that is a pipe with no writer waited for ever.
+    let manifest = set.join("manifest.json");
+    fs::remove_file(&manifest).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &manifest).unwrap();
+    assert_clean_failure(
+        &attention(&["--embeddings", set.to_str().unwrap(), "the"]),
+        "manifest.json': not a regular file",
+    );
+    fs::remove_file(&manifest).unwrap();
+    assert!(Command::new("mkfifo").arg(&manifest).status().unwrap().success());
+    assert_clean_failure(
+        &attention(&["--embeddings", set.to_str().unwrap(), "the"]),
+        "manifest.json': not a regular file",
+    );
+}
+
+#[test]
+fn a_temperature_out_of_range_is_named_as_typed() {
+    // Read as an f32, 1e-50 is 0 and 1e300 is inf: the message named numbers not given.
+    assert_clean_failure(
+        &attention(&["--temperature", "1e-50", "king"]),
+        "between 0.001 and 1000, got 1e-50",
+    );
+    assert_clean_failure(
+        &attention(&["--temperature", "1e300", "king"]),
+        "between 0.001 and 1000, got 1e300",
+    );
+    assert_clean_failure(
+        &attention(&["--temperature", "warm", "king"]),
+        "--temperature takes a number, not 'warm'",
+    );
 }
 
 #[test]

@@ -163,7 +163,7 @@ pub fn quote_list<S: AsRef<str>>(words: &[S]) -> String {
     const SHOWN: usize = 8;
     let shown: Vec<String> = words.iter().take(SHOWN).map(|w| quote(w.as_ref())).collect();
     if words.len() > SHOWN {
-        format!("{}, … ({} in all)", shown.join(", "), words.len())
+        format!("{}, … ({} in all)", shown.join(", "), grouped(words.len()))
     } else {
         shown.join(", ")
     }
@@ -209,7 +209,7 @@ mod tests {
         assert_eq!(
             message,
             "none of the words is in the vocabulary ('w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', \
-             … (100000 in all)): try common English words"
+             … (100,000 in all)): try common English words"
         );
         assert_eq!(quote_list(&["a", "b"]), "'a', 'b'");
     }

@@ -44,7 +44,7 @@ use std::hash::Hasher;
 use fnv::FnvHasher;
 
 use crate::embeddings::{check_word, Embeddings, MAX_DIM};
-use crate::error::{Error, Result};
+use crate::error::{grouped, Error, Result};
 
 /// The four bytes every shard starts with.
 pub const SHARD_MAGIC: [u8; 4] = *b"AEWS";
@@ -106,6 +106,14 @@ impl ShardSet {
         }
         if dim == 0 || dim > MAX_DIM as usize {
             return Err(invalid(format!("dimension {dim} is outside 1..={MAX_DIM}")));
+        }
+        // The set's id hashes N as a u32: a manifest of 99,999,999,999 words was taken at its word.
+        if u32::try_from(words).is_err() {
+            return Err(invalid(format!(
+                "a set of {} words: more than {} words",
+                grouped(words),
+                grouped(u32::MAX as usize)
+            )));
         }
         Ok(ShardSet { count, id, dim, words })
     }
@@ -425,6 +433,11 @@ mod tests {
         assert!(ShardSet::new(1 << 17, 1, 50, 1).is_err());
         assert!(ShardSet::new(16, 1, 0, 1).is_err());
         assert!(ShardSet::new(16384, 1, 50, 400_000).is_ok());
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(
+            ShardSet::new(16, 1, 50, 99_999_999_999).unwrap_err().to_string(),
+            "invalid word-vector file: a set of 99,999,999,999 words: more than 4,294,967,295 words"
+        );
         // A count to split by is an option, not a malformed file.
         let err = split(&sample(), 3).unwrap_err().to_string();
         assert_eq!(

@@ -295,13 +295,26 @@ fn last_cluster(s: &str) -> usize {
 
 /// `word` as a message quotes it: its first `max` clusters (a letter with
 /// its accents, an emoji with its joiners: never half of one), and "…" when
-/// it had more. A pasted 20,000-letter "word" is named, not printed whole.
+/// it had more. A pasted 20,000-letter "word" is named, not printed whole;
+/// so is a "cluster" of more than [`CLUSTER_CHARS`] characters (a run of
+/// 500,000 flags, a letter with two million accents: 4 MB of message), cut
+/// inside.
 pub(crate) fn shortened(word: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    match clusters(word).nth(max) {
-        Some((cut, _)) => format!("{}…", &word[..cut.start]).into(),
-        None => word.into(),
+    for (k, (range, _)) in clusters(word).enumerate() {
+        if k == max {
+            return format!("{}…", &word[..range.start]).into();
+        }
+        if let Some((cut, _)) = word[range.clone()].char_indices().nth(CLUSTER_CHARS) {
+            return format!("{}…", &word[..range.start + cut]).into();
+        }
     }
+    word.into()
 }
+
+/// The most characters of one cluster a message quotes: more than any
+/// written one holds (Unicode's stream-safe text has at most 30 marks in a
+/// row), and an even number, so that a run of flags is cut between two.
+const CLUSTER_CHARS: usize = 32;
 
 /// The clusters of `s`, front to back: the byte range and first character of each.
 fn clusters(s: &str) -> impl Iterator<Item = (Range<usize>, char)> + '_ {
@@ -613,6 +626,10 @@ mod tests {
         assert_eq!(shortened("cafe\u{301}s", 4), "cafe\u{301}…");
         assert_eq!(shortened("ab\u{1F469}\u{200D}\u{1F467}cd", 3), "ab\u{1F469}\u{200D}\u{1F467}…");
         assert_eq!(shortened("", 3), "");
+        let accents = format!("e{}", "\u{301}".repeat(2_000_000));
+        assert_eq!(shortened(&accents, 40), format!("e{}…", "\u{301}".repeat(31)));
+        let flags = "\u{1F1FA}\u{1F1F8}".repeat(500_000);
+        assert_eq!(shortened(&flags, 40), format!("{}…", "\u{1F1FA}\u{1F1F8}".repeat(16)));
     }
 
     #[test]
