@@ -20,8 +20,10 @@ export function mountSteps(panel, ctx) {
   panel.append(target);
   let shown = null; // `${analysis key} ${focus} ${cell}` last rendered
 
+  /** Shows `text` alone; a hint already shown stays (each keystroke of a text with no focus gave a new paragraph to lay out). */
   function hint(text) {
-    target.replaceChildren(el('p', text, 'hint'));
+    const shownHint = target.childElementCount === 1 && target.firstElementChild.matches('p.hint') ? target.firstElementChild : null;
+    if (shownHint?.textContent !== text) target.replaceChildren(el('p', text, 'hint'));
   }
 
   return {
