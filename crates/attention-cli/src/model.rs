@@ -63,8 +63,13 @@ pub(crate) fn load(dir: &Path, sentence: &str) -> Result<Model, Failure> {
     let read = |name: &str, limit: u64| {
         let path = dir.join(name);
         read_bounded(&path, limit).map_err(|e| {
-            let hint =
-                if e.kind() == io::ErrorKind::NotFound { " (build it with scripts/build-model)" } else { "" };
+            let hint = match e.kind() {
+                io::ErrorKind::NotFound => " (build it with scripts/build-model)",
+                io::ErrorKind::InvalidData => {
+                    " (the size manifest.json lists: build the model again with scripts/build-model)"
+                }
+                _ => "",
+            };
             Failure::usage(format!("cannot read '{}': {e}{hint}", path.display()))
         })
     };
