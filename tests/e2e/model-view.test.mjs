@@ -346,6 +346,35 @@ test('a 404 on an embedding shard names the shard', async () => {
   await finish();
 });
 
+test('a worker script that failed to load is started anew by Try again, and by reopening the view', async (t) => {
+  // The server lacks the worker's script while `missing` holds (a site caught half-way through an update).
+  let missing = true;
+  const server = await serveDist(DIST, { answers: { '/js/model-worker.js': () => (missing ? { status: 404, body: 'not found' } : null) } });
+  t.after(() => server.close());
+  const failed = async (page) => {
+    await ready(page);
+    const error = page.locator('#model-view .model-error');
+    await error.waitFor({ state: 'visible', timeout: MODEL_LOAD_MS });
+    assert.match(await error.textContent(), /^The model's worker stopped: its script could not be loaded\./);
+    missing = false;
+  };
+  const first = await openPage(site.browser, server.url + hashFor(CAT, '&model=1'), { allow: ALLOW_404 });
+  await failed(first.page);
+  await first.page.click('#model-view button:has-text("Try again")');
+  await modelReady(first.page);
+  await tableShows(first.page, 5, 11);
+  await first.finish();
+
+  missing = true;
+  const second = await openPage(site.browser, server.url + hashFor(CAT, '&model=1'), { allow: ALLOW_404 });
+  await failed(second.page);
+  await second.page.click('#model-view button:has-text("Close")');
+  await second.page.click('#model-open');
+  await modelReady(second.page);
+  await tableShows(second.page, 5, 11);
+  await second.finish();
+});
+
 test('without model files the view says how to build them', async (t) => {
   // The server has no manifest (the model worker's first request: served, not routed).
   const server = await serveDist(DIST, { answers: { '/model/manifest.json': () => ({ status: 404, body: 'not found' }) } });

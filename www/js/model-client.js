@@ -51,9 +51,12 @@ export class ModelClient {
     }
     this.worker.addEventListener('message', (event) => this.receive(event.data));
     // A worker script that fails to load or parse ends up here, without a message.
+    // (The worker reports its own errors as messages.) Such a worker never
+    // runs: it is let go, and the next load (Try again) starts a new one.
     this.worker.addEventListener('error', (event) => {
       event.preventDefault();
-      this.handlers.error({ id: null, message: `The model's worker stopped: ${event.message || 'its script could not be loaded'}. Reload the page.`, file: 'js/model-worker.js', status: null });
+      this.terminate();
+      this.handlers.error({ id: null, message: `The model's worker stopped: ${event.message || 'its script could not be loaded'}. Try again, or reload the page.`, file: 'js/model-worker.js', status: null });
     });
     this.worker.postMessage(loadMessage());
   }
@@ -77,9 +80,13 @@ export class ModelClient {
     this.latest[answer] = -1;
   }
 
-  /** Loads again after a failure (the worker forgets a failed load, and keeps what arrived of a broken download). */
+  /**
+   * Loads again after a failure (the worker forgets a failed load, and keeps
+   * what arrived of a broken download); a worker that stopped is started anew.
+   */
   retry() {
-    this.worker?.postMessage(loadMessage());
+    if (this.worker) this.worker.postMessage(loadMessage());
+    else this.load();
   }
 
   receive(message) {
