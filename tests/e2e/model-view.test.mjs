@@ -326,6 +326,7 @@ test('a 404 on the model weights says which file failed, and GloVe keeps working
   await error.waitFor({ state: 'visible', timeout: MODEL_LOAD_MS });
   assert.match(await error.textContent(), /minilm-core\.aebm.*HTTP 404/);
   assert.equal(await page.locator('#model-view').getAttribute('data-state'), 'error');
+  assert.equal(await page.textContent('#model-view .model-status'), 'The model could not be loaded.', 'not "Starting…" beside the error');
   // The GloVe view is untouched and still owns the table.
   assert.equal((await readTable(page)).header[0], 'the');
   assert.equal(await page.locator('#error').isHidden(), true);
@@ -397,6 +398,7 @@ test('a text beyond the model\'s 512 pieces is refused in a sentence, with nothi
   assert.equal(await page.textContent('#model-view .model-error'),
     'The sentence has 602 pieces with [CLS] and [SEP]; the model reads at most 512: shorten it.');
   assert.equal(await page.locator('#model-view .model-loading').isVisible(), false, 'the download line is gone');
+  assert.equal(await page.textContent('#model-view .model-status'), 'The model could not run this sentence.', 'its line agrees with the error');
   await page.fill('#sentence', CAT);
   await modelReady(page);
   assert.equal(await page.locator('#model-view .model-error').isVisible(), false);

@@ -196,6 +196,8 @@ class ModelView {
         this.root.dataset.state = 'error';
         this.failure = message;
         dom.loading.hidden = true;
+        // The status line, hidden while the error shows, says that it failed, not the step it stopped at ('Starting…').
+        dom.status.textContent = this.loadedOnce ? 'The model could not run this sentence.' : 'The model could not be loaded.';
         // Once the model is in, only a file (a shard) can be tried again; a sentence it refuses cannot.
         dom.retry.hidden = this.loadedOnce && message.file === null;
         // The core's messages are clauses ("the sentence has … pieces"); the page writes sentences.
@@ -412,6 +414,7 @@ class ModelView {
     this.showError('');
     dom.retry.hidden = true;
     dom.loading.hidden = false;
+    dom.status.textContent = this.loadedOnce ? 'Running…' : 'Starting…'; // until the worker says more
     this.root.dataset.state = 'loading';
     this.requested = null;
     this.client.retry();
