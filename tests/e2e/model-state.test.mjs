@@ -68,6 +68,16 @@ test('each bad model value is noted with what was expected, and left out of the 
   assert.deepEqual(quiet, [], 'the keys of a closed view are not read');
 });
 
+test('half a head search, a query without its key or a key without its query, is dropped and noted', () => {
+  for (const [half, other] of [['mq=8', 'mk'], ['mk=02', 'mq']]) {
+    const problems = [];
+    const state = parseHash(`#s=hi&model=1&${half}`, problems);
+    assert.deepEqual(state.model, defaultModel());
+    assert.deepEqual(problems.map((p) => `${p.key}=${p.value} (expected ${p.expected})`), [`${half} (expected ${other} with it: a head search needs a query and a key)`]);
+    assert.doesNotMatch(formatHash(state), /mq|mk/);
+  }
+});
+
 test('UTF-8 byte offsets become UTF-16 indices: accents, CJK, emoji', () => {
   // é: 2 bytes, 1 unit; 猫: 3 bytes, 1 unit; 😀: 4 bytes, 2 units.
   const sentence = 'é猫😀a';

@@ -167,6 +167,18 @@ test('bad model keys fall back to the defaults, each named in the link note and 
   assert.match(await page.textContent('#model-search-status'), /^The link’s mq=40 \(the head search’s query\) points past the end of this sentence, which has 12 pieces \(0 to 11\), so the search was dropped\./);
   hash = await hashOf(page);
   assert.deepEqual([hash.mrank, hash.mflow, hash.mfocus, hash.mcell, hash.mq, hash.mk], [undefined, undefined, undefined, undefined, undefined, undefined]);
+
+  // Half a head search, a query without its key or a key without its query, is no search: dropped and named too.
+  for (const [half, other] of [['mq=8', 'mk'], ['mk=2', 'mq']]) {
+    await page.goto('about:blank');
+    await page.goto(site.url + hashFor(CAT, `&model=1&${half}`));
+    await ready(page);
+    await modelReady(page);
+    const said = await page.textContent('#link-note');
+    assert.ok(said.includes(`${half} (expected ${other} with it: a head search needs a query and a key)`), said);
+    hash = await hashOf(page);
+    assert.deepEqual([hash.mq, hash.mk], [undefined, undefined], `${half} left out of the link`);
+  }
   await finish();
 });
 

@@ -18,7 +18,8 @@
 //   view. Absent = follow the GloVe focus (`focus`).
 // - mq, mk: head search: every head ranked by the weight from token `mq` (the
 //   query) to token `mk` (the key), 0-based indices into the model's token
-//   list like `mfocus`. Absent = no search.
+//   list like `mfocus`. Absent = no search; one without the other is
+//   dropped (noted).
 // - mrank: rank every head by a behaviour measured on the sentence instead:
 //   `previous`, `next`, `self`, `special` ([CLS]/[SEP]), `same-word` (other
 //   occurrences of the same word) or `focus` (one token the others look at).
@@ -73,10 +74,23 @@ export function parseModel(params) {
   model.focus = params.read('mfocus', index(), TOKEN);
   model.query = params.read('mq', index(), TOKEN);
   model.key = params.read('mk', index(), TOKEN);
+  halfSearch(params, model);
   model.rank = params.read('mrank', oneOf(BEHAVIOURS), BEHAVIOURS.join(', '));
   model.cell = params.read('mcell', index(), 'a piece index');
   model.flow = params.read('mflow', oneOf(FLOWS), FLOWS.join(' or '));
   return model;
+}
+
+/**
+ * A query without its key, or a key without its query, is no search: it is
+ * dropped and noted like a bad value, rather than kept in the link unused.
+ */
+function halfSearch(params, model) {
+  if ((model.query === null) === (model.key === null)) return;
+  const [key, other] = model.query === null ? ['mk', 'mq'] : ['mq', 'mk'];
+  params.problems.push({ key, value: params.get(key), expected: `${other} with it: a head search needs a query and a key` });
+  model.query = null;
+  model.key = null;
 }
 
 const isIndex = (value) => Number.isInteger(value) && value >= 0;
