@@ -199,7 +199,7 @@ test('a long text prints the table\'s rows it holds, without the blank height of
   assert.ok(printedTable.height < 40 * (printedTable.rows.length + 1), `${printedTable.height} px for ${printedTable.rows.length} rows`);
   const pdf = (await page.pdf({ format: 'A4' })).toString('latin1');
   const pages = pdf.match(/\/Type\s*\/Page\b/g).length;
-  assert.ok(pages <= 4, `${pages} pages`);
+  assert.ok(pages <= 5, `${pages} pages`); // the table's first 24 rows (weights-table.js PRINT_ROWS), where it printed the focused one alone
   await finish();
 });
 
@@ -218,6 +218,54 @@ test('printed, the teaching tab\'s tables far below the screen are laid out whol
   assert.ok(printedTables.length >= 3, JSON.stringify(printedTables));
   for (const t of printedTables) assert.deepEqual(t, { ...t, laidOut: true });
   await printed(page);
+  await finish();
+});
+
+/** Each table's box on paper 718 px wide (A4 less its margins), and what could cut it: a scroll box or a section skipped as off screen. */
+async function printedTables(page, selectors) {
+  await page.setViewportSize({ width: 718, height: 1000 });
+  await settled(page);
+  return page.evaluate((all) => Object.fromEntries(all.map((selector) => {
+    const table = document.querySelector(selector);
+    const cutBy = [];
+    for (let box = table.parentElement; box; box = box.parentElement) {
+      const style = getComputedStyle(box);
+      if (style.overflowX !== 'visible' || style.contentVisibility !== 'visible') cutBy.push(`${box.className || box.tagName}: ${style.overflowX}, ${style.contentVisibility}`);
+    }
+    const keys = [...table.querySelectorAll('thead th[scope="col"]')].filter((th) => th.checkVisibility()).length;
+    const row = table.querySelector('tbody tr:not(.spacer)');
+    return [selector, {
+      fits: table.getBoundingClientRect().right <= document.documentElement.clientWidth, cutBy, keys,
+      cells: [...row.cells].filter((cell) => cell.checkVisibility()).length - 1, caption: table.caption.innerText,
+    }];
+  })), selectors);
+}
+
+test('printed, a table as wide as the paper prints whole; a wider one prints its first keys and says so, not how to scroll it', async () => {
+  const words = (n) => Array.from({ length: n }, (_, k) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'kingdom'][k % 7]).join(' ');
+  // 17 words: every key of the weights, the padding mask's and What-if's comparison on the paper.
+  let { page, finish } = await openPage(site.browser, site.url + hashFor(words(17), '&focus=3&lab=whatif'));
+  await ready(page);
+  await printing(page);
+  const tables = ['#weights', '#pad-weights', '#whatif-compare'];
+  for (const [selector, table] of Object.entries(await printedTables(page, tables))) {
+    assert.deepEqual(table, { ...table, fits: true, cutBy: [], keys: 17, cells: 17 }, selector);
+    assert.doesNotMatch(table.caption, /Printed/, selector);
+  }
+  await finish();
+  // 40: more than the paper takes. The weights table prints its first keys, with their cells, and its caption says so.
+  ({ page, finish } = await openPage(site.browser, site.url + hashFor(words(40), '&focus=3&lab=whatif')));
+  await ready(page);
+  assert.ok(await page.isVisible('#weights-note'));
+  await printing(page);
+  const paper = await printedTables(page, tables);
+  for (const [selector, table] of Object.entries(paper)) assert.deepEqual(table, { ...table, fits: true, cutBy: [] }, selector);
+  assert.deepEqual([paper['#weights'].keys, paper['#weights'].cells], [18, 18]);
+  assert.match(paper['#weights'].caption, /Printed here: the first 18 of its 40 keys.*; Download CSV has them all\.$/);
+  assert.equal(paper['#whatif-compare'].keys, 24); // the 24 keys that either row weighs most (its caption says so)
+  assert.equal(await page.isVisible('#weights-note'), false, 'no "scroll the table" on paper');
+  await printed(page);
+  assert.doesNotMatch(await page.textContent('#weights caption'), /Printed/);
   await finish();
 });
 

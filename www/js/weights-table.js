@@ -12,6 +12,10 @@
 // and where each cell sits. Off screen it holds the focused row alone, and
 // fills in when scrolled into view. The header keeps one cell per key,
 // updated in place (typing a word changes one).
+//
+// Printed, a long table holds its first PRINT_KEYS keys, as many as A4 or
+// Letter paper takes at the print style's size, and its first PRINT_ROWS
+// rows, and its caption says so.
 
 import { attr, el, put, putText, setChildren } from './dom.js';
 import { grouped, weight } from './text.js';
@@ -36,6 +40,10 @@ const ALWAYS_FITS = 4;
 const MAX_SPAN = 1000;
 /** Rows and columns rendered beyond the visible ones, on each side. */
 const OVERSCAN = 2;
+/** Key columns a printed long table holds: what 718 px of A4 (less its margins) takes at the print style's size. */
+const PRINT_KEYS = 18;
+/** Rows a printed long table holds, the focused row besides: a third of a page at the print style's size. */
+const PRINT_ROWS = 24;
 
 const CAPTION = 'Attention weights: each row is a query token, each column a key token; a row sums to 1 (to 0 when every key of its query is masked).';
 
@@ -59,7 +67,11 @@ export class WeightsTable {
     this.head = el('thead');
     this.head.append(this.headRow);
     this.body = el('tbody');
+    this.captionText = el('span');
+    // Written while printing only; the print style shows it.
+    this.printLine = el('span', null, 'print-only');
     this.captionCell = el('caption');
+    this.captionCell.append(this.captionText, this.printLine);
     this.rows = new Map(); // query row → its <tr>, while the data (build() empties it) and the columns in view stay
     this.rowsMade = null; // the columns the kept rows have cells for
     this.spacers = []; // the spacer rows, reused
@@ -86,6 +98,19 @@ export class WeightsTable {
         this.drawRows();
       });
     }, { passive: true });
+    // While printing, the rows and columns drawn are fixed, not those in the
+    // box's view: the box, unbounded on paper, would grow by the rows it
+    // draws, and draw more (300 rows: 6 pages).
+    this.printed = null;
+    addEventListener('beforeprint', () => {
+      if (!this.data) return;
+      this.printed = { rows: [0, PRINT_ROWS - 1], cols: [0, PRINT_KEYS - 1] };
+      this.drawRows();
+    });
+    addEventListener('afterprint', () => {
+      this.printed = null;
+      this.drawRows();
+    });
   }
 
   /**
@@ -165,6 +190,10 @@ export class WeightsTable {
   window() {
     const { rows, cols } = this.data;
     if (!this.long) return { rows: [0, rows - 1], cols: [0, cols - 1] };
+    if (this.printed) {
+      const clamp = ([from, to], size) => [Math.min(from, size - 1), Math.min(to, size - 1)];
+      return { rows: clamp(this.printed.rows, rows), cols: clamp(this.printed.cols, cols) };
+    }
     const height = (this.scroll && this.ctx.heightOf(this.scroll)) || 320;
     const width = (this.scroll && this.ctx.widthOf(this.scroll)) || 800;
     const { top, left } = this.scrolled;
@@ -211,7 +240,7 @@ export class WeightsTable {
       put(tr.firstChild.style, 'height', `${count * ROW_HEIGHT}px`);
       children.push(tr);
     };
-    if (this.long && !this.inView) {
+    if (this.long && !this.inView && !this.printed) {
       // Off screen, the focused row alone, first, over one spacer: a new
       // focus rewrites that row's cells (the spacer stays), where replacing
       // the row, or resizing spacers around it, made the browser lay out the
@@ -243,6 +272,7 @@ export class WeightsTable {
     }
     this.rows = kept;
     setChildren(this.body, children);
+    put(this.printLine, 'textContent', this.printed && this.long ? printNote(cols[1] + 1, this.data.cols, kept.size, n) : '');
     if (scrollTo !== null) this.scroll.scrollTop = scrollTo;
   }
 
@@ -312,7 +342,7 @@ export class WeightsTable {
     const long = this.long;
     this.rows = new Map(); // made for the previous data
     if (!this.table.contains(this.body)) this.table.replaceChildren(this.captionCell, this.columns, this.head, this.body);
-    put(this.captionCell, 'textContent', this.data.caption ?? CAPTION);
+    put(this.captionText, 'textContent', this.data.caption ?? CAPTION);
     // The header cells, changed only where a key did; the missing ones come
     // a chunk a frame (growHeader).
     const cells = this.headRow.children;
@@ -333,6 +363,14 @@ export class WeightsTable {
     put(this.table.dataset, 'full', long ? '0' : '1');
     put(this.note, 'textContent', long ? this.longNote(rows) : '');
   }
+}
+
+/** The printed caption's line: what of a long table the paper leaves out, or nothing. */
+function printNote(keys, cols, rows, of) {
+  const parts = [];
+  if (keys < cols) parts.push(`the first ${grouped(keys)} of its ${grouped(cols)} keys`);
+  if (rows < of) parts.push(`${grouped(rows)} of its ${grouped(of)} rows`);
+  return parts.length ? ` Printed here: ${parts.join(' and ')}; Download CSV has them all.` : '';
 }
 
 /** Header cells added per frame (growHeader). */
