@@ -175,6 +175,69 @@ test('on a 360 px phone the captions of the steps table and of the weights table
   await finish();
 });
 
+for (const scheme of ['light', 'dark']) {
+  test(`on the highlight of a picked row (${scheme}), the key and the grey numbers read at 4.5:1 at least`, async () => {
+    const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&focus=7&cell=7'), { colorScheme: scheme });
+    await page.waitForSelector('#explain tr.picked td.muted');
+    const ratios = await page.evaluate(() => {
+      const parse = (c) => c.match(/[\d.]+/g).map(Number);
+      const over = (top, under) => [0, 1, 2].map((k) => top[k] * (top[3] ?? 1) + under[k] * (1 - (top[3] ?? 1)));
+      // The background under a node: its ancestors' colours laid over one another, from the first opaque one up.
+      const under = (node) => {
+        const layers = [];
+        for (let n = node; n; n = n.parentElement) {
+          const c = parse(getComputedStyle(n).backgroundColor);
+          if ((c[3] ?? 1) > 0) layers.push(c);
+          if ((c[3] ?? 1) === 1) break;
+        }
+        return layers.reverse().reduce((below, c) => over(c, below), [255, 255, 255]);
+      };
+      const lum = (rgb) => rgb.map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((a, v, k) => a + v * [0.2126, 0.7152, 0.0722][k], 0);
+      const ratio = (node) => {
+        const [a, b] = [lum(over(parse(getComputedStyle(node).color), under(node))), lum(under(node))];
+        return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      };
+      return Object.fromEntries(['tr.picked th .link-button', 'tr.picked td.muted'].map((s) => [s, ratio(document.querySelector(`#explain ${s}`))]));
+    });
+    for (const [what, ratio] of Object.entries(ratios)) assert.ok(ratio >= 4.6, `${what}: ${ratio.toFixed(2)}:1`);
+    await finish();
+  });
+}
+
+test('the focus ring of a key in the Steps table is drawn whole, not cut by its scroll box', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT, '&focus=7'));
+  const key = page.locator('#explain tbody th .link-button').first();
+  await key.focus();
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab'); // a keyboard focus: :focus-visible
+  const ring = await key.evaluate((button) => {
+    const style = getComputedStyle(button);
+    const reach = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
+    const [b, box] = [button.getBoundingClientRect(), button.closest('.steps-scroll').getBoundingClientRect()];
+    return { visible: button.matches(':focus-visible'), left: b.left - reach, top: b.top - reach, box: { left: box.left, top: box.top } };
+  });
+  assert.ok(ring.visible, 'focused from the keyboard');
+  assert.ok(ring.left >= ring.box.left - 0.5, `the ring's left edge ${ring.left} is inside the scroll box (${ring.box.left})`);
+  await finish();
+});
+
+test('zooming the heatmap from the keyboard, and clearing its focus with Escape, are said', async () => {
+  const words = 'the king and queen ruled the kingdom while people of the city said that it was good';
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words));
+  await ready(page);
+  await listen(page);
+  await page.focus('#heatmap-overlay');
+  await page.keyboard.press('ArrowDown');
+  for (const key of ['+', '0', 'Escape']) {
+    await page.keyboard.press(key);
+    await settled(page);
+  }
+  const announced = (await said(page)).filter((s) => s.region === 'announce').map((s) => s.text);
+  assert.match(announced.at(-3), /^Zoomed to rows and columns 1–\d+ of 17$/, announced.join(' | '));
+  assert.deepEqual(announced.slice(-2), ['Whole matrix: 17 rows and columns', 'Focus cleared']);
+  await finish();
+});
+
 test('on a touch screen the steps\' keys, the token chips and the sliders are targets of 24 px each way at least', async () => {
   const sentence = 'The cat sat on the mat, because it was tired.';
   const { page, finish } = await openPage(site.browser, site.url + hashFor(sentence, '&focus=1'), { viewport: { width: 360, height: 740 }, phone: true });

@@ -46,7 +46,11 @@ class MainHeatmap {
       onFocus: (row, how, cell) => ctx.focusFromView({ focus: row, cell }, how),
       onCursor: (row, col, newRow) => this.followCursor(row, col, newRow),
       onEnter: (row, col) => ctx.focusFromView({ focus: row, cell: col }, 'push'),
-      onClear: () => ctx.focusFromView({ focus: null, cell: null }, 'push'),
+      onClear: () => {
+        ctx.focusFromView({ focus: null, cell: null }, 'push');
+        // The row's announcement is emptied by the change: a screen reader heard nothing of it.
+        this.say('Focus cleared');
+      },
       tooltipLines: (row, col) => this.tooltipLines(row, col),
       paint: () => this.paintFocus(),
     });
@@ -104,6 +108,11 @@ class MainHeatmap {
   zoomed() {
     this.redraw();
     this.store.update({ zoom: this.zoom.link }, 'push', 'zoom');
+    // From the keyboard (the + and − keys, the zoom buttons), said: only the canvas's label changed, which is not read again.
+    if ([this.box, this.controls.element].some((part) => part.contains(document.activeElement))) {
+      const win = this.zoom.window;
+      this.say(win ? `Zoomed to ${shownPart(win)} of ${grouped(this.zoom.n)}` : `Whole matrix: ${grouped(this.zoom.n)} rows and columns`);
+    }
   }
 
   /** The analysis drawn, as a figure to download (figure.js). */
