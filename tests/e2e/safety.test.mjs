@@ -2,7 +2,9 @@
 // nothing; a missing file gets a message in the page, never a blank page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashFor, openPage, ready, useSite } from './helpers.mjs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DIST, hashFor, openPage, ready, useSite } from './helpers.mjs';
 
 const site = useSite();
 
@@ -53,6 +55,16 @@ test('a missing WebAssembly module shows a message in the page', async () => {
   assert.match(await page.textContent('#error'), /WebAssembly module could not be loaded/);
   await finish();
 });
+
+for (const file of ['index.html', 'embed.html']) {
+  test(`opened as a file (${file} double-clicked), the page says to serve it over HTTP`, async () => {
+    // file:// pages have the origin 'null', as a sandboxed frame has: their modules are refused (CORS).
+    const { page, finish } = await openPage(site.browser, pathToFileURL(path.join(DIST, file)).href, { allow: [/CORS|Failed to load/] });
+    await page.waitForSelector('html[data-failed="1"]');
+    assert.equal(await page.textContent('#error'), 'The page cannot run opened as a file (file://): the browser does not load its scripts from there. Serve its folder over HTTP: ./scripts/serve in the project, or any static web server.');
+    await finish();
+  });
+}
 
 test('a manifest that does not describe a shard set is reported, not a blank page', async () => {
   const { page, finish } = await openPage(site.browser, site.url, {

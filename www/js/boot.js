@@ -50,11 +50,16 @@
   window.addEventListener('error', function (event) {
     var node = event.target;
     if (node && node.tagName === 'SCRIPT') {
-      // A frame sandboxed without allow-same-origin has no origin of its own:
-      // its modules cannot load (they need CORS), and a reload cannot help.
-      show(self.origin === 'null'
-        ? 'The page cannot run in a frame sandboxed without "allow-same-origin": its scripts cannot load. The site embedding it can add allow-same-origin to the iframe\'s sandbox, or link to the page.'
-        : 'The page could not load its script ' + (node.getAttribute('src') || '') + '. Reload the page.');
+      // A page opened as a file (index.html double-clicked), or a frame
+      // sandboxed without allow-same-origin, has no origin of its own: its
+      // modules cannot load (they need CORS), and a reload cannot help.
+      if (location.protocol === 'file:') {
+        show('The page cannot run opened as a file (file://): the browser does not load its scripts from there. Serve its folder over HTTP: ./scripts/serve in the project, or any static web server.');
+      } else if (self.origin === 'null') {
+        show('The page cannot run in a frame sandboxed without "allow-same-origin": its scripts cannot load. The site embedding it can add allow-same-origin to the iframe\'s sandbox, or link to the page.');
+      } else {
+        show('The page could not load its script ' + (node.getAttribute('src') || '') + '. Reload the page.');
+      }
     } else if (event.error && !document.documentElement.hasAttribute('data-ready')) {
       show('The page could not start: ' + event.error.message);
     }
