@@ -17,6 +17,11 @@
 //   its address without the query. Anything else of the site (the host's
 //   _headers, source maps, this worker) just goes to the network: a page that
 //   asked for ever-new addresses would otherwise grow the caches without bound;
+// - only the app's own pages and files are answered at all: deployed at a
+//   site's root beside other content (a blog at /blog/…), this worker's scope
+//   covers that content too, whose requests go to the network untouched (a
+//   blog's page kept here, or made to wait PATIENCE_MS, is none of the app's
+//   business);
 // - a page (a navigation) waits PATIENCE_MS for the network, then opens from
 //   the kept copy: a link that connects but carries nothing ("lie-fi", a
 //   train's wifi) left a blank tab until the browser gave up, minutes later.
@@ -35,10 +40,12 @@ const SHARDS = 'attention-explorer-shards-v1';
 const SHARD_PATH = /\/data\/glove-6b-50d\/([0-9a-f]{16})\//;
 // The trained model's WebAssembly and its glue: kept as the app's files are, once fetched under this worker
 // or named by a page that fetched them before it (its worker started before this one took control).
-const MODEL_WASM = /\/pkg-model\/attention_model_wasm(_bg\.wasm|\.js)$/;
+const MODEL_WASM = new Set(['pkg-model/attention_model_wasm_bg.wasm', 'pkg-model/attention_model_wasm.js']
+  .map((file) => new URL(file, self.location).href));
 const PATIENCE_MS = 4000;
-// The app's files by address (BUILD.files are relative to this worker's folder).
-const APP_FILES = new Set(BUILD.files.map((file) => new URL(file, self.location).href));
+// The app's files by address (BUILD.files are relative to this worker's folder), with its pages
+// under the addresses a host with "pretty URLs" (Cloudflare Pages, Netlify) redirects them to.
+const APP_FILES = new Set([...BUILD.files, 'index', 'embed'].map((file) => new URL(file, self.location).href));
 // The pages (client ids) opened from the kept copy while this worker runs.
 const fromCopy = new Set();
 
@@ -78,10 +85,14 @@ self.addEventListener('message', (event) => {
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  if (request.method !== 'GET' || url.origin !== self.location.origin || url.pathname.includes('/model/')) return;
-  if (SHARD_PATH.test(url.pathname)) {
-    if (isCurrentShard(url)) event.respondWith(cacheFirst(request));
-  } else if (request.mode === 'navigate') event.respondWith(navigate(event));
+  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  if (isCurrentShard(url)) {
+    event.respondWith(cacheFirst(request));
+    return;
+  }
+  // Anything else not of the app (the model's files, kept by its worker; the site's other pages) is left alone.
+  if (!ofTheApp(url.href)) return;
+  if (request.mode === 'navigate') event.respondWith(navigate(event));
   else if (fromCopy.has(event.clientId)) event.respondWith(keptFirst(request));
   else event.respondWith(networkFirst(request));
 });
@@ -96,7 +107,7 @@ async function keep(urls) {
       continue;
     }
     if (url.origin !== self.location.origin) continue;
-    if (MODEL_WASM.test(url.pathname)) {
+    if (MODEL_WASM.has(withoutQuery(url.href))) {
       await fetchAndKeep(await caches.open(APP), new Request(url)).catch(() => {});
       continue;
     }
@@ -159,24 +170,22 @@ async function keptFirst(request) {
   return (await cache.match(request, { ignoreSearch: true })) ?? fetch(request);
 }
 
-/** Fetches a file of the app, and keeps it if the app needs it offline (a file of another kind is only fetched). */
+/** Fetches a file of the app (see ofTheApp), and keeps it for offline. */
 async function fetchAndKeep(cache, request) {
   const response = await fetch(request);
   // Kept under its address without the query (read back with ignoreSearch):
   // links and probes with ever-new queries would otherwise each add a copy.
-  const address = withoutQuery(request.url);
-  if (keepable(response) && ofTheApp(request, address, response)) cache.put(address, response.clone()).catch(() => {});
+  if (keepable(response)) cache.put(withoutQuery(request.url), response.clone()).catch(() => {});
   return response;
 }
 
 /**
- * Whether the app cache keeps this: a file of the app (BUILD.files), the
- * model's WebAssembly, or a page opened (a navigation answered with HTML: a
- * host may serve index.html under another address, as /index).
+ * Whether this worker answers for an address, and keeps it: a page or file
+ * of the app (APP_FILES) or the model's WebAssembly, whatever the query.
  */
-function ofTheApp(request, address, response) {
-  if (APP_FILES.has(address) || MODEL_WASM.test(new URL(address).pathname)) return true;
-  return request.mode === 'navigate' && /^text\/html\b/.test(response.headers.get('Content-Type') ?? '');
+function ofTheApp(href) {
+  const address = withoutQuery(href);
+  return APP_FILES.has(address) || MODEL_WASM.has(address);
 }
 
 /** A complete answer of this site (an error, a redirect or an opaque answer is never kept). */
@@ -189,8 +198,10 @@ function isCurrentShard(url) {
   return BUILD.set !== '' && SHARD_PATH.exec(url.pathname)?.[1] === BUILD.set;
 }
 
+/** The address without its query, nor its fragment (a page's request carries the page's #s=…). */
 function withoutQuery(href) {
   const url = new URL(href);
   url.search = '';
+  url.hash = '';
   return url.href;
 }

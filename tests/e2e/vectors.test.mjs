@@ -678,6 +678,56 @@ test('a link that connects but carries nothing, or a server down, opens the page
   }
 });
 
+/** A site that serves the app at its root, with a blog beside it (`blog`: more of its files, by path). */
+function withBlog(blog = {}) {
+  // The data: icon keeps Chromium from asking for /favicon.ico (a 404 in the console).
+  const post = '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>A post</title><script src="/blog/register.js"></script><h1>A post</h1>';
+  const files = { '/blog/post.html': post, '/blog/register.js': '', ...blog };
+  return serveDist(DIST, { answers: Object.fromEntries(Object.entries(files).map(([file, body]) => [file, () => ({ status: 200, body })])) });
+}
+
+test('deployed at a site\'s root, the worker leaves the site\'s other pages to the network, and keeps none', async () => {
+  const server = await withBlog();
+  try {
+    const { page, finish } = await openPage(site.browser, server.url + hashFor(KING));
+    await ready(page);
+    await everythingKept(page);
+    // The blog's page is under the worker's scope, but not one of the app's.
+    const response = await page.goto(`${server.url}blog/post.html`);
+    assert.equal(await page.textContent('h1'), 'A post');
+    assert.equal(response.fromServiceWorker(), false, 'the blog\'s page answered by the app\'s worker');
+    await page.waitForTimeout(500); // the worker stores a copy after it has answered
+    assert.deepEqual((await cacheKeys(page, 'attention-explorer')).filter((url) => url.includes('/blog/')), [], 'the blog\'s page kept');
+    await finish();
+  } finally {
+    await server.close();
+  }
+});
+
+test('a site whose own worker holds the app\'s scope keeps it: the page works online, and does not replace it', async () => {
+  const server = await withBlog({
+    '/host-sw.js': "self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));",
+    '/blog/register.js': "navigator.serviceWorker.register('/host-sw.js', { scope: '/' });",
+  });
+  const scripts = (page) => page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.getRegistration('/');
+    return [registration?.installing, registration?.waiting, registration?.active].filter(Boolean).map((worker) => new URL(worker.scriptURL).pathname);
+  });
+  try {
+    const { page, finish } = await openPage(site.browser, `${server.url}blog/post.html`);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.goto(server.url + hashFor(KING));
+    await ready(page);
+    assert.equal((await readTable(page)).rows[1].cells[2], '0.0489');
+    // The page registers its worker 4 s after the last input, at an idle moment (page.js keepOffline).
+    await page.waitForTimeout(8000);
+    assert.deepEqual(await scripts(page), ['/host-sw.js']);
+    await finish();
+  } finally {
+    await server.close();
+  }
+});
+
 /** A small GloVe-style file of four words in 3 dimensions ('cat' is not in it). */
 const FILE_A = { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('the 1 0 0\nking 0 1 0\nand 0 0 1\nqueen 1 1 0\n') };
 

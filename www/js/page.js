@@ -633,6 +633,7 @@ const OFFLINE_QUIET_MS = 4000;
  * frame 5-8 ms later (scripts/bench-page), so it waits for a pause
  * (OFFLINE_QUIET_MS without a key, click, wheel or touch, and without a
  * change of `store`'s state: a link followed, Back), then for an idle moment.
+ * A worker of the site's own at the same scope is left in place (no offline use then).
  */
 function keepOffline(vectors, store) {
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
@@ -644,9 +645,17 @@ function keepOffline(vectors, store) {
   }
   const input = new AbortController();
   let unsubscribe = null;
-  const register = () => {
+  const register = async () => {
     input.abort();
     unsubscribe();
+    // A scope holds one worker: deployed at a site's root whose own pages (a
+    // blog) have a worker there, registering this one would replace it, and
+    // the site's would replace it back at the next visit of its pages. The
+    // site's is left alone: the page then works online, without offline use.
+    const scope = siteFile('').href;
+    const found = await workers.getRegistration(scope).catch(() => null);
+    const script = (found?.active ?? found?.waiting ?? found?.installing)?.scriptURL;
+    if (found?.scope === scope && script && script !== siteFile('sw.js').href) return;
     workers.register(siteFile('sw.js')).catch(() => {});
   };
   let timer = 0;
