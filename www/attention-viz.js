@@ -37,6 +37,11 @@
   const READY = 'attention-explorer:ready';
   const RESIZE = 'attention-explorer:resize';
   const SLOT = 'attention-explorer-frame';
+  // The embed page says it started while it loads (its modules run before its
+  // load event), so a frame loaded this long ago that has not said so never
+  // will: its site forbids framing it (X-Frame-Options, frame-ancestors) and
+  // the browser drew its "refused to connect" box instead.
+  const SILENT_MS = 5000;
   // Friendly attribute names and the link keys they write (state.js documents the keys).
   // Maps, not objects: an author's attribute named `constructor` or `__proto__` must find nothing.
   const NAMED = new Map(Object.entries({
@@ -99,6 +104,8 @@
       this._frame = null;
       this._src = null; // the address the frame was last sent to
       this._loaded = false; // whether the frame has loaded a page since it was put in this element
+      this._started = false; // whether the page the frame was last sent to has said it started
+      this._silence = 0; // the timer that gives up on a frame that loaded without starting
       this._warned = new Set(); // the pairs of conflicting attributes already told
       this._onMessage = (event) => this._message(event);
       this._onViolation = (event) => this._refused(event);
@@ -130,6 +137,8 @@
         this._loaded = true;
         // The embed page then takes its natural height, and reports it.
         frame.contentWindow?.postMessage({ type: RESIZE }, ORIGIN);
+        clearTimeout(this._silence);
+        if (!this._started) this._silence = setTimeout(() => this._silent(frame), SILENT_MS);
       });
       return frame;
     }
@@ -153,6 +162,7 @@
     connectedMoveCallback() {}
 
     disconnectedCallback() {
+      clearTimeout(this._silence);
       window.removeEventListener('message', this._onMessage);
       document.removeEventListener('securitypolicyviolation', this._onViolation);
       // Put back in the post (moved, or removed and added again), this frame
@@ -180,6 +190,12 @@
       this._fail(new Error(`this page's Content-Security-Policy (${event.effectiveDirective}) does not allow frames from ${ORIGIN}`));
     }
 
+    /** The frame loaded a page that never said it started: the widget's site refused the frame, most likely. */
+    _silent(frame) {
+      if (frame !== this._frame || this._started) return;
+      this._fail(new Error(`its frame never started: the site ${ORIGIN} may forbid framing its pages (X-Frame-Options or frame-ancestors)`));
+    }
+
     attributeChangedCallback() {
       if (this.isConnected) this._load();
     }
@@ -197,6 +213,7 @@
         if (this._loaded && this._frame.contentWindow) this._frame.contentWindow.location.replace(src);
         else this._frame.src = src;
         this._src = src;
+        this._started = false;
       } catch (error) {
         this._fail(error);
       }
@@ -215,7 +232,11 @@
       // Only our own iframe, from the widget's own site, may size us.
       if (!frame || event.source !== frame.contentWindow || event.origin !== ORIGIN) return;
       const data = event.data;
-      if (data && data.type === READY) frame.contentWindow.postMessage({ type: RESIZE }, ORIGIN);
+      if (data && data.type === READY) {
+        this._started = true;
+        clearTimeout(this._silence);
+        frame.contentWindow.postMessage({ type: RESIZE }, ORIGIN);
+      }
       if (data && data.type === HEIGHT && typeof data.height === 'number' && Number.isFinite(data.height) && data.height > 0) {
         frame.style.setProperty('height', `${Math.min(Math.ceil(data.height), 20000)}px`, 'important');
       }

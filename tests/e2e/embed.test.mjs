@@ -5,7 +5,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { hashFor, KING, openPage, readTable, ready, useSite } from './helpers.mjs';
+import { DIST, hashFor, KING, openPage, readTable, ready, serveDist, useSite } from './helpers.mjs';
 
 const site = useSite();
 const CAT = 'The cat sat on the mat because it was tired';
@@ -447,6 +447,51 @@ test('a blog whose policy refuses the widget’s frame says so, and shows the li
   assert.ok(await page.locator('attention-viz a').first().isVisible(), 'the link to the full page shows');
   assert.equal(await page.locator('attention-viz iframe').count(), 0);
   await finish();
+});
+
+/**
+ * The widget's site, with `answers` as serveDist takes them, and a post on
+ * another origin (the same server called localhost) with one widget.
+ */
+async function widgetSite(answers) {
+  const server = await serveDist(DIST, { answers: { '/post.html': () => ({ status: 200, body: widgetPost(server.url), headers: NO_POLICY }), ...answers } });
+  return { server, post: `${server.url.replace('127.0.0.1', 'localhost')}post.html`, origins: [new URL(server.url).origin, `http://localhost:${new URL(server.url).port}`] };
+}
+// A header policy that leaves the site's out: a post of its own (its inline
+// styles), an embed page with no frame-ancestors (which browsers obey over X-Frame-Options).
+const NO_POLICY = { 'Content-Security-Policy': "object-src 'none'" };
+const widgetPost = (url) => `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>Post</title><script src="${url}attention-viz.js" defer></script>
+  <attention-viz sentence="${KING}"><a href="${url}index.html">See it in Attention Explorer</a></attention-viz>`;
+
+test('a site that forbids framing its embed page (X-Frame-Options) gets the link, and a reason', async () => {
+  const { server, post, origins } = await widgetSite({ '/embed.html': (body) => ({ status: 200, body, headers: { ...NO_POLICY, 'X-Frame-Options': 'SAMEORIGIN' } }) });
+  try {
+    const { page, finish } = await openPage(site.browser, post, { origins, allow: [/X-Frame-Options/] });
+    const said = page.locator('attention-viz >> p');
+    await said.waitFor({ timeout: 15000 });
+    assert.equal(await said.textContent(), `Attention Explorer could not start here: its frame never started: the site ${origins[0]} may forbid framing its pages (X-Frame-Options or frame-ancestors)`);
+    assert.ok(await page.locator('attention-viz a').isVisible(), 'the link to the full page shows');
+    assert.equal(await page.locator('attention-viz iframe').count(), 0);
+    await finish();
+  } finally {
+    await server.close();
+  }
+});
+
+test('a widget whose page is slow to arrive is not given up', async () => {
+  // The page's modules come 7 s late: its load event, which waits for them, comes after it said it started.
+  const { server, post, origins } = await widgetSite({ '/js/main.js': () => new Promise((resolve) => setTimeout(resolve, 7000, null)) });
+  try {
+    const { page, finish } = await openPage(site.browser, post, { origins });
+    const frame = page.frameLocator('attention-viz iframe');
+    assert.equal((await widgetTable(frame)).rows[1].cells[2], KING_PRINTED[2]);
+    await page.waitForTimeout(6000); // past the time the element gives a silent frame after its load
+    assert.equal(await page.locator('attention-viz p').count(), 0, 'a message instead of the widget');
+    assert.equal(await page.locator('attention-viz iframe').count(), 1);
+    await finish();
+  } finally {
+    await server.close();
+  }
 });
 
 test('the embed page shows the view its link names, without page chrome', async () => {

@@ -57,7 +57,8 @@ async function siteHeaders(root) {
  * itself, which a request from a Web Worker meets as surely as the page's
  * (Playwright's routes can miss a worker's first requests). The answer may be
  * a promise (one that never settles is a stalled link), and `null` serves the
- * file as usual; the key '*' answers for every path without its own.
+ * file as usual; the key '*' answers for every path without its own. An
+ * answer's `headers` are sent beside the site's (a host's X-Frame-Options).
  */
 export async function serveDist(root = DIST, { answers = {} } = {}) {
   if (!existsSync(path.join(root, 'index.html'))) {
@@ -75,8 +76,8 @@ export async function serveDist(root = DIST, { answers = {} } = {}) {
       const answer = answers[url.pathname] ?? answers['*'];
       const answered = answer && (await answer(await readFile(file).catch(() => null)));
       if (answered) {
-        const { status, body } = answered;
-        response.writeHead(status, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'text/plain', 'Cache-Control': 'no-store' });
+        const { status, body, headers: more = {} } = answered;
+        response.writeHead(status, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'text/plain', 'Cache-Control': 'no-store', ...more });
         response.end(body);
         return;
       }
