@@ -56,6 +56,21 @@ test('a missing WebAssembly module shows a message in the page', async () => {
   await finish();
 });
 
+test('a site whose Content-Security-Policy refuses WebAssembly is told what it must allow', async () => {
+  // A host's own policy, sent beside the page's <meta> one: both apply.
+  const strict = async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': "default-src 'self'" } });
+  };
+  const { page, finish } = await openPage(site.browser, site.url + 'index.html', {
+    allow: [/CSP violation: (script-src|img-src)/, /Content Security Policy|WebAssembly/],
+    routes: [['**/index.html', strict]],
+  });
+  await page.waitForSelector('html[data-failed="1"]');
+  assert.equal(await page.textContent('#error'), 'The WebAssembly module could not be loaded: this site\'s Content-Security-Policy blocks it. The site must allow \'wasm-unsafe-eval\' in its script-src.');
+  await finish();
+});
+
 for (const file of ['index.html', 'embed.html']) {
   test(`opened as a file (${file} double-clicked), the page says to serve it over HTTP`, async () => {
     // file:// pages have the origin 'null', as a sandboxed frame has: their modules are refused (CORS).

@@ -40,6 +40,10 @@ export function loadWasm() {
       return wasm;
     } catch (error) {
       wasmLoading = null;
+      // A policy that refuses WebAssembly refuses it at every reload: only the site can change it.
+      if (/Content.Security.Policy|wasm-unsafe-eval|\bCSP\b/i.test(error.message)) {
+        throw new Error('The WebAssembly module could not be loaded: this site\'s Content-Security-Policy blocks it. The site must allow \'wasm-unsafe-eval\' in its script-src.', { cause: error });
+      }
       throw new Error(`The WebAssembly module could not be loaded (${error.message}). Reload the page; if this persists, the browser may block WebAssembly.`, { cause: error });
     }
   })();
