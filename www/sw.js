@@ -172,7 +172,10 @@ async function keptFirst(request) {
 
 /** Fetches a file of the app (see ofTheApp), and keeps it for offline. */
 async function fetchAndKeep(cache, request) {
-  const response = await fetch(request);
+  // Revalidated, not taken from the HTTP cache as it is: a host's max-age
+  // (GitHub Pages: 10 minutes) gave a visit just after a deploy the old
+  // version's files, and its views fetched later the new one's.
+  const response = await fetch(request, { cache: ['reload', 'no-store'].includes(request.cache) ? request.cache : 'no-cache' });
   // Kept under its address without the query (read back with ignoreSearch):
   // links and probes with ever-new queries would otherwise each add a copy.
   if (keepable(response)) cache.put(withoutQuery(request.url), response.clone()).catch(() => {});

@@ -678,6 +678,30 @@ test('a link that connects but carries nothing, or a server down, opens the page
   }
 });
 
+test('a visit just after a deploy gets the new version, though the host lets browsers keep files 10 minutes', async () => {
+  let deployed = false;
+  const server = await serveDist(DIST, {
+    answers: {
+      '*': (body) => body && ({ status: 200, body, headers: { 'Cache-Control': 'max-age=600' } }),
+      '/index.html': (body) => ({ status: 200, body: deployed ? body.toString('utf8').replace('<title>Attention Explorer</title>', '<title>Deployed</title>') : body, headers: { 'Cache-Control': 'max-age=600' } }),
+    },
+  });
+  try {
+    const { page, context, finish } = await openPage(site.browser, `${server.url}index.html${hashFor(KING)}`);
+    await ready(page);
+    await everythingKept(page);
+    deployed = true;
+    // A new visit, through the worker, which asks the network first.
+    const visit = await context.newPage();
+    await visit.goto(`${server.url}index.html${hashFor(KING)}`);
+    await ready(visit);
+    assert.equal(await visit.title(), 'Deployed');
+    await finish();
+  } finally {
+    await server.close();
+  }
+});
+
 /** A site that serves the app at its root, with a blog beside it (`blog`: more of its files, by path). */
 function withBlog(blog = {}) {
   // The data: icon keeps Chromium from asking for /favicon.ico (a 404 in the console).
