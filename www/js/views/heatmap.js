@@ -36,6 +36,7 @@ class MainHeatmap {
     this.drawn = null; // { analysis, width, theme, window } of the base layer
     this.focus = null;
     this.cursor = null; // { row, col } of a key cursor moved along the focused row: its cell is said, not the row
+    this.saidRow = null; // the last announcement of the focused row (announce)
     this.palette = 'viridis';
     this.heatmap = new HeatmapView({
       overlay: this.overlay,
@@ -240,7 +241,12 @@ class MainHeatmap {
   announce(state) {
     // A focus moved in the trained model's view is said there, with that head's weights (views/model/head.js).
     if (document.activeElement?.closest('.model-section')) return;
-    this.say(this.announcement(state));
+    // Compared with the row last said, not with whatever was said since (a zoom): a
+    // render that comes after a zoom's announcement, a frame later, must not say the row again.
+    const text = this.announcement(state);
+    if (text === this.saidRow) return;
+    this.saidRow = text;
+    this.say(text);
   }
 
   /**
