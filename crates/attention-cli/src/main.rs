@@ -232,20 +232,11 @@ fn sentence_of(args: &[String]) -> Result<String, Failure> {
 
 /// The temperature `typed`, in the core's range; a message names it as typed.
 fn temperature_of(typed: &str) -> Result<f32, Failure> {
-    let range = attention_core::attention::TEMPERATURE_RANGE;
     let t: f32 = typed.trim().parse().map_err(|_| {
         Failure::usage(format!("--temperature takes a number, not {}", attention_core::error::quote(typed)))
     })?;
-    if t.is_finite() && range.contains(&t) {
-        Ok(t)
-    } else {
-        Err(Failure::usage(format!(
-            "temperature must be between {} and {}, got {}",
-            range.start(),
-            range.end(),
-            typed.trim()
-        )))
-    }
+    attention_core::attention::check_temperature(t, &typed.trim())?;
+    Ok(t)
 }
 
 /// What the message for an empty sentence suggests.

@@ -32,6 +32,19 @@ use crate::error::{counted, Error, Result};
 /// are one-hot or uniform to the last printed digit.
 pub const TEMPERATURE_RANGE: std::ops::RangeInclusive<f32> = 0.001..=1000.0;
 
+/// Refuses temperature `t` outside [`TEMPERATURE_RANGE`], naming it as
+/// `shown` (the CLI names it as typed: "1e-50" is 0 as an f32).
+pub fn check_temperature(t: f32, shown: &dyn std::fmt::Display) -> Result<()> {
+    if t.is_finite() && TEMPERATURE_RANGE.contains(&t) {
+        return Ok(());
+    }
+    Err(Error::InvalidOption(format!(
+        "temperature must be between {} and {}, got {shown}",
+        TEMPERATURE_RANGE.start(),
+        TEMPERATURE_RANGE.end()
+    )))
+}
+
 /// How attention is computed. `Default` is the tutorial's setting: scaled by
 /// 1/√d, temperature 1, a token may attend to itself, no causal mask.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,15 +68,7 @@ impl Default for Options {
 impl Options {
     /// Checks the ranges; every entry point calls this before computing.
     pub fn validate(&self) -> Result<()> {
-        if !self.temperature.is_finite() || !TEMPERATURE_RANGE.contains(&self.temperature) {
-            return Err(Error::InvalidOption(format!(
-                "temperature must be between {} and {}, got {}",
-                TEMPERATURE_RANGE.start(),
-                TEMPERATURE_RANGE.end(),
-                self.temperature
-            )));
-        }
-        Ok(())
+        check_temperature(self.temperature, &self.temperature)
     }
 
     /// True when query `i` may not look at key `j`.
