@@ -368,12 +368,14 @@ fn load_npy(npy_path: &PathBuf, words_path: &PathBuf) -> Result<Embeddings, Fail
     let words: Vec<String> = words_text.lines().map(str::to_owned).collect();
     if words.len() != matrix.rows {
         return Err(Failure::usage(format!(
-            "{} lists {} words but {} has {} rows",
+            "{} lists {} but {} has {}",
             words_path.display(),
-            words.len(),
+            counted(words.len(), "word"),
             npy_path.display(),
-            matrix.rows
+            counted(matrix.rows, "row")
         )));
     }
-    Ok(Embeddings::new(matrix.cols, words, matrix.data)?)
+    // A bad word names the files (the rows count from 0: word 1 is the words file's line 2).
+    Embeddings::new(matrix.cols, words, matrix.data)
+        .map_err(|e| Failure::usage(format!("{} with {}: {e}", npy_path.display(), words_path.display())))
 }

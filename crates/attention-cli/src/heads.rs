@@ -128,20 +128,24 @@ fn resolve(view: &View, spec: &str, flag: &str) -> Result<usize, Failure> {
             ))),
         };
     }
+    let from_one = |word: &str| {
+        Failure::usage(format!(
+            "{flag} {}: occurrences count from 1 ({} is the first)",
+            quote(spec),
+            quote(&format!("{word}#1"))
+        ))
+    };
+    let digits = |k: &str| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit());
     let (word, nth) = match spec.rsplit_once('#') {
-        Some((word, k)) if !word.is_empty() && !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
-            match k.parse::<usize>() {
-                Ok(k) if k >= 1 => (word, k),
-                // More digits than a count holds: more occurrences than any sentence has, said below.
-                Err(_) => (word, usize::MAX),
-                _ => {
-                    return Err(Failure::usage(format!(
-                        "{flag} {}: occurrences count from 1 ({} is the first)",
-                        quote(spec),
-                        quote(&format!("{word}#1"))
-                    )))
-                }
-            }
+        Some((word, k)) if !word.is_empty() && digits(k) => match k.parse::<usize>() {
+            Ok(k) if k >= 1 => (word, k),
+            // More digits than a count holds: more occurrences than any sentence has, said below.
+            Err(_) => (word, usize::MAX),
+            _ => return Err(from_one(word)),
+        },
+        // `it#-1`, as a Python reader might write the last one: not a word of the sentence.
+        Some((word, k)) if !word.is_empty() && k.strip_prefix('-').is_some_and(digits) => {
+            return Err(from_one(word))
         }
         _ => (spec, 1),
     };

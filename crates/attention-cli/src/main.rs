@@ -113,7 +113,7 @@ struct RunArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Build the shard set of a whole vocabulary, or a subset file (.aewv), from full GloVe vectors.
+    /// Build the shard set of a whole vocabulary, a subset file (.aewv), or both, from full GloVe vectors.
     BuildData(build_data::BuildArgs),
     /// Rank every head of the trained model by the weight from one word to another:
     /// attention heads "The cat sat on the mat because it was tired" --from it --to cat

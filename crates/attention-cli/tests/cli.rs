@@ -213,6 +213,50 @@ fn build_data_writes_a_subset_the_cli_reads() {
     assert!(stderr(&run).contains("left out: 'cat'"), "{}", stderr(&run));
 }
 
+/// A 2-D little-endian float32 .npy file of `rows` × `cols` ones.
+fn ones_npy(path: &Path, rows: usize, cols: usize) {
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&u16::try_from(header.len()).unwrap().to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend(std::iter::repeat_n(1f32.to_le_bytes(), rows * cols).flatten());
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn build_data_from_npy_names_the_files_of_a_bad_word() {
+    let temp = tempfile::tempdir().unwrap();
+    let npy = temp.path().join("vectors.npy");
+    ones_npy(&npy, 2, 3);
+    let words = temp.path().join("words.txt");
+    let out = temp.path().join("out.aewv");
+    let build = |list: &str| {
+        std::fs::write(&words, list).unwrap();
+        attention(&[
+            "build-data",
+            "--npy",
+            npy.to_str().unwrap(),
+            "--words",
+            words.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let built = build("the\ncat\n");
+    assert!(built.status.success(), "{}", stderr(&built));
+    let npy_name = npy.display().to_string();
+    let words_name = words.display().to_string();
+    assert_clean_failure(
+        &build("the\nthe\n"),
+        &format!("{npy_name} with {words_name}: invalid word-vector file: the word 'the' appears twice"),
+    );
+    assert_clean_failure(&build("the\n"), &format!("{words_name} lists 1 word but {npy_name} has 2 rows"));
+}
+
 #[test]
 fn build_data_writes_shards_the_cli_reads_one_by_one() {
     let temp = tempfile::tempdir().unwrap();

@@ -233,6 +233,10 @@ fn words_not_in_the_sentence_get_one_line_with_its_words_and_exit_2() {
     assert_clean_failure(&typed, r"--from 'd\u{1b}[2Jog' is not in the sentence");
     assert!(!stderr(&typed).contains('\u{1b}'));
     assert_clean_failure(&run("it#0", "cat"), "occurrences count from 1");
+    assert_clean_failure(
+        &run("it#-1", "cat"),
+        "--from 'it#-1': occurrences count from 1 ('it#1' is the first)",
+    );
     // More digits than a count holds: too many occurrences, not a zeroth.
     assert_clean_failure(&run("it#99999999999999999999", "cat"), "'it' occurs 1 time in the sentence");
     assert_clean_failure(&run("12", "cat"), "--from 12 is out of range: the sentence has tokens 0 to 11");
