@@ -76,6 +76,16 @@ test('the Share panel offers the link and both snippets for the view on screen',
   assert.equal(await page.inputValue('#share-link'), await page.evaluate(() => location.href.replace(/\/(#|$)/, '/index.html$1')));
   await page.selectOption('#share-view', 'arrows');
   assert.match(await page.inputValue('#share-iframe'), /view=arrows/);
+  // Escape from within closes the panel and gives its button the focus; the tab stays.
+  await page.focus('#share-iframe');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#share-panel[hidden]', { state: 'attached' });
+  assert.equal(await page.getAttribute('#share-open', 'aria-expanded'), 'false');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'share-open');
+  assert.equal(await page.getAttribute('#tab-heads', 'aria-selected'), 'true');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#share-panel:not([hidden])');
+  assert.equal(await page.inputValue('#share-view'), 'heads', 'opened again: the view on screen');
   await finish();
 });
 

@@ -123,17 +123,16 @@ class ShareView {
       const ok = await copyText(link);
       this.flash(ok ? 'Link copied: it opens this sentence, these options and this view.' : `Copy this link: ${link}`);
     });
-    this.dom.open?.addEventListener('click', () => {
-      const open = this.dom.panel.hidden;
-      this.dom.panel.hidden = !open;
-      this.dom.open.setAttribute('aria-expanded', String(open));
-      if (open) {
-        put(this.dom.view, 'value', viewOnScreen(this.store.get()));
-        this.fill();
-        // The quiz builder inside waits, while closed, to be seen.
-        this.ctx.refresh();
-      }
-    });
+    this.dom.open?.addEventListener('click', () => this.setOpen(this.dom.panel.hidden));
+    // Escape closes the panel from its button or from within, and gives the button the focus.
+    for (const where of [this.dom.open, this.dom.panel]) {
+      where?.addEventListener('keydown', (event) => {
+        if (event.key !== 'Escape' || this.dom.panel.hidden || event.defaultPrevented) return;
+        event.preventDefault();
+        this.setOpen(false);
+        this.dom.open.focus();
+      });
+    }
     this.dom.view?.addEventListener('change', () => this.fill());
     for (const event of ['focus', 'pointerdown']) this.dom.figure?.addEventListener(event, () => this.listFigures());
     for (const button of document.querySelectorAll('[data-copy]')) {
@@ -152,6 +151,16 @@ class ShareView {
 
   flash(text) {
     put(this.dom.status, 'textContent', text);
+  }
+
+  setOpen(open) {
+    this.dom.panel.hidden = !open;
+    this.dom.open.setAttribute('aria-expanded', String(open));
+    if (!open) return;
+    put(this.dom.view, 'value', viewOnScreen(this.store.get()));
+    this.fill();
+    // The quiz builder inside waits, while closed, to be seen.
+    this.ctx.refresh();
   }
 
   fill() {
