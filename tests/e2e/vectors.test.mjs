@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { VectorStore } from '../../www/js/vectors.js';
-import { DIST, everythingKept, hashFor, hashOf, KING, openPage, readTable, ready, rowOf, serveDist, useSite } from './helpers.mjs';
+import { DIST, everythingKept, hashFor, hashOf, KING, KING_ROW, openPage, readTable, ready, rowOf, serveDist, useSite } from './helpers.mjs';
 
 const site = useSite();
 const SHARD = '**/data/glove-6b-50d/*/*.aews';
@@ -186,9 +186,40 @@ test('words still loading are marked, and drawn once their vectors arrive', asyn
   // The other words arrive; 'kingdom' waits.
   await page.waitForFunction(() => [...document.querySelectorAll('#tokens .token.pending')].map((c) => c.textContent).join() === 'kingdom');
   assert.match(await page.textContent('#unknown-note'), /Loading the vectors of .*'kingdom'/);
-  await ready(page);
+  await page.waitForFunction(() => document.querySelector('#weights thead')?.textContent.includes('kingdom'));
   assert.deepEqual((await readTable(page)).header, ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
   assert.ok(await page.locator('#unknown-note').isHidden());
+  await finish();
+});
+
+test('a shard that hangs holds up the rest of the text for 1.5 s at most; its word joins once it arrives', async () => {
+  let release;
+  const arrives = new Promise((resolve) => {
+    release = resolve;
+  });
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=1'), {
+    routes: [routeWordShard('kingdom', async (route, body, response) => {
+      await arrives;
+      await route.fulfill({ response, body });
+    })],
+  });
+  await ready(page);
+  assert.deepEqual((await readTable(page)).header, ['the', 'king', 'and', 'queen', 'ruled', 'the']);
+  assert.match(await page.textContent('#status'), /^6 tokens in the attention, 1 still loading · d = 50/);
+  assert.equal(await page.textContent('#unknown-note'), "Loading the vectors of 'kingdom'…");
+  assert.equal((await readTable(page)).rows.find((r) => r.focused)?.query, 'king');
+  release();
+  await page.waitForFunction(() => document.querySelector('#weights thead')?.textContent.includes('kingdom'));
+  assert.deepEqual(await rowOf(page, 'king'), KING_ROW);
+  assert.match(await page.textContent('#status'), /^7 tokens in the attention · d = 50/);
+  await finish();
+});
+
+test('a word left out more than once is named once, with how many times', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor('xqzzy cat xqzzy dog'));
+  await ready(page);
+  assert.match(await page.textContent('#status'), /^2 tokens in the attention, 2 left out · /);
+  assert.match(await page.textContent('#unknown-note'), /^Not in the 400,000-word vocabulary: 'xqzzy' \(2 times\)\. It has no vector/);
   await finish();
 });
 
@@ -292,7 +323,8 @@ test('a damaged shard is refused and named, not used', async () => {
 test('shards queued behind slow ones are not given up while others still arrive; a stalled one is', async () => {
   mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   try {
-    // Shard 1 comes after 10 s, shard 2 (queued behind it, as HTTP/1.1 sends six at a time) after 20 s, shard 3 never.
+    // Shard 1 comes after 10 s, shard 2 (queued behind it, as HTTP/1.1 sends six at a time) after 20 s;
+    // shard 3, asked for at 8 s, never: 15 s after shard 2, nothing has come (and it has waited 27 s, not 30).
     const arrives = { 1: 10000, 2: 20000 };
     const fetch = (url, { signal }) => new Promise((resolve, reject) => {
       const k = parseInt(url.pathname.match(/([0-9a-f]{4})\.aews$/)[1], 16);
@@ -303,15 +335,48 @@ test('shards queued behind slow ones are not given up while others still arrive;
     const explorer = { hasShard: () => false, addShard: (bytes, k) => added.push(k) };
     const manifest = { files: 'set/{k}.aews', set: '0123456789abcdef' };
     const store = new VectorStore({ explorer, manifest, base: new URL('http://site/data/manifest.json'), fetch });
-    const loads = [1, 2, 3].map((k) => store.load(k));
+    const loads = [1, 2].map((k) => store.load(k));
     const advance = async (ms) => {
       mock.timers.tick(ms);
       for (let k = 0; k < 5; k++) await new Promise((resolve) => setImmediate(resolve));
     };
-    for (let t = 0; t < 40; t++) await advance(1000);
+    for (let t = 0; t < 40; t++) {
+      if (t === 8) loads.push(store.load(3));
+      await advance(1000);
+      if (t === 33) assert.ok(!store.failed.has(3), 'at 34 s shard 3 is still waited for');
+    }
     await Promise.all(loads);
     assert.deepEqual(added, [1, 2], 'shard 2 came at 20 s, 5 s past the limit, while shard 1 had come at 10 s');
     assert.deepEqual([...store.failed], [[3, 'nothing of set/0003.aews arrived for 15 s']]);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a stalled shard is given up after 30 s though the words typed meanwhile keep arriving', async () => {
+  mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  try {
+    // Shard 0 never comes; shards 1 to 9 are asked for one every 5 s (a word typed), each arriving at once.
+    const fetch = (url, { signal }) => new Promise((resolve, reject) => {
+      const k = parseInt(url.pathname.match(/([0-9a-f]{4})\.aews$/)[1], 16);
+      signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+      if (k > 0) resolve(new Response(new Uint8Array([k])));
+    });
+    const explorer = { hasShard: () => false, addShard: () => {} };
+    const manifest = { files: 'set/{k}.aews', set: '0123456789abcdef' };
+    const store = new VectorStore({ explorer, manifest, base: new URL('http://site/data/manifest.json'), fetch });
+    const stalled = store.load(0);
+    const advance = async (ms) => {
+      mock.timers.tick(ms);
+      for (let k = 0; k < 5; k++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    for (let t = 1; t <= 9; t++) {
+      await advance(5000);
+      await store.load(t);
+      assert.equal(store.failed.has(0), t * 5000 >= 30000, `at ${t * 5} s`);
+    }
+    await stalled;
+    assert.deepEqual([...store.failed], [[0, 'set/0000.aews did not arrive in 30 s']]);
   } finally {
     mock.timers.reset();
   }

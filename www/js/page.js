@@ -34,6 +34,13 @@ import { whenIdle } from './vectors.js';
 
 /** How long typing must pause before the words being typed are fetched. */
 const TYPING_PAUSE_MS = 150;
+/**
+ * How long a text waits for its slowest shards before the rest of it is
+ * drawn, their words marked as loading, and drawn again as they arrive.
+ * Until then the text waits whole: a word's shard can change how the words
+ * around it are tokenized (its vector joins them, say 'e-mail').
+ */
+const SLOW_SHARDS_MS = 1500;
 /** How long the page, its engine ready, waits for the text's shards already on their way before it draws the words as loading. */
 const SHARDS_UNDER_WAY_MS = 100;
 /**
@@ -259,6 +266,8 @@ class Page {
     this.fetchTimer = 0;
     this.leaving = new AbortController(); // aborted when this frame's page goes (pagehide)
     this.ensuring = null; // the text whose shards are being fetched
+    this.ensuringSince = 0; // when its fetch began
+    this.slowTimer = 0; // draws it without its slowest shards (SLOW_SHARDS_MS)
     this.checked = null; // { engine, version, text, settled } last found within the limits with every shard in (settled: none failed)
     this.shown = null; // the analysis (or pending one) the views drew last
     this.restOwed = null; // after a render of the focusFirst views alone, the others' render to come (oweRest), until another render
@@ -456,8 +465,14 @@ class Page {
       // While its shards are being fetched, the text is not ready (the
       // fetch renders once they are in): a redraw as each arrives need not
       // tokenize it once more to find out.
-      if (this.ensuring === text || !engine.vectors.ready(text)) return this.fetch(state, text);
-      this.checked = { engine, version: engine.vectors.version, text, settled: engine.vectors.failed.size === 0 };
+      if (this.ensuring === text || !engine.vectors.ready(text)) {
+        this.fetchShards(text);
+        if (this.ensuring !== text || performance.now() - this.ensuringSince < SLOW_SHARDS_MS) return this.pendingOf(state);
+        // Slow shards: the rest of the text now, with what is in (checked again as each shard arrives).
+        this.checked = { engine, version: engine.vectors.version, text, settled: false };
+      } else {
+        this.checked = { engine, version: engine.vectors.version, text, settled: engine.vectors.failed.size === 0 };
+      }
     }
     const { complete, running } = this;
     // An analysis (or one being computed) that left out words still loading
@@ -524,19 +539,24 @@ class Page {
   }
 
   /**
-   * Fetches what the text needs and renders again when it is in. Typing
-   * never waits, and a word being typed costs one request once typing
-   * pauses, not one for every prefix of it.
+   * Fetches what the text needs and renders again when it is in (and once
+   * SLOW_SHARDS_MS have passed, without what is still out). Typing never
+   * waits, and a word being typed costs one request once typing pauses, not
+   * one for every prefix of it.
    */
-  fetch(state, text) {
-    const { vectors, explorer } = this.ctx.engine;
+  fetchShards(text) {
+    const { vectors } = this.ctx.engine;
     if (this.ensuring !== text) {
       clearTimeout(this.fetchTimer);
+      const current = () => textsOf(this.store.get()) === text;
       const fetch = () => {
         this.ensuring = text;
+        this.ensuringSince = performance.now();
+        clearTimeout(this.slowTimer);
+        this.slowTimer = setTimeout(() => this.ensuring === text && current() && this.render(), SLOW_SHARDS_MS);
         vectors.ensure(text).then(() => {
           if (this.ensuring === text) this.ensuring = null;
-          if (textsOf(this.store.get()) === text) this.render();
+          if (current()) this.render();
         });
       };
       // The pause counts from the last keystroke (ctx.keystroke, set by the
@@ -553,6 +573,11 @@ class Page {
       if (this.ctx.typing) this.fetchTimer = setTimeout(afterPause, TYPING_PAUSE_MS);
       else fetch();
     }
+  }
+
+  /** What the views show while a text's shards are fetched: its tokens, the known words with the rows they will have. */
+  pendingOf(state) {
+    const { explorer } = this.ctx.engine;
     let tokens = [];
     try {
       tokens = tokensOf(explorer.tokenize(state.sentence));

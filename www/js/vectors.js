@@ -10,6 +10,12 @@
 // and the rest of the sentence is drawn. Nothing here touches the DOM.
 
 const TIMEOUT_MS = 15000;
+/**
+ * The longest a shard request may take while others keep arriving (one
+ * stalled request, as the user types words whose shards come at once).
+ * A paste's 64 requests out at once take about 8 s over 1 Mbit/s.
+ */
+const LONGEST_MS = 2 * TIMEOUT_MS;
 /** Rounds of "fetch what is missing": a known word can reveal one more round. */
 const MAX_ROUNDS = 8;
 /** Shard requests started in one task (ensure). */
@@ -142,7 +148,8 @@ export class VectorStore {
     const url = this.shardUrl(k);
     const name = url.pathname.split('/').slice(-2).join('/');
     const abort = new AbortController();
-    const stop = this.#timeout(abort);
+    const started = Date.now();
+    const stop = this.#timeout(abort, started);
     this.requests += 1;
     let answered = false;
     try {
@@ -169,7 +176,7 @@ export class VectorStore {
         throw new Error(`${name} is damaged: ${error.message}`, { cause: error });
       }
     } catch (error) {
-      const reason = abort.signal.aborted ? `nothing of ${name} arrived for ${TIMEOUT_MS / 1000} s` :
+      const reason = abort.signal.aborted ? (abort.signal.reason === LONGEST_MS ? `${name} did not arrive in ${LONGEST_MS / 1000} s` : `nothing of ${name} arrived for ${TIMEOUT_MS / 1000} s`) :
         !(error instanceof TypeError) ? error.message :
           answered ? `${name} was cut off on the way` : `${name} could not be downloaded (offline?)`;
       this.failed.set(k, reason);
@@ -182,14 +189,17 @@ export class VectorStore {
    * Aborts a request after TIMEOUT_MS, unless other shards arrived
    * meanwhile: a long paste's requests wait their turn in the browser (six
    * at a time over HTTP/1.1), and a slow but working connection must not
-   * fail them. Returns the function that stops the count.
+   * fail them. LONGEST_MS after `started`, it is aborted anyway. Returns the
+   * function that stops the count.
    */
-  #timeout(abort) {
+  #timeout(abort, started) {
     let timer = 0;
     const check = () => {
-      const quiet = Date.now() - this.lastArrival;
-      if (quiet >= TIMEOUT_MS) abort.abort();
-      else timer = setTimeout(check, TIMEOUT_MS - quiet);
+      const now = Date.now();
+      const quiet = now - this.lastArrival;
+      if (quiet >= TIMEOUT_MS) abort.abort(TIMEOUT_MS);
+      else if (now - started >= LONGEST_MS) abort.abort(LONGEST_MS);
+      else timer = setTimeout(check, Math.min(TIMEOUT_MS - quiet, started + LONGEST_MS - now));
     };
     timer = setTimeout(check, TIMEOUT_MS);
     return () => clearTimeout(timer);

@@ -65,7 +65,7 @@ export function mountStatus(ctx) {
       }
       if (analysis.pending) {
         say(null);
-        const words = new Set(analysis.tokens.filter((t) => t.pending).map((t) => t.text)).size;
+        const words = new Set(analysis.tokens.filter((t) => loading(t, ctx.engine.vectors)).map((t) => t.text)).size;
         put(status, 'textContent', `Loading the vectors of ${counted(words, 'word')}…`);
         return;
       }
@@ -79,7 +79,7 @@ export function mountStatus(ctx) {
       }
       empty(null);
       const { dim } = analysis;
-      const counts = tokenCounts(analysis);
+      const counts = tokenCounts(analysis, ctx.engine.vectors);
       putParts(status, [...counts, `${state.scale ? `scores × 1/√${dim}` : 'unscaled scores'}${state.temperature !== 1 ? ` ÷ ${formatTemperature(state.temperature)}` : ''}`]);
       // The options are left out of what is said: the checkbox or slider that changed them says them.
       const note = noteOf(analysis, ctx.engine.vectors);
@@ -95,9 +95,16 @@ export function mountStatus(ctx) {
 }
 
 /** The tokens of an analysis, counted, and the dimension, as the status's parts: ["7 tokens in the attention, 1 left out", "d = 50"]. */
-function tokenCounts(analysis) {
-  const left = analysis.tokens.filter((t) => !t.known).length;
-  return [`${counted(analysis.n, 'token')} in the attention${left ? `, ${grouped(left)} left out` : ''}`, `d = ${analysis.dim}`];
+function tokenCounts(analysis, vectors) {
+  const waiting = analysis.tokens.filter((t) => loading(t, vectors)).length;
+  const left = analysis.tokens.filter((t) => !t.known).length - waiting;
+  const more = [left && `${grouped(left)} left out`, waiting && `${grouped(waiting)} still loading`].filter(Boolean);
+  return [`${counted(analysis.n, 'token')} in the attention${more.map((part) => `, ${part}`).join('')}`, `d = ${analysis.dim}`];
+}
+
+/** Whether token `t`'s vector is on its way (not failed: a failed shard's tokens are pending too). */
+function loading(t, vectors) {
+  return t.pending && (vectors?.statusOf(t.text) ?? 'loading') === 'loading';
 }
 
 /**

@@ -325,15 +325,19 @@ export function noteOf(analysis, vectors) {
   const tokens = analysis.tokens ?? [];
   const unique = (list) => [...new Set(list)];
   const quote = (words) => words.slice(0, 8).map((w) => quoted(w)).join(', ') + (words.length > 8 ? ', …' : '');
-  const unknown = unique(tokens.filter((t) => !t.known && !t.pending).map((t) => t.text));
+  const unknownTokens = tokens.filter((t) => !t.known && !t.pending).map((t) => t.text);
+  const unknown = unique(unknownTokens);
+  // A word left out more than once says so: the status counts tokens ("2 left out").
+  const times = (w) => unknownTokens.reduce((count, t) => count + (t === w), 0);
+  const unknownList = unknown.slice(0, 8).map((w) => quoted(w) + (times(w) > 1 ? ` (${times(w)} times)` : '')).join(', ') + (unknown.length > 8 ? ', …' : '');
   const pending = unique(tokens.filter((t) => t.pending).map((t) => t.text));
   const failed = vectors ? pending.filter((w) => (vectors.statusOf(w) ?? 'loading') !== 'loading') : [];
   const loading = pending.filter((w) => !failed.includes(w));
   const size = unknown.length && vectors ? grouped(vectors.manifest.words) : '';
   return {
     unknown: !unknown.length ? '' : vectors?.fallback
-      ? `Not in the fallback vocabulary of ${size} words: ${quote(unknown)}. This site runs on the small fallback, so rarer words are missing; the whole GloVe vocabulary (400,000 words) is built by scripts/build-data.`
-      : `Not in the ${size}-word vocabulary: ${quote(unknown)}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`,
+      ? `Not in the fallback vocabulary of ${size} words: ${unknownList}. This site runs on the small fallback, so rarer words are missing; the whole GloVe vocabulary (400,000 words) is built by scripts/build-data.`
+      : `Not in the ${size}-word vocabulary: ${unknownList}. ${unknown.length === 1 ? 'It has' : 'They have'} no vector, so ${unknown.length === 1 ? 'it is' : 'they are'} left out of the attention (struck through above). Check the spelling or try a more common word.`,
     loading: loading.length ? `Loading the vectors of ${quote(loading)}…` : '',
     failure: failed.length ? ` The vectors of ${quote(failed)} could not be loaded (${vectors.statusOf(failed[0])}); they are left out. ` : '',
     hidden: !unknown.length && !pending.length,
