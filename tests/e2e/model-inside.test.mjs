@@ -177,7 +177,7 @@ test("the open head step by step: the panel's weights are the heatmap row and th
   assert.match(await page.locator('#model-explain ol.steps').textContent(), /1\/√32 = (?:q·k × )?0\.1768/);
   // By default the strongest key's dot product, term by term: 6 terms shown, 26 more folded.
   const cell = page.locator('#model-explain .cell-steps');
-  assert.equal(await cell.locator('h3').textContent(), 'Dot product of it and cat term by term');
+  assert.equal(await cell.locator('h3').textContent(), 'Dot product of it and cat term by term, the largest (+ or −) first');
   assert.equal(await cell.locator('table.terms').first().locator('tbody tr').count(), 6);
   assert.match(await cell.locator('details summary').textContent(), /The other 26 terms/);
   assert.equal(await page.locator('#model-explain .model-vector-table thead th').count(), 32, 'q and k: 32 dimensions (the corner is a cell)');
@@ -188,7 +188,7 @@ test("the open head step by step: the panel's weights are the heatmap row and th
   await page.locator('#model-explain .steps-table tbody tr', { hasText: 'mat' }).locator('button').click();
   await page.waitForSelector('#model-explain[data-state="ready"][data-key="6"]');
   assert.equal((await hashOf(page)).mcell, '6');
-  assert.equal(await cell.locator('h3').textContent(), 'Dot product of it and mat term by term');
+  assert.equal(await cell.locator('h3').textContent(), 'Dot product of it and mat term by term, the largest (+ or −) first');
   await finish();
 });
 

@@ -128,6 +128,12 @@ test('a link opens the exact head, in whole words without [CLS]/[SEP]', async ()
   const compare = page.locator('#model-compare');
   assert.equal(await compare.getAttribute('data-glove-word'), 'it');
   assert.equal(await compare.getAttribute('data-model-word'), 'it');
+  assert.deepEqual(await compare.locator('h3').allTextContents(), ['GloVe: raw vectors', 'MiniLM: layer 5, head 11']);
+  // The page's options shape the GloVe column alone, and its title says which.
+  await page.check('#opt-causal');
+  await page.waitForFunction(() => document.querySelector('#model-compare h3')?.textContent === 'GloVe: raw vectors, causal mask');
+  await page.uncheck('#opt-causal');
+  await page.waitForFunction(() => document.querySelector('#model-compare h3')?.textContent === 'GloVe: raw vectors');
 
   // Switching back to pieces keeps the word in focus.
   await page.check('#model-view input[value="pieces"]');

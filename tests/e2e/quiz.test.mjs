@@ -30,6 +30,12 @@ test('a quiz link hides every weight until each question is answered', async () 
   assert.match(await page.textContent('#quiz .quiz-wrong'), /you chose 'queen' \(0\.1645\); the most is 'king' \(0\.4431\)/);
   assert.match(await page.textContent('#quiz .quiz-why'), /largest scaled score: for 'king', q·k = [\d.]+, scaled [\d.]+\. For 'queen': q·k = /);
   assert.match(await page.textContent('#quiz .quiz-score'), /1 of 2 answered · 0 right/);
+  // Scaling off, the answer does not call q·k "scaled".
+  const off = await openPage(site.browser, site.url + hashFor(KING, '&quiz=g.1&scale=0'));
+  await off.page.waitForSelector('#quiz .quiz-choices button');
+  await off.page.click('#quiz .quiz-choices button >> text=queen');
+  assert.match(await off.page.textContent('#quiz .quiz-why'), /^The softmax gives the most weight to the largest score: for 'king', q·k = [\d.]+ \(not scaled\)\. For 'queen': q·k = [\d.]+ \(not scaled\)\. /);
+  await off.finish();
   await page.click('#quiz-next');
   await page.click('#quiz .quiz-choices button >> text=queen');
   await page.waitForSelector('#quiz .quiz-right');

@@ -23,7 +23,7 @@ test('masked keys say so in the steps, with weight 0, and a masked cell says it 
   for (const row of steps.rows.slice(2)) assert.deepEqual(row.cells.slice(1, 5), ['masked', '0', '0.0000', '0'], row.label);
   assert.ok(Number(steps.rows[0].cells[3]) > 0 && Number(steps.rows[1].cells[3]) > 0);
   assert.match(await page.textContent('#explain .steps'), /Masked keys get weight 0\./);
-  assert.match(await page.textContent('#explain .cell-steps'), /scaled: s = masked/);
+  assert.match(await page.textContent('#explain .cell-steps'), /Sum: q·k = [\d.]+; s: masked; weight 0\.0000/);
   await finish();
 });
 
@@ -45,6 +45,16 @@ test('the texts beside the numbers say what was computed: a row with every key m
   await play.page.waitForSelector('#play-weights tbody tr');
   assert.match(await play.page.textContent('#lab-play'), /1 query × 2 keys, d_k = 100 \(set below; q and k have 1 number\), d_v = 1/);
   await play.finish();
+  // Scaling off: a clicked cell's s is q·k itself, not "scaled"; with T = 2, s is q·k ÷ T.
+  for (const [extra, how] of [['&scale=0', 'not scaled'], ['&scale=0&t=2', '÷ T'], ['', 'scaled']]) {
+    const off = await openPage(site.browser, site.url + hashFor(KING, `&focus=1&cell=3${extra}`));
+    await ready(off.page);
+    await off.page.waitForSelector('#explain .cell-steps');
+    const [, dot, s, said] = (await off.page.textContent('#explain .cell-sum')).match(/^Sum: q·k = ([\d.]+); s = ([\d.]+) \(([^)]+)\); weight/);
+    assert.equal(said, how, extra);
+    if (how === 'not scaled') assert.equal(s, dot);
+    await off.finish();
+  }
 });
 
 test('on a phone, a Steps table wider than its box shows a shadow at the edge it scrolls to', async () => {
@@ -395,7 +405,7 @@ test('What if with nothing focused marks no row, and says which row it compares;
   const long = Array.from({ length: 130 }, (_, k) => ['the', 'king', 'and', 'queen', 'ruled'][k % 5]).join(' ');
   await page.fill('#sentence', long);
   await page.waitForFunction(() => /130 known words/.test(document.querySelector('#lab-whatif .lab-steps')?.textContent));
-  assert.equal(await page.textContent('#lab-whatif .lab-steps'), 'The text has 130 known words; this view takes at most 128: shorten it.');
+  assert.equal(await page.textContent('#lab-whatif .lab-steps'), 'The text has 130 known words; the padding example takes at most 128: shorten it.');
   assert.equal(await page.locator('#pad-weights').isVisible(), false, 'no empty padding panel');
   await finish();
 });

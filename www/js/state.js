@@ -185,6 +185,22 @@ export function formatTemperature(t) {
   return String(Number(t.toFixed(6)));
 }
 
+/**
+ * The options that differ from a new page's, in words: the folded options'
+ * summary; with `looks` false, only those that change the numbers.
+ */
+export function changedOptions(state, { looks = true } = {}) {
+  const usual = defaultState();
+  return [
+    state.scale !== usual.scale && 'scores not scaled',
+    state.self !== usual.self && 'no attention to itself',
+    state.causal !== usual.causal && 'causal mask',
+    state.temperature !== usual.temperature && `temperature ${formatTemperature(state.temperature)}`,
+    looks && state.palette !== usual.palette && `${state.palette} colours`,
+    looks && state.theme !== usual.theme && `${state.theme} theme`,
+  ].filter(Boolean);
+}
+
 /** A temperature from the logarithmic slider's position (−3 … 3): 3 significant digits. */
 export function temperatureAt(position) {
   const t = Number((10 ** position).toPrecision(3));

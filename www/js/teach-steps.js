@@ -11,7 +11,7 @@
 
 import { attr, el, keepingFocus, put, putText, scrolling, setChildren } from './dom.js';
 import { strongestKeys } from './paint.js';
-import { grouped, quoted, weight } from './text.js';
+import { grouped, quoted, scoring, weight } from './text.js';
 
 /** Terms of a dot product listed before "the other terms" are collapsed. */
 export const TERMS_SHOWN = 6;
@@ -155,7 +155,7 @@ class StepsPanel {
       if (steps.sumOfExps === null) {
         nodes.push(putText(this.overflow, `exp(s) of the largest scores is beyond what a computer number holds, which is why the softmax is computed as exp(s − max) ÷ Σ exp(s − max) (max = ${num(steps.max)}): the same weights, no overflow.`));
       }
-      if (cell) nodes.push(cellSection(word, keyLabels[cell.key], cell));
+      if (cell) nodes.push(cellSection(word, keyLabels[cell.key], cell, settings));
       if (opts.values && opts.valueDim) nodes.push(contextSection(word, keyLabels, steps, opts.values, opts.valueDim));
     }
     setChildren(this.target, [...nodes, ...(opts.extra ?? [])]);
@@ -286,11 +286,11 @@ function fillKeyRow(tr, j, opts, cell) {
   put(barCell.firstChild.style, 'width', `${(steps.weights[j] * 100).toFixed(1)}%`);
 }
 
-/** Step 1 of one cell: the terms of the dot product, largest first, the rest collapsed. */
-function cellSection(word, key, cell) {
+/** Step 1 of one cell: the terms of the dot product, largest in size first (the core's order), the rest collapsed. */
+function cellSection(word, key, cell, settings) {
   const box = el('section', null, 'cell-steps');
   const h = el('h3');
-  h.append('Dot product of ', el('q', word), ' and ', el('q', key), ' term by term');
+  h.append('Dot product of ', el('q', word), ' and ', el('q', key), ' term by term, the largest (+ or −) first');
   box.append(h);
   const table = (terms) => {
     const t = el('table', null, 'num-table terms');
@@ -316,7 +316,7 @@ function cellSection(word, key, cell) {
     box.append(more);
   }
   const sum = el('p', null, 'cell-sum');
-  sum.append(`Sum: q·k = ${num(cell.dot)}; scaled: s = ${cell.scaled === null ? 'masked' : num(cell.scaled)}; weight ${weight(cell.weight)} (from the softmax of the whole row); ${Number.isNaN(cell.cosine) ? `no cosine (${NO_COSINE})` : `cosine ${cell.cosine.toFixed(3)}`}.`);
+  sum.append(`Sum: q·k = ${num(cell.dot)}; ${cell.scaled === null ? 's: masked' : `s = ${num(cell.scaled)} (${scoring(settings)})`}; weight ${weight(cell.weight)} (from the softmax of the whole row); ${Number.isNaN(cell.cosine) ? `no cosine (${NO_COSINE})` : `cosine ${cell.cosine.toFixed(3)}`}.`);
   box.append(sum);
   return box;
 }

@@ -40,6 +40,14 @@ export function weight(w) {
 }
 
 /**
+ * How a score s came from q·k, for a learner: 'scaled' (÷√d, and ÷T), '÷ T'
+ * with scaling off, or 'not scaled' when s is q·k itself.
+ */
+export function scoring({ scale, temperature }) {
+  return scale ? 'scaled' : temperature !== 1 ? '÷ T' : 'not scaled';
+}
+
+/**
  * A whole number with commas between thousands, as en-US writes it
  * ("400,000"). Not toLocaleString: its first call in a page loads the
  * locale's number formats, 45 ms on the first draw.

@@ -442,17 +442,20 @@ pub(crate) fn settings_of(value: JsValue) -> Result<Settings, JsError> {
 }
 
 impl Explorer {
-    fn check_teach_size(&self, sentence: &str) -> Result<(), JsError> {
-        self.check_size_of(sentence, "the text")
+    /// Refuses a text of more than [`MAX_TEACH_TOKENS`] known words for
+    /// `part` ("this view", or the part of a view that takes fewer words
+    /// than the rest: "the padding example").
+    fn check_teach_size(&self, sentence: &str, part: &str) -> Result<(), JsError> {
+        self.check_size_of(sentence, "the text", part)
     }
 
     /// As [`check_teach_size`](Self::check_teach_size), the message naming
     /// the sentence `name` ("sentence B").
-    fn check_size_of(&self, sentence: &str, name: &str) -> Result<(), JsError> {
+    fn check_size_of(&self, sentence: &str, name: &str, part: &str) -> Result<(), JsError> {
         let known = attention_core::tokenize(sentence, &self.embeddings).iter().filter(|t| t.known).count();
         if known > MAX_TEACH_TOKENS {
             return Err(JsError::new(&format!(
-                "{name} has {known} known words; this view takes at most {MAX_TEACH_TOKENS}: shorten it"
+                "{name} has {known} known words; {part} takes at most {MAX_TEACH_TOKENS}: shorten it"
             )));
         }
         Ok(())
@@ -496,8 +499,8 @@ impl Explorer {
     #[wasm_bindgen(js_name = analyzeCross)]
     pub fn analyze_cross(&self, a: &str, b: &str, settings: JsValue) -> Result<AttentionView, JsError> {
         let options: Options = settings_of(settings)?.into();
-        self.check_size_of(a, "sentence A")?;
-        self.check_size_of(b, "sentence B")?;
+        self.check_size_of(a, "sentence A", "this view")?;
+        self.check_size_of(b, "sentence B", "this view")?;
         // A message that says which sentence has no word to use: the tab
         // shows both, and "the sentence is empty" read as A's.
         for (sentence, name) in [(a, "A"), (b, "B")] {
@@ -533,7 +536,7 @@ impl Explorer {
         length: usize,
     ) -> Result<AttentionView, JsError> {
         let options: Options = settings_of(settings)?.into();
-        self.check_teach_size(sentence)?;
+        self.check_teach_size(sentence, "the padding example")?;
         if length > MAX_PADDED_LENGTH {
             return Err(JsError::new(&format!("pad to at most {MAX_PADDED_LENGTH} positions")));
         }
@@ -571,7 +574,7 @@ impl Explorer {
                 return Err(JsError::new(&format!("unknown head mode '{other}': use split or projected")))
             }
         };
-        self.check_teach_size(sentence)?;
+        self.check_teach_size(sentence, "this view")?;
         let dim = self.embeddings.dim();
         if dim > MAX_HEAD_DIM {
             return Err(JsError::new(&format!(

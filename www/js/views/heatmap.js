@@ -10,7 +10,7 @@ import { analysisFigure, withFocus } from '../figure.js';
 import { announcer, el, put } from '../dom.js';
 import { focusAnnouncement, HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay } from '../paint.js';
-import { counted, grouped, isolate, weight } from '../text.js';
+import { counted, grouped, isolate, scoring, weight } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
@@ -173,8 +173,8 @@ class MainHeatmap {
       lines.push(`masked: ${this.maskedBecause(row, col)}`, `score q·k ${dot.toFixed(3)}`);
     } else {
       // What the softmax took: scaled (÷√d, and ÷T), ÷T alone with scaling off, or the score itself.
-      const { scale, temperature } = analysis.state;
-      const into = scale ? ` → scaled ${scaled.toFixed(3)}` : temperature !== 1 ? ` → ÷ T ${scaled.toFixed(3)}` : ' (not scaled)';
+      const how = scoring(analysis.state);
+      const into = how === 'not scaled' ? ' (not scaled)' : ` → ${how} ${scaled.toFixed(3)}`;
       lines.push(`weight ${weight(weights[k])}`, `score q·k ${dot.toFixed(3)}${into}`);
     }
     return lines;

@@ -4,7 +4,7 @@
 // (boot.js) under a summary that names those a link changed.
 
 import { attr, put } from '../dom.js';
-import { defaultState, formatTemperature, temperatureAt } from '../state.js';
+import { changedOptions, formatTemperature, temperatureAt } from '../state.js';
 
 export function mountOptions({ store }) {
   const boxes = { scale: 'opt-scale', self: 'opt-self', causal: 'opt-causal' };
@@ -36,17 +36,4 @@ export function mountOptions({ store }) {
       put(summary, 'textContent', changed.length ? `Options: ${changed.join(', ')}` : 'Options');
     },
   };
-}
-
-/** The options that differ from a new page's, in words (the folded options' summary). */
-function changedOptions(state) {
-  const usual = defaultState();
-  return [
-    state.scale !== usual.scale && 'scores not scaled',
-    state.self !== usual.self && 'no attention to itself',
-    state.causal !== usual.causal && 'causal mask',
-    state.temperature !== usual.temperature && `temperature ${formatTemperature(state.temperature)}`,
-    state.palette !== usual.palette && `${state.palette} colours`,
-    state.theme !== usual.theme && `${state.theme} theme`,
-  ].filter(Boolean);
 }

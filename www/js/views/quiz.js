@@ -9,7 +9,7 @@
 import { copyText, el, keepingFocus, put } from '../dom.js';
 import { formatHash, MAX_QUESTIONS } from '../state.js';
 import { num, repeatsOf } from '../teach-steps.js';
-import { counted, quoted, weight } from '../text.js';
+import { counted, quoted, scoring, weight } from '../text.js';
 
 export function mountQuiz(ctx) {
   const panel = document.getElementById('quiz');
@@ -33,7 +33,7 @@ function question(quiz, index, { analysis, model }) {
   // The first word with the causal mask and no attention to itself: nothing to choose from.
   if (!keep.length) return { invalid: `every key of ${quoted(labels[row])} is masked (the causal mask, and no attention to itself): it attends to no word` };
   const where = `${vectorsName(analysis.engine, analysis.dim)}, raw vectors as queries and keys`;
-  return { row, word: labels[row], keys: labels, keep, weights: weights.subarray(row * n, (row + 1) * n), steps: () => analysis.steps(row), where };
+  return { row, word: labels[row], keys: labels, keep, weights: weights.subarray(row * n, (row + 1) * n), steps: () => analysis.steps(row), scoring: scoring(analysis.state), where };
 }
 
 /** The word vectors `engine` computes with, in words: the user's own file, or GloVe. */
@@ -279,9 +279,10 @@ function reveal(q, guess) {
 function why(q, guess, best) {
   if (!q.steps) return q.why ? `What this head does on this sentence: ${q.why}.` : 'The weights are the softmax of this head’s scaled q·k scores.';
   const steps = q.steps();
-  const dot = (j) => `q·k = ${num(steps.dots[j])}, scaled ${num(steps.scaled[j])}`;
+  const how = q.scoring;
+  const dot = (j) => `q·k = ${num(steps.dots[j])}${how === 'not scaled' ? ' (not scaled)' : `, ${how} ${num(steps.scaled[j])}`}`;
   const compare = guess === best ? '' : ` For ${quoted(q.keys[guess])}: ${dot(guess)}.`;
-  return `The softmax gives the most weight to the largest scaled score: for ${quoted(q.keys[best])}, ${dot(best)}.${compare} Raw vectors score high on words that are alike (and on the word itself), not on grammar.`;
+  return `The softmax gives the most weight to the largest ${how === 'scaled' ? 'scaled ' : ''}score: for ${quoted(q.keys[best])}, ${dot(best)}.${compare} Raw vectors score high on words that are alike (and on the word itself), not on grammar.`;
 }
 
 /** Making a quiz from what is on screen: pick the words, copy the link. */

@@ -2,6 +2,7 @@
 // in the open head of the trained model, as bars.
 
 import { el } from '../../dom.js';
+import { changedOptions } from '../../state.js';
 import { quoted, weight } from '../../text.js';
 
 const LIMIT = 40;
@@ -60,8 +61,10 @@ export function renderCompare(target, { state, glove, run, hv, focus, shownHead 
     : modelWord !== null ? `${quoted(modelWord)} is not a word of ${vectors} here (unknown, or [CLS]/[SEP]).` : 'Nothing focused.';
   const columns = el('div', null, 'compare-columns');
   const name = shownHead ? `layer ${shownHead.layer}, head ${shownHead.head}` : 'the open head';
+  // The page's options shape this column only (the model's heads take none): its title names them.
+  const options = changedOptions(state, { looks: false }).map((o) => `, ${o}`).join('');
   columns.append(
-    column(own ? `Your vectors (${quoted(own.name)}): raw` : 'GloVe: raw vectors', hasGlove ? glove.labels : [], gloveRow, gloveFocus, gloveNote),
+    column(`${own ? `Your vectors (${quoted(own.name)}): raw` : 'GloVe: raw vectors'}${options}`, hasGlove ? glove.labels : [], gloveRow, gloveFocus, gloveNote),
     column(`MiniLM: ${name}`, run ? run.labels : [], modelWord !== null && hv ? hv.weights.subarray(focus * hv.n, (focus + 1) * hv.n) : null, focus,
       run ? 'Nothing focused.' : 'Waiting for the model…'),
   );
