@@ -317,9 +317,9 @@ impl Embeddings {
             .and_then(|b| b.checked_add(vectors_at))
             .ok_or_else(|| invalid("the header describes a file too large for this machine".into()))?;
         if bytes.len() != expected {
-            let what = if bytes.len() < expected { "truncated" } else { "has trailing bytes" };
+            let what = if bytes.len() < expected { "is truncated" } else { "has trailing bytes" };
             return Err(invalid(format!(
-                "the file is {what}: {} bytes, the header describes {expected}",
+                "the file {what}: {} bytes, the header describes {expected}",
                 bytes.len()
             )));
         }
@@ -804,7 +804,7 @@ mod tests {
         let cases: Vec<(Vec<u8>, &str)> = vec![
             (good[..good.len() - 1].to_vec(), "truncated"),
             (good[..10].to_vec(), "too short"),
-            ([good.clone(), vec![0]].concat(), "trailing bytes"),
+            ([good.clone(), vec![0]].concat(), "the file has trailing bytes: "),
             ([b"GLOV".to_vec(), good[4..].to_vec()].concat(), "wrong magic"),
             ([good[..4].to_vec(), 2u16.to_le_bytes().to_vec(), good[6..].to_vec()].concat(), "version 2"),
             (

@@ -203,9 +203,9 @@ impl Shard {
         // n ≤ 65,536 and d ≤ 4,096: at most 2^30 bytes of vectors, no overflow even in 32 bits.
         let expected = vectors_at + n * dim * 4;
         if bytes.len() != expected {
-            let what = if bytes.len() < expected { "truncated" } else { "has trailing bytes" };
+            let what = if bytes.len() < expected { "is truncated" } else { "has trailing bytes" };
             return Err(invalid(format!(
-                "shard {index} is {what}: {} bytes, its header describes {expected}",
+                "shard {index} {what}: {} bytes, its header describes {expected}",
                 bytes.len()
             )));
         }
@@ -396,7 +396,7 @@ mod tests {
         let cases: Vec<(Vec<u8>, ShardSet, &str)> = vec![
             (good[..good.len() - 4].to_vec(), set, "truncated"),
             (good[..20].to_vec(), set, "too short"),
-            ([good.clone(), vec![0; 4]].concat(), set, "trailing bytes"),
+            ([good.clone(), vec![0; 4]].concat(), set, "has trailing bytes: "),
             (with(0, b"AEWV"), set, "wrong magic"),
             (with(4, &2u16.to_le_bytes()), set, "version 2"),
             (with(6, &2u16.to_le_bytes()), set, "encoding 2"),
