@@ -149,6 +149,29 @@ test('Back and Forward move between states', async () => {
   await finish();
 });
 
+test('a run of arrow keys on the heatmap is one history entry: Back returns to the view before it', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
+  await ready(page);
+  const entries = await page.evaluate(() => history.length);
+  await page.focus('#heatmap-overlay');
+  for (const key of ['ArrowDown', 'ArrowDown', 'ArrowDown']) {
+    await page.keyboard.press(key);
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  }
+  assert.equal((await hashOf(page)).focus, '2');
+  assert.equal(await page.evaluate(() => history.length), entries + 1);
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('focus'));
+  await hashOf(page);
+  assert.equal(await page.evaluate(() => history.length), entries + 2);
+  await page.goBack();
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('focus') === '2');
+  await page.goBack();
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('focus'));
+  assert.equal(await page.locator('#weights tr.focused').count(), 0, 'Back twice: the sentence, nothing focused');
+  await finish();
+});
+
 test('two changes in one task are two history entries: the address is written after the frame, the first one still pending is not lost', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING));
   await ready(page);

@@ -22,6 +22,15 @@ import { isolate, weight } from './text.js';
  * every key above the threshold.
  */
 export const ALL_ROWS_LINKS = 1000;
+
+/**
+ * How a heatmap's new focus enters the history (store.js), as [how,
+ * gesture]: a click is an entry of its own; a run of arrow keys is one
+ * entry, its later steps replacing the first (Back returns to before it).
+ */
+export function focusHistory(how) {
+  return how === 'keys' ? ['push', 'heatmap-keys'] : ['push', null];
+}
 /** What `HeatmapGeometry.hit` found: nothing, a cell, a row label, a column label. */
 const NONE = 0;
 const CELL = 1;
@@ -285,8 +294,9 @@ export function placeTooltip(tooltip, layout, row, col, lines) {
  * - overlay, tooltip: the elements;
  * - size(): tokens a side of what is shown, or null when nothing is;
  * - focus(): the focused query row, or null;
- * - onFocus(row, how, cell): focus a row; `how` is 'push' (a click, with
- *   `cell` the clicked column or null) or 'replace' (the arrow keys);
+ * - onFocus(row, how, cell): focus a row; `how` is 'click' (with `cell`
+ *   the clicked column or null) or 'keys' (the arrow keys: a run of them
+ *   is one history entry, KEYS_GESTURE);
  * - onCursor(row, col, newRow), optional: the arrow keys moved the cursor to
  *   cell (row, col), to a new row or along the focused one; called before
  *   onFocus, so that the owner can pan a zoomed view to it first;
@@ -388,7 +398,7 @@ export class HeatmapView {
     const focused = focus();
     this.hover = { row, col };
     onCursor?.(row, col, row !== focused);
-    if (row !== focused) onFocus(row, 'replace', null);
+    if (row !== focused) onFocus(row, 'keys', null);
     else paint();
     this.showTooltip(row, col);
   }
@@ -420,7 +430,7 @@ export class HeatmapView {
       const row = hit.kind === COLUMN_LABEL ? hit.col : hit.row;
       const focused = focus();
       if (hit.kind === CELL) this.hover = { row: hit.row, col: hit.col };
-      onFocus(row, 'push', hit.kind === CELL ? hit.col : null);
+      onFocus(row, 'click', hit.kind === CELL ? hit.col : null);
       if (hit.kind === CELL) {
         // A new focus has repainted the overlay, with this hover already (as a key does).
         if (row === focused) paint();

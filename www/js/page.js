@@ -134,14 +134,14 @@ function createContext(store, { embed }) {
     firstHeatmap,
     drewFirst,
     /**
-     * `store.update(changes, how)` of the focus (and cell), made in a view
+     * `store.update(changes, how, gesture)` of the focus (and cell), made in a view
      * that draws it first (the heatmap, the arrows: focusFirst): for a long
      * text in a frame of its own; the other views draw after that frame.
      */
-    focusFromView(changes, how) {
+    focusFromView(changes, how, gesture = null) {
       this.fromView = true;
       try {
-        store.update(changes, how);
+        store.update(changes, how, gesture);
       } finally {
         this.fromView = false;
       }

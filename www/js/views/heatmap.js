@@ -8,7 +8,7 @@
 import { paintable } from '../analysis.js';
 import { analysisFigure, withFocus } from '../figure.js';
 import { announcer, el, put } from '../dom.js';
-import { focusAnnouncement, HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
+import { focusAnnouncement, focusHistory, HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay } from '../paint.js';
 import { counted, grouped, isolate, scoring, weight } from '../text.js';
 import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
@@ -44,7 +44,7 @@ class MainHeatmap {
       size: () => (this.view ? this.analysis.n : null),
       focus: () => this.focus,
       window: () => this.zoom.window,
-      onFocus: (row, how, cell) => ctx.focusFromView({ focus: row, cell }, how),
+      onFocus: (row, how, cell) => ctx.focusFromView({ focus: row, cell }, ...focusHistory(how)),
       onCursor: (row, col, newRow) => this.followCursor(row, col, newRow),
       onEnter: (row, col) => ctx.focusFromView({ focus: row, cell: col }, 'push'),
       onClear: () => {

@@ -30,8 +30,8 @@ export function paintLinked(ctx, layout, n, linked, theme) {
 export class HeadView {
   /**
    * dom: the skeleton; ctx: the page's view context; focus(): the model token
-   * in focus; focusToken(index, how, cell): a click (cell: the clicked key
-   * column, or null); clear(); onHover(hover): the heatmap's hover changed
+   * in focus; focusToken(index, how, cell): 'click' (cell: the clicked key
+   * column, or null) or 'keys' (heatmap-view.js focusHistory); clear(); onHover(hover): the heatmap's hover changed
    */
   constructor(dom, ctx, { focus, focusToken, clear, onHover, problem = () => null }) {
     this.dom = dom;
@@ -56,7 +56,7 @@ export class HeadView {
         this.cursor = newRow ? null : { row, col };
         if (!newRow) this.announce();
       },
-      onEnter: (row, col) => focusToken(row, 'push', col),
+      onEnter: (row, col) => focusToken(row, 'click', col),
       onClear: clear,
       tooltipLines: (row, col) => (this.hv?.layout
         ? [`'${isolate(this.hv.labels[row])}' → '${isolate(this.hv.labels[col])}'`, `weight ${weight(this.hv.weights[row * this.hv.n + col])}`, dom.headName.textContent]

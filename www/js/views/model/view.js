@@ -16,6 +16,7 @@
 
 import { colorbarOf, colormap, matrixCanvas, sentenceCase } from '../../analysis.js';
 import { announcer } from '../../dom.js';
+import { focusHistory } from '../../heatmap-view.js';
 import { ModelClient } from '../../model-client.js';
 import { withUtf16Spans } from '../../model-spans.js';
 import { siteFile } from '../../site.js';
@@ -138,8 +139,8 @@ class ModelView {
     });
   }
 
-  change(changes, how = 'push') {
-    this.store.update(changes, how);
+  change(changes, how = 'push', gesture = null) {
+    this.store.update(changes, how, gesture);
   }
 
   focus() {
@@ -147,13 +148,13 @@ class ModelView {
   }
 
   /** Focuses model token `index`; `cell`, a clicked key column, becomes the step panel's key (as a piece). */
-  focusToken(index, how = 'push', cell = null) {
+  focusToken(index, how = 'click', cell = null) {
     const { run } = this;
     if (!run || index < 0 || index >= run.n) return;
     const key = cell !== null && cell >= 0 && cell < run.n ? run.tokens[cell].pieces[0] : null;
     // Moving the query with the keyboard keeps the picked key; a click picks anew.
-    const picked = how === 'replace' && cell === null ? this.state.model.cell : key;
-    this.change({ focus: gloveRowOf(this.glove, run, index), model: { ...this.state.model, focus: index, cell: picked } }, how);
+    const picked = how === 'keys' && cell === null ? this.state.model.cell : key;
+    this.change({ focus: gloveRowOf(this.glove, run, index), model: { ...this.state.model, focus: index, cell: picked } }, ...focusHistory(how));
   }
 
   clearFocus() {
