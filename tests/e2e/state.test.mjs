@@ -100,6 +100,16 @@ test('unknown keys are ignored and bad values fall back to defaults', () => {
   assert.equal(parseHash('#focus=1.5').focus, null);
   assert.equal(parseHash('#focus=9999999').focus, null, 'more than six digits');
   assert.equal(typeof parseHash('#s=%E0%A4%A').sentence, 'string', 'a broken escape does not throw');
+  // A key given twice: the first is used, and the second noted; a key of the page's written with capitals is noted.
+  const twice = [];
+  const doubled = parseHash('#s=The%20cat%20sat&s=A%20dog%20ran&th=0.3&th=0.5&S=Hello&Focus=1&colour=dark&COLOUR=red', twice);
+  assert.deepEqual([doubled.sentence, doubled.threshold, doubled.focus], ['The cat sat', 0.3, null]);
+  assert.deepEqual(twice, [
+    { key: 's', value: 'A dog ran', expected: 's once: the first, The cat sat, is used' },
+    { key: 'th', value: '0.5', expected: 'th once: the first, 0.3, is used' },
+    { key: 'S', value: 'Hello', expected: 's: keys are written in lower case' },
+    { key: 'Focus', value: '1', expected: 'focus: keys are written in lower case' },
+  ]);
 });
 
 test('a sentence whose bytes are not UTF-8 is shown with U+FFFD and noted; one that writes U+FFFD is not', () => {
@@ -116,12 +126,20 @@ test('a sentence whose bytes are not UTF-8 is shown with U+FFFD and noted; one t
   }
 });
 
-test('a temperature is kept exactly as the link wrote it, or refused', () => {
+test('a temperature is kept as the link wrote it (to 6 decimals), or refused; a threshold to 2', () => {
   assert.equal(parseHash('#t=999.99').temperature, 999.99);
   assert.match(formatHash(parseHash('#t=999.99')), /&t=999\.99$/);
   assert.equal(parseHash('#t=0.001').temperature, 0.001);
   assert.equal(parseHash('#t=1000').temperature, 1000);
-  for (const bad of ['1000.01', '1e3', '-2', '0x10', ' 2', '2.5.1']) assert.equal(parseHash(`#t=${bad}`).temperature, 1, bad);
+  for (const bad of ['1000.01', '1e3', '-2', '0x10', ' 2', '2.5.1', '0.0004', '.']) assert.equal(parseHash(`#t=${bad}`).temperature, 1, bad);
+  // √10 and a half as someone writes them by hand: rounded as the slider and the page write them.
+  assert.equal(parseHash('#t=3.16227766').temperature, 3.162278);
+  assert.match(formatHash(parseHash('#t=3.16227766')), /&t=3\.162278$/);
+  assert.equal(parseHash('#t=.5').temperature, 0.5);
+  const problems = [];
+  assert.deepEqual(['0.333', '.5', '0', '0.9'].map((th) => parseHash(`#th=${th}`, problems).threshold), [0.33, 0.5, 0, 0.9]);
+  assert.deepEqual(problems, []);
+  for (const bad of ['0.95', '1', '-0.1', '0,5']) assert.equal(parseHash(`#th=${bad}`).threshold, 0.1, bad);
 });
 
 test('a cut emoji or a lone surrogate is repaired, never thrown', () => {

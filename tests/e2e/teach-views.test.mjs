@@ -520,14 +520,14 @@ test('a new sentence refills the nearest words a few rows at a time, the old row
 });
 
 test('every new state survives a round trip through a link', async () => {
-  const extra = '&focus=1&cell=3&lab=cross&lf=2&lc=4&pad=20&h=10&hm=split&head=3&hide=0,5&b=The%20queen%20ruled' +
+  const extra = '&focus=1&cell=3&lab=cross&lf=2&lc=2&pad=20&h=10&hm=split&head=3&hide=0,5&b=The%20queen%20ruled' +
     '&pq=1%202&pk=3%204%3B%205%206&pv=&pwq=&pwk=&pwv=&pn=a%20b&pdk=9&seed=99';
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, extra));
   await ready(page);
   await waitForHeader(page, '#cross-weights', ['the', 'queen', 'ruled']);
   const hash = await hashOf(page);
   assert.deepEqual(hash, {
-    s: KING, self: '1', causal: '0', scale: '1', focus: '1', cell: '3', lab: 'cross', lf: '2', lc: '4', pad: '20', h: '10',
+    s: KING, self: '1', causal: '0', scale: '1', focus: '1', cell: '3', lab: 'cross', lf: '2', lc: '2', pad: '20', h: '10',
     hm: 'split', seed: '99', head: '3', hide: '0,5', b: 'The queen ruled', pq: '1 2', pk: '3 4; 5 6', pv: '', pwq: '', pwk: '',
     pwv: '', pn: 'a b', pdk: '9',
   });
@@ -626,6 +626,9 @@ test('link values the teaching tabs cannot use are named in the link note', asyn
   note = await linkNoteNaming(page, 'lf');
   assert.match(note, /lf=99 \(expected a row from 0 to 11\)/);
   assert.match(note, /lc=42 \(expected a column from 0 to 11\)/);
+  // Named once, and not passed on: the address holds the last row, shown focused, and no column.
+  const link = await hashOf(page);
+  assert.deepEqual([link.lf, link.lc], ['11', undefined]);
   await finish();
 
   const long = 'word '.repeat(500);

@@ -20,6 +20,24 @@ export class LinkParams {
     // to U+FFFD; one written as such in the link is its own.
     this.replaced = !/\uFFFD|%EF%BF%BD/i.test(text);
     this.problems = []; // { key, value, expected }
+    this.asked = new Set(); // the keys the parsers asked for
+  }
+
+  /**
+   * Notes what the parsers could not see (once they have read the link): a
+   * key given twice (the first is used), and a key that is one of theirs
+   * written with capitals ('S=': keys are lower case). Other keys are left
+   * alone: a newer page's keys, or another tool's.
+   */
+  noteUnread() {
+    for (const key of new Set(this.params.keys())) {
+      const values = this.params.getAll(key);
+      if (this.asked.has(key) && values.length > 1) {
+        this.problems.push({ key, value: excerpt(values[1], SHOWN_VALUE), expected: `${key} once: the first, ${excerpt(values[0], SHOWN_VALUE)}, is used` });
+      } else if (!this.asked.has(key) && this.asked.has(key.toLowerCase())) {
+        this.problems.push({ key, value: excerpt(values[0], SHOWN_VALUE), expected: `${key.toLowerCase()}: keys are written in lower case` });
+      }
+    }
   }
 
   /** Whether `key`'s value holds U+FFFD that stands for bytes of the link that are not UTF-8. */
@@ -28,17 +46,19 @@ export class LinkParams {
   }
 
   has(key) {
+    this.asked.add(key);
     return this.params.has(key);
   }
 
   /** The raw text of `key`, or null. */
   get(key) {
+    this.asked.add(key);
     return this.params.get(key);
   }
 
   /** `parse(text)` of `key`, or null when absent; a present value that `parse` refuses (null) is noted with `expected`. */
   read(key, parse, expected) {
-    const text = this.params.get(key);
+    const text = this.get(key);
     if (text === null) return null;
     const value = parse(text);
     if (value === null || value === undefined) {

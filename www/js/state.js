@@ -9,14 +9,14 @@
 // - causal: 1 = a token sees only itself and earlier tokens (default 0).
 // - scale: 1 = scores are divided by √d_k (default 1).
 // - t: temperature, a decimal number in [0.001, 1000] (default 1; written only
-//   when not 1, exactly as it was given).
+//   when not 1, to at most 6 decimal places: more are rounded).
 // - focus: 0-based index of the focused *row of the attention matrix*, that is
 //   of the known tokens only: unknown words have no row and do not count.
 //   Absent = nothing focused.
 // - cell: key column of the clicked cell in the focused row (needs focus);
 //   the step-by-step panel then lists that dot product term by term.
 // - th: the arrows view hides links weaker than this share of the strongest,
-//   0–0.9 in steps of 0.01 (default 0.1).
+//   0–0.9 in steps of 0.01, more decimals rounded (default 0.1).
 // - pal: the colour palette of the heatmaps: viridis (default), cividis (made
 //   for colour-vision deficiencies) or greys (the most contrast).
 // - theme: light, dark, or auto (default: follow the system).
@@ -72,11 +72,19 @@ export function defaultState() {
 }
 
 
-/** A temperature written as a plain decimal number in range, exactly; else null. */
+/**
+ * A decimal number as a link writes it ('3.16227766', '.5'), rounded to
+ * `decimals` places, within [min, max] once rounded; else null.
+ */
+function decimalIn(text, decimals, min, max) {
+  if (text === null || text.length > 24 || !/^(\d{1,4}(\.\d*)?|\.\d+)$/.test(text)) return null;
+  const x = Number(Number(text).toFixed(decimals));
+  return x >= min && x <= max ? x : null;
+}
+
+/** A temperature written as a plain decimal number in range (6 places kept, as the page writes it); else null. */
 export function parseTemperature(text) {
-  if (text === null || !/^\d{1,4}(\.\d{1,6})?$/.test(text)) return null;
-  const t = Number(text);
-  return t >= TEMPERATURE_MIN && t <= TEMPERATURE_MAX ? t : null;
+  return decimalIn(text, 6, TEMPERATURE_MIN, TEMPERATURE_MAX);
 }
 
 
@@ -139,8 +147,8 @@ export function parseHash(hash, problems = null) {
   state.temperature = params.read('t', parseTemperature, 'a decimal number from 0.001 to 1000, such as 0.5') ?? state.temperature;
   state.focus = params.read('focus', index(), 'a token index');
   if (state.focus !== null) state.cell = params.read('cell', index(), 'a token index');
-  const threshold = (text) => (/^0(\.\d{1,2})?$/.test(text) && Number(text) <= 0.9 ? Number(text) : null);
-  state.threshold = params.read('th', threshold, 'a share from 0 to 0.9') ?? state.threshold;
+  // The slider's steps: 0.01.
+  state.threshold = params.read('th', (text) => decimalIn(text, 2, 0, 0.9), 'a share from 0 to 0.9') ?? state.threshold;
   state.palette = params.read('pal', oneOf(PALETTES), PALETTES.join(', ')) ?? state.palette;
   state.theme = params.read('theme', oneOf(THEMES), THEMES.join(', ')) ?? state.theme;
   state.zoom = params.read('zoom', parseZoom, 'row,column,size');
@@ -151,6 +159,7 @@ export function parseHash(hash, problems = null) {
   state.teach = parseTeach(params);
   const model = parseModel(params);
   if (model) state.model = model;
+  params.noteUnread();
   problems?.push(...params.problems);
   return state;
 }

@@ -7,12 +7,30 @@ import { el, put, putField } from '../../dom.js';
 import { tableHead } from '../../heatmap-view.js';
 import { KEYS_SHOWN, renderSteps } from '../../teach-steps.js';
 import { sentenceCase } from '../../analysis.js';
+import { indexProblem } from '../../params.js';
 import { grouped, weight } from '../../text.js';
 
 /** The lab's focus: row `lf` and clicked column `lc` of its own matrix (teach-state.js). */
 export function setLabFocus(store, row, col = null) {
   const state = store.get();
   store.update({ teach: { ...state.teach, lf: row ?? 0, lc: col } }, 'push');
+}
+
+/**
+ * The lab's focused row: `teach.lf` within its `rows` (the last row for one
+ * past them), and the link's problems with lf and lc (the tab's link note
+ * names them). A row or column past the matrix is dropped from the state
+ * after this render, so that the address no longer passes it on.
+ */
+export function labFocus(ctx, teach, rows, cols) {
+  const problems = [indexProblem('lf', teach.lf, rows, 'row'), indexProblem('lc', teach.lc, cols, 'column')];
+  const focus = Math.min(teach.lf, rows - 1);
+  if (problems.some(Boolean)) {
+    queueMicrotask(() => {
+      if (ctx.store.get().teach === teach) setTeach(ctx.store, { lf: focus, lc: problems[1] ? null : teach.lc }, 'replace');
+    });
+  }
+  return { focus, problems };
 }
 
 /** Changes the teaching part of the state. */

@@ -7,8 +7,8 @@ import { control, el, input, putField } from '../../dom.js';
 import { tokensOf } from '../../analysis.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { DEFAULT_SENTENCE_B, MAX_SENTENCE_B } from '../../teach-state.js';
-import { attempt, errorLine, labSteps, panelOptions, setTeach, showFailure, showNothing } from './common.js';
-import { indexProblem, linkCheck } from '../../params.js';
+import { attempt, errorLine, labFocus, labSteps, panelOptions, setTeach, showFailure, showNothing } from './common.js';
+import { linkCheck } from '../../params.js';
 import { counted, excerpt, quoted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
@@ -60,8 +60,8 @@ export function mountCross(lab, ctx) {
       const result = attempt(() => analysis.cross(teach.b));
       if (showFailure(lab, error, result.error)) return;
       const { raw, data } = result.value;
-      checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
-      const focus = Math.min(teach.lf, data.rows - 1);
+      const { focus, problems } = labFocus(ctx, teach, data.rows, data.cols);
+      checkLink(problems);
       // Self and causal masks do not apply across sentences: the figure does not name them.
       // B's words without a vector are named, as the chips name A's.
       const missing = [...new Set(tokensOf(ctx.engine.explorer.tokenize(teach.b)).filter((t) => !t.known && !t.pending).map((t) => quoted(t.text)))];

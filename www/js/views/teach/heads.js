@@ -7,7 +7,7 @@ import { MatrixPanel } from '../../matrix-panel.js';
 import { HEAD_MODES } from '../../teach-state.js';
 import { colormap, matrixCanvas, panelData, sentenceCase } from '../../analysis.js';
 import { legend } from '../../legend.js';
-import { attempt, errorLine, labSteps, panelOptions, setTeach, showNothing, wholeNumberField } from './common.js';
+import { attempt, errorLine, labFocus, labSteps, panelOptions, setTeach, showNothing, wholeNumberField } from './common.js';
 import { indexProblem, linkCheck } from '../../params.js';
 import { counted } from '../../text.js';
 
@@ -201,8 +201,7 @@ class HeadsLab {
       teach.heads !== h && { key: 'h', value: String(teach.heads), expected: `a number of heads that divides ${this.choicesDim}: ${list}; ${counted(h, 'head')} shown` },
       indexProblem('head', teach.head, h, 'head'),
       teach.hide.some((k) => k >= h) && { key: 'hide', value: teach.hide.join(','), expected: `heads from 0 to ${h - 1}` },
-      indexProblem('lf', teach.lf, n, 'row'),
-      indexProblem('lc', teach.lc, n, 'column'),
+      ...labFocus(this.ctx, teach, n, n).problems,
     ];
   }
 

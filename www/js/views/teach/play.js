@@ -8,9 +8,9 @@ import { settingsOf } from '../../state.js';
 import { MAX_SCALE_DIM, PRESETS } from '../../teach-state.js';
 import { byTemperature, num } from '../../teach-steps.js';
 import {
-  attempt, compareRows, errorLine, labSteps, panelOptions, setTeach, showFailure, wholeNumberField,
+  attempt, compareRows, errorLine, labFocus, labSteps, panelOptions, setTeach, showFailure, wholeNumberField,
 } from './common.js';
-import { indexProblem, linkCheck } from '../../params.js';
+import { linkCheck } from '../../params.js';
 import { panelData } from '../../analysis.js';
 import { counted, quoted } from '../../text.js';
 
@@ -103,8 +103,8 @@ export function mountPlay(lab, ctx) {
       if (showFailure(lab, error, views.error)) return;
       const { main: view, data } = views;
       const teach = state.teach;
-      checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
-      const focus = Math.min(teach.lf, data.rows - 1);
+      const { focus, problems } = labFocus(ctx, teach, data.rows, data.cols);
+      checkLink(problems);
       // No word vectors here, and the scaling is the playground's own d_k.
       // d_k as the scaling takes it: set below, it is not the width of q and k, and the caption says both.
       const dk = teach.play.dk || view.dim;

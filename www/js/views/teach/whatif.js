@@ -8,9 +8,9 @@ import { sentenceCase } from '../../analysis.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { MAX_PAD } from '../../teach-state.js';
 import {
-  attempt, compareRows, errorLine, labSteps, meanMax, panelOptions, setTeach, showNothing, wholeNumberField,
+  attempt, compareRows, errorLine, labFocus, labSteps, meanMax, panelOptions, setTeach, showNothing, wholeNumberField,
 } from './common.js';
-import { indexProblem, linkCheck } from '../../params.js';
+import { linkCheck } from '../../params.js';
 import { byTemperature } from '../../teach-steps.js';
 import { counted, quoted } from '../../text.js';
 
@@ -82,8 +82,8 @@ export function mountWhatif(lab, ctx) {
       return;
     }
     const { raw, data } = padded.value;
-    checkLink([indexProblem('lf', teach.lf, data.rows, 'row'), indexProblem('lc', teach.lc, data.cols, 'column')]);
-    const focus = Math.min(teach.lf, data.rows - 1);
+    const { focus, problems } = labFocus(ctx, teach, data.rows, data.cols);
+    checkLink(problems);
     padPanel.show(data, { focus, caption: padCaption(data, teach.pad) });
     labSteps(padSteps, ctx, raw, data, focus, teach.lc, state);
   }
