@@ -99,6 +99,17 @@ test('at 1,024 tokens the table holds the focused row and tells its real size', 
   await finish();
 });
 
+test('on a phone a long text shows its first 24 chips, and a shared link its heatmap on the first screen', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(300), '&focus=200&causal=1'), { viewport: { width: 390, height: 844 }, phone: true });
+  await ready(page);
+  const chips = await page.locator('#tokens button.token').evaluateAll((list) => list.map((c) => Number(c.dataset.row)));
+  assert.deepEqual(chips, [...Array(24).keys(), 200], 'the first 24, then the focused one');
+  assert.match(await page.textContent('#tokens .token-more'), /Show all 300 tokens/);
+  const top = await page.locator('#heatmap-overlay').evaluate((canvas) => canvas.getBoundingClientRect().top + Number(canvas.dataset.matrix.split(',')[1]));
+  assert.ok(top < 844 - 100, `the matrix starts at ${top} px, on the first screen with room to see it`);
+  await finish();
+});
+
 test('the token strip is one Tab stop, with arrow keys inside and a find box', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(300)));
   await ready(page);

@@ -10,6 +10,12 @@ import { counted, findKey, grouped, quoted } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
 const COLLAPSED = 80;
+/**
+ * On a phone: 80 chips took 390–530 px of a 568–915 px screen and pushed a
+ * shared link's heatmap below it; 24 take four or five lines.
+ */
+const COLLAPSED_NARROW = 24;
+const NARROW = '(max-width: 600px)';
 
 export function mountTokens(ctx) {
   const strip = document.getElementById('tokens');
@@ -27,6 +33,8 @@ class TokenStrip {
     this.expanded = false;
     this.state = null;
     this.analysis = null;
+    this.narrow = matchMedia(NARROW);
+    this.narrow.addEventListener('change', () => this.draw());
     strip.setAttribute('role', 'toolbar');
     strip.setAttribute('aria-label', 'Tokens: the arrow keys move between them, Enter or a click focuses one');
     this.more = el('button', '', 'small token-more');
@@ -153,7 +161,8 @@ class TokenStrip {
     const { state, analysis, strip } = this;
     const tokens = analysis.tokens ?? [];
     const focusIndex = tokens.findIndex((t) => t.row != null && t.row === state.focus);
-    const limit = this.expanded || tokens.length <= COLLAPSED ? tokens.length : COLLAPSED;
+    const collapsed = this.narrow.matches ? COLLAPSED_NARROW : COLLAPSED;
+    const limit = this.expanded || tokens.length <= collapsed ? tokens.length : collapsed;
     const indices = [...Array(limit).keys()];
     if (focusIndex >= limit) indices.push(focusIndex);
     // A focus change alone (a click at 1,024 tokens) marks the chips again and
@@ -180,7 +189,7 @@ class TokenStrip {
       expected = indices[k] + 1;
     });
     if (expected < tokens.length) children.push(this.gap(1, tokens.length - expected));
-    if (tokens.length > COLLAPSED) {
+    if (tokens.length > collapsed) {
       put(this.more, 'textContent', this.expanded ? 'Show fewer' : `Show all ${grouped(tokens.length)} tokens`);
       attr(this.more, 'aria-expanded', String(this.expanded));
       children.push(this.more);
