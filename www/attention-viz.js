@@ -22,6 +22,8 @@
 //   zoom, model-layer, model-head, units, no-special, height (px, before the
 //   widget reports its own), and any key of the share link under its own
 //   name (s, t, pal, lab, b, h, head, …; docs/share-links.md lists them).
+//   The frame is named for screen readers by the element's aria-label or
+//   title, else by its sentence.
 //
 // Attribute values are untrusted: they only ever go into the iframe's URL
 // hash (encoded), where the embed page reads them like any link and says
@@ -51,6 +53,11 @@
   const FLAGS = new Map(Object.entries({
     'no-self': ['self', '0'], causal: ['causal', '1'], 'no-scale': ['scale', '0'], special: ['special', '1'], 'no-special': ['special', '0'],
   }));
+  // A longer sentence or sentence B is cut before it goes into the frame's
+  // address (250,000 characters made a 2 MB address, which the frame never
+  // loaded), past the page's own limit (state.js MAX_SENTENCE_LENGTH, 20,000),
+  // so that the page still cuts it and says where.
+  const TEXT_MAX = 20100;
   const KEYS = ['s', 'self', 'causal', 'scale', 't', 'focus', 'cell', 'th', 'pal', 'theme', 'zoom', 'view', 'vec', 'lab', 'lf', 'lc', 'pad',
     'h', 'hm', 'seed', 'head', 'hide', 'b', 'pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv', 'pn', 'pdk', 'model', 'mlayer', 'mhead', 'units',
     'special', 'mfocus', 'mq', 'mk', 'mrank', 'mcell', 'mflow', 'quiz'];
@@ -74,7 +81,7 @@
     const from = {}; // key → the attribute that set it
     for (const attribute of element.attributes) {
       const name = attribute.name.toLowerCase();
-      const value = wellFormed(attribute.value);
+      const value = wellFormed(attribute.value.length > TEXT_MAX ? attribute.value.slice(0, TEXT_MAX) : attribute.value);
       let [key, setting] = FLAGS.get(name) || (NAMED.has(name) ? [NAMED.get(name), value] : KEYS.includes(name) ? [name, value] : []);
       if (!key) continue;
       // A flag set to "0" or "false" is off, as a link's causal=0 is: no-self="false" leaves self-attention on.
@@ -89,6 +96,14 @@
     return '#' + params.toString().replace(/\+/g, '%20');
   }
 
+  /** The frame's name for a screen reader: its sentence, cut short, so that each widget of a post has its own. */
+  function titleOf(sentence) {
+    const text = String(sentence || '').replace(/\s+/g, ' ').trim();
+    if (!text) return 'Attention Explorer: attention weights of a sentence';
+    const words = Array.from(text);
+    return `Attention Explorer: attention weights of “${words.length > 60 ? words.slice(0, 59).join('') + '…' : text}”`;
+  }
+
   function pixels(value, fallback) {
     const n = Number(value);
     return Number.isFinite(n) && n >= 120 && n <= 4000 ? Math.round(n) : fallback;
@@ -96,7 +111,7 @@
 
   class AttentionViz extends HTMLElement {
     static get observedAttributes() {
-      return [...NAMED.keys(), ...FLAGS.keys(), ...KEYS, 'height'];
+      return [...NAMED.keys(), ...FLAGS.keys(), ...KEYS, 'height', 'aria-label', 'title'];
     }
 
     constructor() {
@@ -127,7 +142,6 @@
     _newFrame() {
       const frame = document.createElement('iframe');
       frame.slot = SLOT;
-      frame.title = 'Attention Explorer: attention weights of a sentence';
       frame.loading = 'lazy';
       // Inline and important, so that the post's own styles for iframes (a theme's
       // `iframe { height: auto !important; aspect-ratio: 16/9 }`) do not reach this one.
@@ -196,16 +210,20 @@
       this._fail(new Error(`its frame never started: the site ${ORIGIN} may forbid framing its pages (X-Frame-Options or frame-ancestors)`));
     }
 
+    // Set again to the value it has, an attribute is sent again too: the
+    // reader may have changed the widget since (a click on a word), and the
+    // post's script (a "Show queen" button) wants its value back.
     attributeChangedCallback() {
-      if (this.isConnected) this._load();
+      if (this.isConnected) this._load(true);
     }
 
-    _load() {
+    _load(again = false) {
       try {
         if (!this._frame) return;
         if (!this._frame.style.height) this._frame.style.setProperty('height', `${pixels(this.getAttribute('height'), 560)}px`, 'important');
+        this._frame.title = this.getAttribute('aria-label') || this.getAttribute('title') || titleOf(this.getAttribute('sentence') || this.getAttribute('s'));
         const src = EMBED + hashOf(this, (first, later) => this._conflict(first, later));
-        if (src === this._src) return;
+        if (src === this._src && !(again && this._loaded && this._frame.contentWindow)) return;
         // A change once the frame has loaded replaces its address: a new src
         // would add an entry to the post's history, and the reader's Back
         // would step the widget back instead of leaving the post. Before

@@ -70,6 +70,9 @@ async function theBlog() {
     // Attributes named like the properties every JavaScript object has.
     '/odd-names.html': `<!doctype html><meta charset="utf-8"><title>Post</title><script src="${site.url}attention-viz.js" defer></script>
       <attention-viz constructor __proto__="1" valueof="1" hasownproperty="x" tostring sentence="${KING}" focus="1"></attention-viz>`,
+    // A sentence of 250,000 characters (2.25 MB in an address once encoded).
+    '/huge.html': `<!doctype html><meta charset="utf-8"><title>Post</title><script src="${site.url}attention-viz.js" defer></script>
+      <attention-viz sentence="${'猫が座った。'.repeat(41667)}"></attention-viz>`,
     // A post whose script moves its widget to another part of the page.
     '/moved.html': `<!doctype html><meta charset="utf-8"><title>Post</title><script src="${site.url}attention-viz.js" defer></script>
       <div id="top"><attention-viz id="widget" sentence="${KING}" focus="1"></attention-viz></div><p>The middle.</p><div id="bottom"></div>`,
@@ -337,6 +340,17 @@ test('a post that changes a widget’s attributes leaves the reader’s Back but
     await frame.locator(`#weights tr.focused th`, { hasText: KING.toLowerCase().split(' ')[Number(focus)] }).waitFor();
   }
   assert.equal((await widgetTable(frame)).rows.find((r) => r.focused).query, 'ruled');
+  // The reader moves the focus in the widget; the post sets focus="4" again (its "Show 'ruled'" button): 'ruled' again.
+  await frame.locator('#heatmap-overlay').focus();
+  await page.keyboard.press('ArrowDown');
+  await frame.locator('#weights tr.focused th', { hasText: /^the$/ }).waitFor();
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('focus', '4'));
+  await frame.locator('#weights tr.focused th', { hasText: 'ruled' }).waitFor();
+  // Each widget's frame is named by its sentence; an author's aria-label names it instead.
+  assert.deepEqual(await page.locator('attention-viz iframe').evaluateAll((frames) => frames.map((f) => f.title)),
+    [`Attention Explorer: attention weights of “${KING}”`, `Attention Explorer: attention weights of “${CAT}”`]);
+  await page.evaluate(() => document.querySelector('attention-viz').setAttribute('aria-label', 'The king example'));
+  assert.equal(await page.locator('attention-viz iframe >> nth=0').getAttribute('title'), 'The king example');
   // causal is a link key as well as a flag: causal="0" is the link's causal=0.
   await page.evaluate(() => document.querySelector('attention-viz').setAttribute('causal', ''));
   await frame.locator('#opt-causal:checked').waitFor();
@@ -362,6 +376,17 @@ test('attributes named like the properties of every object are ignored like any 
   assert.deepEqual(table.header, KING.toLowerCase().split(' '));
   assert.equal(table.rows.find((r) => r.focused).query, 'king');
   assert.deepEqual(table.rows[1].cells, KING_PRINTED);
+  await finish();
+});
+
+test('a sentence too long for an address is cut before it goes to the frame, and the widget says where it cut it', async () => {
+  const origin = await theBlog();
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  await page.goto(`${origin}/huge.html`);
+  const frame = page.frameLocator('attention-viz iframe');
+  await frame.locator('html[data-ready="1"], html[data-failed="1"]').waitFor({ timeout: 20000 });
+  assert.match(await frame.locator('#link-note').textContent(), /s=猫が座った。.*… \(expected at most 20,000 characters: the sentence was cut to its first 20,000 characters, before '座った。/);
+  assert.equal(await page.locator('attention-viz p').count(), 0, 'no failure message in the post');
   await finish();
 });
 
