@@ -474,6 +474,17 @@ test('two fingers pan the zoomed heatmap as they move together, and zoom it as t
   const spread = await window();
   const side = spread.rows[1] - spread.rows[0] + 1;
   assert.ok(side < span && side >= span / 2 - 1, `${span} → ${side}`);
+  // Each gesture is an entry of the history: Back undoes the spread, then the pan.
+  const zoomNow = () => page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('zoom'));
+  const spreadZoom = (await hashOf(page)).zoom;
+  await page.goBack();
+  await page.waitForFunction((z) => new URLSearchParams(location.hash.slice(1)).get('zoom') !== z, spreadZoom);
+  const pannedZoom = await zoomNow();
+  assert.equal(Number(pannedZoom.split(',')[2]), span, `Back: the pan, before the spread (${pannedZoom})`);
+  await page.goBack();
+  await page.waitForFunction((z) => new URLSearchParams(location.hash.slice(1)).get('zoom') !== z, pannedZoom);
+  await page.waitForFunction((b) => document.getElementById('heatmap-overlay').getAttribute('aria-label').includes(`${b.rows[0]}–${b.rows[1]}`), before);
+  assert.deepEqual(await window(), before, 'Back again: before the pan');
   await finish();
 });
 

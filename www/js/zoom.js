@@ -97,17 +97,31 @@ export class ZoomWindow {
   }
 }
 
+/** Wheel events or key presses this far apart are two gestures (two history entries), closer ones one. */
+const GESTURE_PAUSE_MS = 400;
+
 /**
  * Wires the zoom gestures of `canvas` to `zoom`; `at(event)` gives the matrix
  * { row, col } under a pointer (fractional), `cellSize()` the side of a cell
- * in CSS pixels, `changed()` repaints, `anchor()` the cell the + and − keys
- * zoom around (ZoomWindow.zoomOn). Plain wheel scrolls the page as
+ * in CSS pixels, `changed(gesture)` repaints (`gesture`: a number, the same
+ * for every step of one gesture: a touch from its first finger down to its
+ * last up, a run of wheel events or of keys), `anchor()` the cell the + and −
+ * keys zoom around (ZoomWindow.zoomOn). Plain wheel scrolls the page as
  * usual; Ctrl/⌘ + wheel (a trackpad pinch sends that too) zooms.
  */
-export function wireZoom(canvas, zoom, { at, cellSize, changed, anchor = () => null }) {
+export function wireZoom(canvas, zoom, { at, cellSize, changed: changedIn, anchor = () => null }) {
+  let gesture = 0;
+  let gestureAt = -Infinity; // the last wheel event's or key's timeStamp
+  const changed = () => changedIn(gesture);
+  /** A wheel event or key: a new gesture after a pause. */
+  const run = (event) => {
+    if (event.timeStamp - gestureAt > GESTURE_PAUSE_MS) gesture += 1;
+    gestureAt = event.timeStamp;
+  };
   canvas.addEventListener('wheel', (event) => {
     if (!(event.ctrlKey || event.metaKey) && !(zoom.zoomed && event.shiftKey)) return;
     event.preventDefault();
+    run(event);
     const point = at(event);
     if (event.ctrlKey || event.metaKey) {
       if (zoom.zoomAt(Math.exp(-event.deltaY / 300), point?.row, point?.col)) changed();
@@ -126,6 +140,8 @@ export function wireZoom(canvas, zoom, { at, cellSize, changed, anchor = () => n
     return { distance: Math.hypot(a.x - b.x, a.y - b.y) || 1, x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
   };
   canvas.addEventListener('pointerdown', (event) => {
+    if (pointers.size === 0) gesture += 1;
+    gestureAt = -Infinity;
     pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
     if (pointers.size === 2) {
       const start = fingers();
@@ -165,6 +181,7 @@ export function wireZoom(canvas, zoom, { at, cellSize, changed, anchor = () => n
 
   canvas.addEventListener('keydown', (event) => {
     const factor = { '+': 1.5, '=': 1.5, '-': 1 / 1.5, _: 1 / 1.5 }[event.key];
+    if (factor || event.key === '0') run(event);
     if (factor) {
       event.preventDefault();
       if (zoom.zoomOn(factor, anchor())) changed();

@@ -58,7 +58,7 @@ class MainHeatmap {
     wireZoom(this.overlay, this.zoom, {
       at: (event) => this.cellAt(event),
       cellSize: () => this.view?.layout.cell ?? 1,
-      changed: () => this.zoomed(),
+      changed: (gesture) => this.zoomed(gesture),
       anchor: () => this.zoomAnchor(),
     });
     ctx.observe(box, () => this.redraw());
@@ -105,10 +105,10 @@ class MainHeatmap {
     return height > 0 ? Math.max(160, Math.min(width, height + 24)) : width;
   }
 
-  /** The zoom changed by a gesture or a button: it goes into the link (one history entry per gesture). */
-  zoomed() {
+  /** The zoom changed by a gesture (zoom.js: its number) or a button: it goes into the link, one history entry per gesture or click. */
+  zoomed(gesture = null) {
     this.redraw();
-    this.store.update({ zoom: this.zoom.link }, 'push', 'zoom');
+    this.store.update({ zoom: this.zoom.link }, 'push', gesture === null ? null : `zoom ${gesture}`);
     // From the keyboard (the + and − keys, the zoom buttons), said: only the canvas's label changed, which is not read again.
     if ([this.box, this.controls.element].some((part) => part.contains(document.activeElement))) {
       const win = this.zoom.window;
