@@ -98,7 +98,7 @@ export class ZoomWindow {
 }
 
 /** Wheel events or key presses this far apart are two gestures (two history entries), closer ones one. */
-const GESTURE_PAUSE_MS = 400;
+export const GESTURE_PAUSE_MS = 400;
 
 /**
  * Wires the zoom gestures of `canvas` to `zoom`; `at(event)` gives the matrix

@@ -11,7 +11,7 @@ import { announcer, el, put } from '../dom.js';
 import { focusAnnouncement, focusHistory, HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay } from '../paint.js';
 import { counted, grouped, isolate, scoring, weight } from '../text.js';
-import { MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
+import { GESTURE_PAUSE_MS, MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
   const box = document.getElementById('heatmap-box');
@@ -30,6 +30,8 @@ class MainHeatmap {
     this.overlay = document.getElementById('heatmap-overlay');
     this.say = announcer(ctx, document.getElementById('announce'));
     this.zoom = new ZoomWindow(0);
+    this.clicks = 0; // runs of zoom button clicks, each a history entry (zoomed)
+    this.clickedAt = -Infinity;
     this.controls = zoomControls(box, this.overlay, this.zoom, () => this.zoomed(), () => this.zoomAnchor());
     this.analysis = null; // the analysis drawn
     this.view = null; // what the painters read: analysis data + layout + window
@@ -105,10 +107,17 @@ class MainHeatmap {
     return height > 0 ? Math.max(160, Math.min(width, height + 24)) : width;
   }
 
-  /** The zoom changed by a gesture (zoom.js: its number) or a button: it goes into the link, one history entry per gesture or click. */
+  /**
+   * The zoom changed by a gesture (zoom.js: its number) or a button: it goes
+   * into the link, one history entry per gesture or run of clicks (closer
+   * than GESTURE_PAUSE_MS).
+   */
   zoomed(gesture = null) {
     this.redraw();
-    this.store.update({ zoom: this.zoom.link }, 'push', gesture === null ? null : `zoom ${gesture}`);
+    const now = performance.now();
+    if (gesture === null && now - this.clickedAt > GESTURE_PAUSE_MS) this.clicks += 1;
+    if (gesture === null) this.clickedAt = now;
+    this.store.update({ zoom: this.zoom.link }, 'push', gesture === null ? `zoom clicks ${this.clicks}` : `zoom ${gesture}`);
     // From the keyboard (the + and − keys, the zoom buttons), said: only the canvas's label changed, which is not read again.
     if ([this.box, this.controls.element].some((part) => part.contains(document.activeElement))) {
       const win = this.zoom.window;
