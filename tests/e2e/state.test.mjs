@@ -6,7 +6,7 @@ import { chunkCut, chunkEnd, grouped } from '../../www/js/text.js';
 import { DEFAULT_SENTENCE, defaultState, formatHash, parseHash, settingsOf, textsOf } from '../../www/js/state.js';
 import { syncUrl, writeBudget } from '../../www/js/url.js';
 import { createStore } from '../../www/js/store.js';
-import { hashFor, launch, openPage, ready, serveDist } from './helpers.mjs';
+import { hashFor, hashOf, launch, openPage, ready, rowOf, serveDist } from './helpers.mjs';
 
 test('an empty hash is the default state', () => {
   assert.deepEqual(parseHash(''), defaultState());
@@ -126,15 +126,15 @@ test('a sentence whose bytes are not UTF-8 is shown with U+FFFD and noted; one t
   }
 });
 
-test('a temperature is kept as the link wrote it (to 6 decimals), or refused; a threshold to 2', () => {
+test('a temperature is kept exactly as the link wrote it, or refused; a threshold to 2 decimals, as its slider', () => {
   assert.equal(parseHash('#t=999.99').temperature, 999.99);
   assert.match(formatHash(parseHash('#t=999.99')), /&t=999\.99$/);
   assert.equal(parseHash('#t=0.001').temperature, 0.001);
   assert.equal(parseHash('#t=1000').temperature, 1000);
   for (const bad of ['1000.01', '1e3', '-2', '0x10', ' 2', '2.5.1', '0.0004', '.']) assert.equal(parseHash(`#t=${bad}`).temperature, 1, bad);
-  // √10 and a half as someone writes them by hand: rounded as the slider and the page write them.
-  assert.equal(parseHash('#t=3.16227766').temperature, 3.162278);
-  assert.match(formatHash(parseHash('#t=3.16227766')), /&t=3\.162278$/);
+  // √10 and a half as someone writes them by hand: kept as written, the temperature the CLI computes with.
+  assert.equal(parseHash('#t=3.16227766').temperature, 3.16227766);
+  assert.match(formatHash(parseHash('#t=0.0012345')), /&t=0\.0012345$/);
   assert.equal(parseHash('#t=.5').temperature, 0.5);
   const problems = [];
   assert.deepEqual(['0.333', '.5', '0', '0.9'].map((th) => parseHash(`#th=${th}`, problems).threshold), [0.33, 0.5, 0, 0.9]);
@@ -159,6 +159,23 @@ test('the palette, the theme, the zoom and the embedded view round-trip', () => 
 
 test('a very long sentence from a link is cut, not refused', () => {
   assert.equal(parseHash('#s=' + 'a'.repeat(50000)).sentence.length, 20000);
+});
+
+test('a temperature of more than six decimals is computed as written, as the CLI computes it, and stays in the link', async () => {
+  const server = await serveDist();
+  const browser = await launch();
+  try {
+    const { page, finish } = await openPage(browser, server.url + hashFor('to they', '&t=0.0012345&focus=0'));
+    await ready(page);
+    // attention --json --temperature 0.0012345 -- "to they": 0.8842076, 0.11579241 (0.001234 gives 0.8843, 0.1157).
+    assert.deepEqual(await rowOf(page, 'to'), [0.8842, 0.1158]);
+    assert.match(await page.textContent('#status'), /÷ 0\.0012345$/);
+    assert.equal((await hashOf(page)).t, '0.0012345');
+    await finish();
+  } finally {
+    await browser.close();
+    await server.close();
+  }
 });
 
 test('opened, a link’s sentence over the limit fills the box up to its last whole word, and the link note says where it was cut', async () => {

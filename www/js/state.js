@@ -9,7 +9,7 @@
 // - causal: 1 = a token sees only itself and earlier tokens (default 0).
 // - scale: 1 = scores are divided by √d_k (default 1).
 // - t: temperature, a decimal number in [0.001, 1000] (default 1; written only
-//   when not 1, to at most 6 decimal places: more are rounded).
+//   when not 1, exactly as it was given: the CLI computes with it as typed).
 // - focus: 0-based index of the focused *row of the attention matrix*, that is
 //   of the known tokens only: unknown words have no row and do not count.
 //   Absent = nothing focused.
@@ -74,17 +74,17 @@ export function defaultState() {
 
 /**
  * A decimal number as a link writes it ('3.16227766', '.5'), rounded to
- * `decimals` places, within [min, max] once rounded; else null.
+ * `decimals` places (null: as written), within [min, max]; else null.
  */
 function decimalIn(text, decimals, min, max) {
   if (text === null || text.length > 24 || !/^(\d{1,4}(\.\d*)?|\.\d+)$/.test(text)) return null;
-  const x = Number(Number(text).toFixed(decimals));
+  const x = decimals === null ? Number(text) : Number(Number(text).toFixed(decimals));
   return x >= min && x <= max ? x : null;
 }
 
-/** A temperature written as a plain decimal number in range (6 places kept, as the page writes it); else null. */
+/** A temperature written as a plain decimal number in range, exactly (as the CLI's --temperature takes it); else null. */
 export function parseTemperature(text) {
-  return decimalIn(text, 6, TEMPERATURE_MIN, TEMPERATURE_MAX);
+  return decimalIn(text, null, TEMPERATURE_MIN, TEMPERATURE_MAX);
 }
 
 
@@ -189,9 +189,13 @@ export function formatHash(state) {
   return '#' + parts.join('&');
 }
 
-/** A temperature as it is written in links and shown: the shortest exact decimal, at most 6 places. */
+/**
+ * A temperature as it is written in links and shown: the shortest decimal
+ * that reads back as it (in [0.001, 1000], never in e-notation), so a link's
+ * 0.0012345 stays 0.0012345, the temperature the CLI computes with.
+ */
 export function formatTemperature(t) {
-  return String(Number(t.toFixed(6)));
+  return String(t);
 }
 
 /**
