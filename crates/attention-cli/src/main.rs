@@ -207,11 +207,16 @@ fn with_sentence_tip(mut error: clap::Error) -> clap::Error {
 /// words that are analysed.
 const MAX_STDIN_BYTES: u64 = 4 << 20;
 
-/// The sentence: the arguments, else (none, or `-`) standard input when it is not a terminal.
+/// The sentence: the arguments, else (none, or `-`) standard input when it
+/// is not a terminal; an empty one gets a message that says which was empty.
 fn sentence_of(args: &[String]) -> Result<String, Failure> {
     let piped = !io::stdin().is_terminal();
     if !(args.is_empty() && piped || args == ["-"]) {
-        return Ok(args.join(" "));
+        let sentence = args.join(" ");
+        if sentence.trim().is_empty() {
+            return Err(Failure::usage(format!("the sentence is empty: {EMPTY_TIP}")));
+        }
+        return Ok(sentence);
     }
     let mut bytes = Vec::new();
     io::stdin()
@@ -225,9 +230,15 @@ fn sentence_of(args: &[String]) -> Result<String, Failure> {
             MAX_STDIN_BYTES >> 20
         )));
     }
-    String::from_utf8(bytes).map_err(|e| {
+    let sentence = String::from_utf8(bytes).map_err(|e| {
         Failure::usage(format!("standard input is not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
-    })
+    })?;
+    if sentence.trim().is_empty() {
+        return Err(Failure::usage(
+            "standard input holds no sentence: pipe one in, or give it as arguments: attention \"The king and queen ruled the kingdom\"",
+        ));
+    }
+    Ok(sentence)
 }
 
 /// The temperature `typed`, in the core's range; a message names it as typed.
@@ -245,9 +256,6 @@ const EMPTY_TIP: &str =
 
 fn run(args: &RunArgs) -> Result<(), Failure> {
     let sentence = sentence_of(&args.sentence)?;
-    if sentence.trim().is_empty() {
-        return Err(Failure::usage(format!("the sentence is empty: {EMPTY_TIP}")));
-    }
     let temperature = temperature_of(&args.temperature)?;
     if let Some(dir) = &args.model {
         if temperature != 1.0 {

@@ -595,11 +595,19 @@ fn the_sentence_can_come_on_standard_input() {
     }
     // Arguments win over a pipe.
     assert_eq!(stdout(&attention_reading(&["The king and queen"], b"ignored")), argued);
+    // An empty pipe is named as such: the sentence was given on standard input.
+    for input in [&b""[..], b"  \n"] {
+        let empty = attention_reading(&[], input);
+        assert_clean_failure(
+            &empty,
+            "standard input holds no sentence: pipe one in, or give it as arguments",
+        );
+        assert!(!stderr(&empty).contains("or give it on standard input"), "{}", stderr(&empty));
+    }
     assert_clean_failure(
         &attention_reading(&[], b"the \xff cat"),
         "standard input is not UTF-8 text (byte 4)",
     );
-    assert_clean_failure(&attention_reading(&[], b" \n"), "or give it on standard input");
 }
 
 #[test]
