@@ -31,6 +31,7 @@ export const ALL_ROWS_LINKS = 1000;
 export function focusHistory(how) {
   return how === 'keys' ? ['push', 'heatmap-keys'] : ['push', null];
 }
+
 /** What `HeatmapGeometry.hit` found: nothing, a cell, a row label, a column label. */
 const NONE = 0;
 const CELL = 1;
@@ -296,7 +297,7 @@ export function placeTooltip(tooltip, layout, row, col, lines) {
  * - focus(): the focused query row, or null;
  * - onFocus(row, how, cell): focus a row; `how` is 'click' (with `cell`
  *   the clicked column or null) or 'keys' (the arrow keys: a run of them
- *   is one history entry, KEYS_GESTURE);
+ *   is one history entry, focusHistory);
  * - onCursor(row, col, newRow), optional: the arrow keys moved the cursor to
  *   cell (row, col), to a new row or along the focused one; called before
  *   onFocus, so that the owner can pan a zoomed view to it first;
