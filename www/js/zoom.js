@@ -98,7 +98,28 @@ export class ZoomWindow {
 }
 
 /** Wheel events or key presses this far apart are two gestures (two history entries), closer ones one. */
-export const GESTURE_PAUSE_MS = 400;
+const GESTURE_PAUSE_MS = 400;
+
+/**
+ * Numbers the gestures of one heatmap: `start()` begins one (a touch's first
+ * finger down), `step(time)` continues the last unless GESTURE_PAUSE_MS have
+ * passed (a wheel event, a key, a button click); each returns its number.
+ */
+export function gestureCounter() {
+  let gesture = 0;
+  let at = -Infinity; // when the last step came
+  return {
+    start() {
+      at = -Infinity;
+      return ++gesture;
+    },
+    step(time) {
+      if (time - at > GESTURE_PAUSE_MS) gesture += 1;
+      at = time;
+      return gesture;
+    },
+  };
+}
 
 /**
  * Wires the zoom gestures of `canvas` to `zoom`; `at(event)` gives the matrix
@@ -106,17 +127,14 @@ export const GESTURE_PAUSE_MS = 400;
  * in CSS pixels, `changed(gesture)` repaints (`gesture`: a number, the same
  * for every step of one gesture: a touch from its first finger down to its
  * last up, a run of wheel events or of keys), `anchor()` the cell the + and −
- * keys zoom around (ZoomWindow.zoomOn). Plain wheel scrolls the page as
+ * keys zoom around (ZoomWindow.zoomOn), `gestures` its gestureCounter(). Plain wheel scrolls the page as
  * usual; Ctrl/⌘ + wheel (a trackpad pinch sends that too) zooms.
  */
-export function wireZoom(canvas, zoom, { at, cellSize, changed: changedIn, anchor = () => null }) {
+export function wireZoom(canvas, zoom, { at, cellSize, changed: changedIn, gestures, anchor = () => null }) {
   let gesture = 0;
-  let gestureAt = -Infinity; // the last wheel event's or key's timeStamp
   const changed = () => changedIn(gesture);
-  /** A wheel event or key: a new gesture after a pause. */
   const run = (event) => {
-    if (event.timeStamp - gestureAt > GESTURE_PAUSE_MS) gesture += 1;
-    gestureAt = event.timeStamp;
+    gesture = gestures.step(event.timeStamp);
   };
   canvas.addEventListener('wheel', (event) => {
     if (!(event.ctrlKey || event.metaKey) && !(zoom.zoomed && event.shiftKey)) return;
@@ -140,8 +158,7 @@ export function wireZoom(canvas, zoom, { at, cellSize, changed: changedIn, ancho
     return { distance: Math.hypot(a.x - b.x, a.y - b.y) || 1, x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
   };
   canvas.addEventListener('pointerdown', (event) => {
-    if (pointers.size === 0) gesture += 1;
-    gestureAt = -Infinity;
+    if (pointers.size === 0) gesture = gestures.start();
     pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
     if (pointers.size === 2) {
       const start = fingers();

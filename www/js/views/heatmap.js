@@ -11,7 +11,7 @@ import { announcer, el, put } from '../dom.js';
 import { focusAnnouncement, focusHistory, HeatmapView, labelWidth, paintBase } from '../heatmap-view.js';
 import { paintOverlay } from '../paint.js';
 import { counted, grouped, isolate, scoring, weight } from '../text.js';
-import { GESTURE_PAUSE_MS, MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
+import { gestureCounter, MIN_SPAN, wireZoom, ZoomWindow } from '../zoom.js';
 
 export function mountHeatmap(ctx) {
   const box = document.getElementById('heatmap-box');
@@ -30,8 +30,7 @@ class MainHeatmap {
     this.overlay = document.getElementById('heatmap-overlay');
     this.say = announcer(ctx, document.getElementById('announce'));
     this.zoom = new ZoomWindow(0);
-    this.clicks = 0; // runs of zoom button clicks, each a history entry (zoomed)
-    this.clickedAt = -Infinity;
+    this.gestures = gestureCounter(); // each zoom gesture, or run of button clicks, is a history entry (zoomed)
     this.controls = zoomControls(box, this.overlay, this.zoom, () => this.zoomed(), () => this.zoomAnchor());
     this.analysis = null; // the analysis drawn
     this.view = null; // what the painters read: analysis data + layout + window
@@ -61,6 +60,7 @@ class MainHeatmap {
       at: (event) => this.cellAt(event),
       cellSize: () => this.view?.layout.cell ?? 1,
       changed: (gesture) => this.zoomed(gesture),
+      gestures: this.gestures,
       anchor: () => this.zoomAnchor(),
     });
     ctx.observe(box, () => this.redraw());
@@ -108,16 +108,13 @@ class MainHeatmap {
   }
 
   /**
-   * The zoom changed by a gesture (zoom.js: its number) or a button: it goes
-   * into the link, one history entry per gesture or run of clicks (closer
-   * than GESTURE_PAUSE_MS).
+   * The zoom changed by a gesture (its number, zoom.js) or a button (a run of
+   * clicks counts as one gesture): it goes into the link, one history entry
+   * per gesture.
    */
-  zoomed(gesture = null) {
+  zoomed(gesture = this.gestures.step(performance.now())) {
     this.redraw();
-    const now = performance.now();
-    if (gesture === null && now - this.clickedAt > GESTURE_PAUSE_MS) this.clicks += 1;
-    if (gesture === null) this.clickedAt = now;
-    this.store.update({ zoom: this.zoom.link }, 'push', gesture === null ? `zoom clicks ${this.clicks}` : `zoom ${gesture}`);
+    this.store.update({ zoom: this.zoom.link }, 'push', `zoom ${gesture}`);
     // From the keyboard (the + and − keys, the zoom buttons), said: only the canvas's label changed, which is not read again.
     if ([this.box, this.controls.element].some((part) => part.contains(document.activeElement))) {
       const win = this.zoom.window;

@@ -8,7 +8,7 @@ import { announcer, el, put } from '../dom.js';
 import { describeProblems } from '../params.js';
 import { formatTemperature } from '../state.js';
 import { counted, grouped } from '../text.js';
-import { noteOf } from './tokens.js';
+import { noteOf, stillLoading } from './tokens.js';
 
 export function mountStatus(ctx) {
   const status = document.getElementById('status');
@@ -102,9 +102,9 @@ function tokenCounts(analysis, vectors) {
   return [`${counted(analysis.n, 'token')} in the attention${more.map((part) => `, ${part}`).join('')}`, `d = ${analysis.dim}`];
 }
 
-/** Whether token `t`'s vector is on its way (not failed: a failed shard's tokens are pending too). */
+/** Whether token `t`'s vector is on its way. */
 function loading(t, vectors) {
-  return t.pending && (vectors?.statusOf(t.text) ?? 'loading') === 'loading';
+  return t.pending && stillLoading(t.text, vectors);
 }
 
 /**

@@ -323,6 +323,11 @@ function visible(original) {
   return shown.join(' ');
 }
 
+/** Whether the vector of `word`, a pending token's, is on its way (not failed: a failed shard's tokens are pending too). */
+export function stillLoading(word, vectors) {
+  return (vectors?.statusOf(word) ?? 'loading') === 'loading';
+}
+
 /**
  * What the note under the strip says, in parts: `unknown` words explained,
  * `loading` words, and `failure`d ones (followed by the retry button);
@@ -340,7 +345,7 @@ export function noteOf(analysis, vectors) {
   const times = (w) => unknownTokens.reduce((count, t) => count + (t === w), 0);
   const unknownList = unknown.slice(0, 8).map((w) => quoted(w) + (times(w) > 1 ? ` (${times(w)} times)` : '')).join(', ') + (unknown.length > 8 ? ', …' : '');
   const pending = unique(tokens.filter((t) => t.pending).map((t) => t.text));
-  const failed = vectors ? pending.filter((w) => (vectors.statusOf(w) ?? 'loading') !== 'loading') : [];
+  const failed = pending.filter((w) => !stillLoading(w, vectors));
   const loading = pending.filter((w) => !failed.includes(w));
   const size = unknown.length && vectors ? grouped(vectors.manifest.words) : '';
   return {
