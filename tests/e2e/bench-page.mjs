@@ -343,6 +343,53 @@ async function rareParagraph(site) {
   return Object.fromEntries(Object.keys(runs[0]).map((key) => [key, key === 'longest' ? max(runs.map((r) => r.longest)) : pick(key)]));
 }
 
+/**
+ * This machine's floor under the 32-token figure: a page holding nothing but
+ * the Steps tab's table as it stands at 32 tokens (24 rows of a key, six
+ * numbers and a bar; the page's style sheet, none of its scripts). A change
+ * writes new numbers in every cell, as a new sentence does; an empty change
+ * writes nothing, which is the cost of a frame alone. Both settle as the page does.
+ */
+async function floor(sites, results) {
+  const site = sites.at(-1);
+  const context = await site.browser.newContext({ viewport: VIEWPORT });
+  await context.addInitScript({ content: `(${wrapCallbacks})();\n(${addProbes})();` });
+  const page = await context.newPage();
+  const rows = Array.from({ length: 24 }, () => `<tr><th>word</th>${'<td>0.000</td>'.repeat(6)}<td class="bar-cell"><span class="bar"></span></td></tr>`);
+  await page.route('**/bench-floor.html', (route) => route.fulfill({
+    contentType: 'text/html',
+    body: `<!doctype html><link rel="stylesheet" href="/style.css"><main><div class="steps-scroll"><table class="steps-table">
+      <thead><tr><th>key</th><th>q·k</th><th>s</th><th>exp(s)</th><th>weight</th><th>exp(s − max)</th><th>cos</th><td></td></tr></thead>
+      <tbody>${rows.join('')}</tbody></table></div></main>`,
+  }));
+  await page.goto(`${site.url}/bench-floor.html`);
+  await page.evaluate(() => document.fonts.ready);
+  const change = (write) => page.evaluate(async (write) => {
+    const t0 = performance.now();
+    if (write) {
+      // Numbers of the widths the tab shows, new each time (a seeded sequence).
+      let seed = (window.__floorSeed = (window.__floorSeed ?? 7) + 1);
+      const next = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+      for (const tr of document.querySelectorAll('tbody tr')) {
+        const [key, ...cells] = tr.children;
+        key.textContent = ['king', 'queen', 'the', 'kingdom', 'ruled', 'and'][Math.floor(next() * 6)];
+        cells.slice(0, 6).forEach((td, c) => { td.textContent = (next() * (c === 2 ? 400 : 20) - (c < 2 ? 10 : 0)).toFixed(c === 1 ? 3 : 4); });
+        cells[6].firstChild.style.width = `${(next() * 100).toFixed(1)}%`;
+      }
+    }
+    return (await window.__bench.settle(t0)).ms;
+  }, write);
+  for (let k = 0; k < 3; k++) await change(true);
+  const written = [];
+  const empty = [];
+  for (let k = 0; k < Math.max(CHANGES, 9); k++) {
+    written.push(await change(true));
+    empty.push(await change(false));
+  }
+  await context.close();
+  results.floor = { table: median(written), frame: median(empty) };
+}
+
 /** Issue 10: option toggle and new sentence → settled frame at `n` tokens, with `lab` open (null: the default tab). */
 async function changes(site, n, lab) {
   const extra = `&focus=1${lab ? `&lab=${lab}` : ''}`;
@@ -658,6 +705,7 @@ function steps() {
     // A step of the sites together (`sites`, `results`): their loads take turns.
     ['first loads', firstLoads, { together: true }],
     ['rare paragraph', async (site, r) => { r.rare = await rareParagraph(site); }],
+    ['floor', floor, { together: true }],
   ];
   for (const lab of [null, 'whatif']) {
     for (const n of SIZES) {
@@ -834,7 +882,8 @@ function rareSection(before, after) {
 
 const CHANGE_TARGET = { 32: '≤ 16 ms', 128: '≤ 30 ms', 1024: '≤ 100 ms' };
 
-function changeSection(before, after) {
+/** `floor`: the figures of `floor()` (absent in a report of an older run). */
+function changeSection(before, after, floor) {
   const lines = [
     '## Sentence change → settled frame (issue 10)',
     '',
@@ -856,6 +905,12 @@ function changeSection(before, after) {
         `${of(before, (s) => s.changes[key].longest, fmtTask)} / ${fmtTask(a.longest)}`,
         CHANGE_TARGET[n] ?? '', BERTVIZ[n] ? fmtMs(BERTVIZ[n]) : '']));
     }
+  }
+  if (floor) {
+    lines.push('', `This machine's floor under the 32-token figure, with none of the page's code: a page holding only the`,
+      `Steps tab's table as it stands at 32 tokens (24 rows of a key, six numbers and a bar, the page's style sheet)`,
+      `takes ${fmtMs(floor.table)} from writing new numbers in every cell, as a new sentence does, to its settled frame;`,
+      `a frame with nothing to draw takes ${fmtMs(floor.frame)} (medians of ${Math.max(CHANGES, 9)}).`);
   }
   return [...lines, ''];
 }
@@ -969,7 +1024,7 @@ function profileSection(before, after) {
 }
 
 /** A few lines for the terminal. */
-function summary(before, after, kernel, m) {
+function summary({ before, after, floor }, kernel, m) {
   const pair = (pick, format = fmtMs) => `${of(before, pick, format)} → ${of(after, pick, format)}`;
   const at = (lab) => SIZES.map((n) => `${n}: ${pair((s) => s.changes[`${lab} ${n}`].sentence)}`).join(', ');
   return [
@@ -979,6 +1034,7 @@ function summary(before, after, kernel, m) {
     `  first load over 10 Mbit/s with 40 ms a request, default / king: ${pair((s) => s.load.default.slowMs)} / ${pair((s) => s.load.king.slowMs)}`,
     `  rare paragraph: ${fmtN(after.rare.shardRequests)} shard requests, ${fmtB(after.rare.shardBytes)}, drawn in ${pair((s) => s.rare.ms)}; unknown words ${pair((s) => s.rare.unknown, fmtN)}`,
     `  sentence change → settled, default tab: ${at('default')}`,
+    `  floor: the Steps table of 32 tokens alone, new numbers → settled ${fmtMs(floor?.table)}; an empty frame ${fmtMs(floor?.frame)}`,
     `  sentence change → settled, What-if tab: ${at('whatif')}`,
     `  keystroke at 256: ${pair((s) => s.keys.frame)} (new word drawn ${pair((s) => s.keys.word)}; Backspace ${pair((s) => s.keys.known)})`,
     `  hover / click at 1,024: ${pair((s) => s.pointer.hover)} / ${pair((s) => s.pointer.clickFirst ?? NaN)} (settled ${pair((s) => s.pointer.click)})`,
@@ -1033,13 +1089,13 @@ async function report({ machine: m, results }, out) {
   const { before, after } = results;
   const lines = [
     ...methodSection(m), ...firstLoadSection(before, after), ...rareSection(before, after),
-    ...changeSection(before, after), ...interactionSection(before, after), ...longTaskSection(before, after),
+    ...changeSection(before, after, results.floor), ...interactionSection(before, after), ...longTaskSection(before, after),
     ...kernelSection(kernel, results), ...profileSection(before, after),
   ];
   const target = path.join(ROOT, 'docs', 'benchmarks-page.md');
   await writeFile(target, lines.join('\n'));
   await writeFile(path.join(out, 'results.json'), JSON.stringify({ machine: m, results }, null, 1));
-  console.log(summary(before, after, kernel, m).join('\n'));
+  console.log(summary(results, kernel, m).join('\n'));
   console.log(`wrote ${path.relative(ROOT, target)}`);
 }
 
