@@ -37,7 +37,9 @@ const BUILD = { version: 'unbuilt', set: '', files: [] };
 
 const APP = `attention-explorer-app-${BUILD.version}`;
 const SHARDS = 'attention-explorer-shards-v1';
-const SHARD_PATH = /\/data\/glove-6b-50d\/([0-9a-f]{16})\//;
+// The current set's folder, under this worker's, and the two kinds of file in it: the shards and the nearest-word index.
+const SET_FOLDER = new URL(`data/glove-6b-50d/${BUILD.set}/`, self.location).pathname;
+const SET_FILE = /^[0-9a-f]{4}\.aews$|^neighbors\.aewv$/;
 // The trained model's WebAssembly and its glue: kept as the app's files are, once fetched under this worker
 // or named by a page that fetched them before it (its worker started before this one took control).
 const MODEL_WASM = new Set(['pkg-model/attention_model_wasm_bg.wasm', 'pkg-model/attention_model_wasm.js']
@@ -116,7 +118,7 @@ async function keep(urls) {
     if (await cache.match(url)) continue;
     try {
       const response = await fetch(url);
-      if (keepable(response)) await cache.put(url, response);
+      if (keepableShard(response)) await cache.put(url, response);
     } catch {
       // Offline already: the page fetches it again when it needs it.
     }
@@ -131,7 +133,7 @@ async function cacheFirst(request) {
   const kept = request.cache === 'reload' ? null : await cache.match(address);
   if (kept) return kept;
   const response = await fetch(request);
-  if (keepable(response)) cache.put(address, response.clone()).catch(() => {});
+  if (keepableShard(response)) cache.put(address, response.clone()).catch(() => {});
   return response;
 }
 
@@ -196,9 +198,23 @@ function keepable(response) {
   return response.ok && (response.type === 'basic' || response.type === 'cors');
 }
 
-/** A shard (or the nearest-word index) of the current set: the only ones kept. */
+/**
+ * A shard's answer, kept as `keepable` says, but never a page: a host that
+ * answers a missing file with its index page and a 200 (a single-page app's
+ * fallback) would have that page kept as a shard for as long as the set lasts.
+ */
+function keepableShard(response) {
+  return keepable(response) && !response.headers.get('Content-Type')?.startsWith('text/html');
+}
+
+/**
+ * A shard (or the nearest-word index) of the current set: the only ones kept.
+ * Only in this worker's own data folder: a blog's page at
+ * /blog/data/glove-6b-50d/<set>/post.html is none of its business.
+ */
 function isCurrentShard(url) {
-  return BUILD.set !== '' && SHARD_PATH.exec(url.pathname)?.[1] === BUILD.set;
+  if (BUILD.set === '' || !url.pathname.startsWith(SET_FOLDER)) return false;
+  return SET_FILE.test(url.pathname.slice(SET_FOLDER.length));
 }
 
 /** The address without its query, nor its fragment (a page's request carries the page's #s=…). */

@@ -586,8 +586,10 @@ test('a bad vectors file gets a message naming the line, and the page keeps its 
   for (const [content, expected] of [
     ['the 1 2 3\ncat 1 2\n', /line 2: 'cat' has 2 numbers, earlier lines have 3/],
     ['1 3\nthe 1 2 3\ncat 1 2 3\n', /the header says 1 word, the file holds 2/],
-    ['the 1 two 3\n', /line 1: component 1 of 'the' is not a number: 'two'/],
-    ['\x89PNG\r\n\x1a\n\x00\x00\xff\xfe', /line 1 is not UTF-8 text|has 0 numbers/],
+    ['the 1 2 3\ncat 1 two 3\n', /line 2: component 1 of 'cat' is not a number: 'two'/],
+    ['\x89PNG\r\n\x1a\n\x00\x00\xff\xfe', /line 1 is not UTF-8 text|holds a word and no number/],
+    // A file that holds no vectors (picked by mistake, or as a link told): what is wrong, not what it says.
+    ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE\n', /^bad\.txt could not be read: invalid word-vector file: line 1: component 0 is not a number \(each line of a word-vector text file is a word, then its numbers\)\. The page/],
     // Files of a known other kind say what to do.
     [gzipSync('the 1 2 3\n').toString('latin1'), /this is a gzip-compressed file: decompress it first \(gunzip\), then use the text file/],
     ['2 3\nthe \x00\x00\x80\x3f\xff\xfe\x00\x40\n', /line 2 is not UTF-8 text: this looks like a word2vec binary file .* save_word2vec_format\(path, binary=False\)/],
@@ -596,6 +598,7 @@ test('a bad vectors file gets a message naming the line, and the page keeps its 
     await page.waitForSelector('#vectors-error:not([hidden])');
     assert.match(await page.textContent('#vectors-error'), expected);
     assert.match(await page.textContent('#vectors-error'), /bad\.txt could not be read: .*The page keeps the vectors it had\./s);
+    assert.ok(!(await page.textContent('#vectors-error')).includes('OPENSSH'), 'the file\'s text repeated');
     assert.deepEqual(await readTable(page), before);
   }
   await finish();
@@ -787,6 +790,36 @@ test('deployed at a site\'s root, the worker leaves the site\'s other pages to t
     assert.equal(response.fromServiceWorker(), false, 'the blog\'s page answered by the app\'s worker');
     await page.waitForTimeout(500); // the worker stores a copy after it has answered
     assert.deepEqual((await cacheKeys(page, 'attention-explorer')).filter((url) => url.includes('/blog/')), [], 'the blog\'s page kept');
+    await finish();
+  } finally {
+    await server.close();
+  }
+});
+
+test('the worker keeps only its own set\'s files: not a blog\'s page under a folder of the same name, nor a host\'s index page given for a missing shard', async () => {
+  const { set } = JSON.parse(readFileSync(`${DIST}/data/glove-6b-50d/manifest.json`, 'utf8'));
+  const page200 = (text) => () => ({ status: 200, body: `<!doctype html><link rel="icon" href="data:,"><h1>${text}</h1>`, headers: { 'Content-Type': 'text/html' } });
+  const server = await serveDist(DIST, {
+    answers: {
+      [`/blog/data/glove-6b-50d/${set}/post.html`]: page200('A post'),
+      // A single-page app's host answers a missing file with its index page, and a 200.
+      [`/data/glove-6b-50d/${set}/ffff.aews`]: page200('Fallback'),
+    },
+  });
+  try {
+    const { page, finish } = await openPage(site.browser, server.url + hashFor(KING));
+    await ready(page);
+    await everythingKept(page);
+    const post = await page.goto(`${server.url}blog/data/glove-6b-50d/${set}/post.html`);
+    assert.equal(await page.textContent('h1'), 'A post');
+    assert.equal(post.fromServiceWorker(), false, 'the blog\'s page answered by the app\'s worker');
+    const fallback = await page.goto(`${server.url}data/glove-6b-50d/${set}/ffff.aews`);
+    assert.equal(await page.textContent('h1'), 'Fallback');
+    assert.equal(fallback.fromServiceWorker(), true, 'a shard address is the worker\'s to answer');
+    await page.waitForTimeout(500); // the worker stores a copy after it has answered
+    const kept = await cacheKeys(page, 'attention-explorer');
+    assert.deepEqual(kept.filter((url) => url.includes('/blog/') || url.endsWith('/ffff.aews')), [], 'a page kept as the app\'s');
+    assert.ok(kept.some((url) => url.endsWith('/neighbors.aewv') || /\/[0-9a-f]{4}\.aews$/.test(url)), 'the real shards are still kept');
     await finish();
   } finally {
     await server.close();
