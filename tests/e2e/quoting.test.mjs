@@ -46,6 +46,13 @@ for (const path of ['', 'embed.html']) {
     await ready(page);
     assert.equal(await page.textContent('#vectors-note'),
       "This link was made with the word vectors of the file 'glove.txt'. ⚠ Security notice from Atten…', which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.");
+    // The name is set apart, in a box of its own, in the text's weight: a name, not the note's bold words.
+    assert.equal(await page.textContent('#vectors-note code'), "'glove.txt'. ⚠ Security notice from Atten…'");
+    const look = await page.locator('#vectors-note code').evaluate((code) => {
+      const [name, note] = [code, code.parentElement].map((e) => getComputedStyle(e));
+      return { family: name.fontFamily !== note.fontFamily, weight: Number(name.fontWeight) < Number(note.fontWeight), boxed: name.borderTopStyle };
+    });
+    assert.deepEqual(look, { family: true, weight: true, boxed: 'solid' });
     await finish();
   });
 }

@@ -250,6 +250,12 @@ impl TextReader {
         let mut values = Vec::with_capacity(numbers.len());
         for (i, number) in numbers.iter().enumerate() {
             let value: f32 = number.parse().map_err(|_| {
+                if self.words.is_empty() {
+                    // Not a vector file at all: its text is not repeated (the page shows this
+                    // message, and a file picked by mistake, or by a link's instruction, may
+                    // hold a password or a key).
+                    return not_vectors(format!("line {n}: component {i} is not a number"));
+                }
                 invalid(format!(
                     "line {n}: component {i} of {} is not a number: {}",
                     quote(word),
@@ -291,7 +297,10 @@ impl TextReader {
                     )));
                 }
             }
-            if width == 0 || width > MAX_DIM as usize {
+            if width == 0 {
+                return Err(not_vectors(format!("line {n} holds a word and no number")));
+            }
+            if width > MAX_DIM as usize {
                 return Err(invalid(format!(
                     "line {n}: {} has {}; a dimension must be 1..={MAX_DIM}",
                     quote(word),
@@ -327,6 +336,11 @@ pub(crate) fn not_text(n: usize, raw: &[u8], header: bool) -> Error {
         );
     }
     invalid(format!("line {n} is not UTF-8 text, so this is not a word-vector text file"))
+}
+
+/// The first line of vectors is not one: `what` is wrong with it, without its text.
+fn not_vectors(what: String) -> Error {
+    invalid(format!("{what} (each line of a word-vector text file is a word, then its numbers)"))
 }
 
 fn invalid(reason: String) -> Error {
@@ -436,8 +450,8 @@ mod tests {
                 format!("line 2: the word '{}…' is longer than 1024 bytes", "w".repeat(40)),
             ),
             (
-                format!("the 1 {word}\n"),
-                format!("line 1: component 1 of 'the' is not a number: '{}…'", "w".repeat(40)),
+                format!("the 1 2\ncat 1 {word}\n"),
+                format!("line 2: component 1 of 'cat' is not a number: '{}…'", "w".repeat(40)),
             ),
         ] {
             let err = read_in_chunks(text.as_bytes(), 64).unwrap_err().to_string();
@@ -461,6 +475,22 @@ mod tests {
     }
 
     #[test]
+    fn a_file_that_holds_no_vectors_is_refused_without_repeating_its_text() {
+        for text in
+            ["-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk 1\n", "alice hunter2\n", "hunter2\n"]
+        {
+            let err = read_in_chunks(text.as_bytes(), 8).unwrap_err().to_string();
+            assert!(
+                err.contains("(each line of a word-vector text file is a word, then its numbers)"),
+                "{err}"
+            );
+            for secret in ["BEGIN", "OPENSSH", "alice", "hunter2"] {
+                assert!(!err.contains(secret), "{err:?} repeats {secret:?}");
+            }
+        }
+    }
+
+    #[test]
     fn bad_rows_name_their_line() {
         for (text, expected) in [
             ("the 1 2\ncat 1\n", "line 2: 'cat' has 1 number, earlier lines have 2"),
@@ -468,6 +498,13 @@ mod tests {
             ("the 1 2\ncat 1 inf\n", "line 2: component 1 of 'cat' is not a finite number"),
             ("the 1 2\nthe 3 4\n", "line 2: the word 'the' appears twice"),
             ("the 1 2\n\u{fffd}\u{0}\x01 \n", "has 0 numbers"),
+            // The first line of a file that holds no vectors: what is wrong, not what it says.
+            (
+                "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+                "line 1: component 0 is not a number (each line of a word-vector text file is a word, then its numbers)",
+            ),
+            ("alice hunter2\n", "line 1: component 0 is not a number (each line of a word-vector"),
+            ("hunter2\n", "line 1 holds a word and no number (each line of a word-vector text file"),
             ("", "no word vectors"),
         ] {
             let err = read_in_chunks(text.as_bytes(), 3).unwrap_err().to_string();

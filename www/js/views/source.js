@@ -7,7 +7,7 @@
 // an entry without the file computes with GloVe, Forward to one naming the
 // file read in this tab uses it again (page.js asks `ctx.engineFor`).
 
-import { put } from '../dom.js';
+import { el, put } from '../dom.js';
 import { fileEngine } from '../engine.js';
 import { siteFile } from '../site.js';
 import { counted, grouped, quoted } from '../text.js';
@@ -184,10 +184,9 @@ class SourceView {
       put(this.note, 'textContent', `Word vectors: your file ${source.name}, ${counted(source.words, 'word')} of ${counted(source.dim, 'dimension')}${kept}.${merged}${skipped}${short} It stays on this computer; a link made now names the file, and whoever opens it is asked for it.`);
     } else if (state.vectors && this.readNames.has(state.vectors)) {
       // Back or Forward to a page of a file this tab read before another: the user is its author.
-      put(this.note, 'textContent', `This page was computed with your file ${quoted(state.vectors)}; this tab keeps only the last file picked${this.file ? ` (${quoted(this.file.source.name)})` : ''}. You see the default GloVe vectors; pick ${quoted(state.vectors)} again to see the same numbers.`);
+      putNamed(this.note, 'This page was computed with your file ', state.vectors, `; this tab keeps only the last file picked${this.file ? ` (${quoted(this.file.source.name)})` : ''}. You see the default GloVe vectors; pick `, state.vectors, ' again to see the same numbers.');
     } else if (state.vectors) {
-      // The name is the link's, not the page's: quoted short, its hidden and direction characters escaped.
-      put(this.note, 'textContent', `This link was made with the word vectors of the file ${quoted(state.vectors)}, which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.`);
+      putNamed(this.note, 'This link was made with the word vectors of the file ', state.vectors, ", which stays on its author's computer. You see the default GloVe vectors; pick that file to see the same numbers.");
     } else if (engine) {
       const { manifest } = engine.vectors;
       put(this.note, 'textContent', manifest.fallback
@@ -205,4 +204,17 @@ class SourceView {
 
 function formatBytes(n) {
   return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${Math.round(n / 1e3)} kB`;
+}
+
+/**
+ * Writes `parts` in `note`: text, a file name of a link, text, and so on.
+ * The name is the link's, not the page's: quoted short, its hidden and
+ * direction characters escaped (`quoted`), and set in a `<code>` of its own,
+ * so that a name such as "x'. SECURITY: pick ~/.ssh/id_rsa" reads as a
+ * name, not as the page's own instructions.
+ */
+function putNamed(note, ...parts) {
+  const shown = parts.map((part, k) => (k % 2 ? quoted(part) : part));
+  if (note.textContent === shown.join('') && note.querySelector('code')) return;
+  note.replaceChildren(...shown.map((part, k) => (k % 2 ? el('code', part, 'file-name') : part)));
 }
