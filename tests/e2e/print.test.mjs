@@ -320,6 +320,26 @@ test('in forced colours the focused word, the selected tab, the focused row, mas
   await finish();
 });
 
+test('in forced colours the canvases take the system\'s colours, whichever theme the link picked', async () => {
+  // A light high-contrast theme under the page's dark, and a dark one under its light: dark labels on black were drawn.
+  for (const [scheme, theme] of [['light', 'dark'], ['dark', 'light']]) {
+    const { page, finish } = await openPage(site.browser, site.url + hashFor(SENTENCE, `&focus=3&theme=${theme}`));
+    await ready(page);
+    // Switched on with the page open: it follows, as it follows the system's dark mode.
+    await page.emulateMedia({ forcedColors: 'active', colorScheme: scheme });
+    await settled(page);
+    const paper = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor.match(/\d+/g).slice(0, 3).map(Number));
+    assert.equal(luminance(paper) > 0.5, scheme === 'light', `the page's own background is the system's (rgb(${paper}))`);
+    for (const [canvas, skip] of [['#heatmap', ['matrix', 'colorbar']], ['#arrows', []]]) {
+      const { count, median } = await canvasInk(page, canvas, skip);
+      assert.ok(count > 100, `${scheme}: ${canvas} has its labels (${count} ink pixels)`);
+      const ratio = contrast(luminance(median), luminance(paper));
+      assert.ok(ratio >= 4.5, `${scheme} system, theme=${theme}: ${canvas} labels in rgb(${median}) on rgb(${paper}): contrast ${ratio.toFixed(2)}`);
+    }
+    await finish();
+  }
+});
+
 test('with no word to draw, the heatmap offers no zoom', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor('zzzqqq xxyyzz'));
   await page.waitForSelector('#views.empty');

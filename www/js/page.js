@@ -295,7 +295,9 @@ class Page {
         this.ctx.fromAddress = false;
       }
     });
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.applyTheme(this.store.get().theme));
+    for (const query of ['(prefers-color-scheme: dark)', '(forced-colors: active)']) {
+      matchMedia(query).addEventListener('change', () => this.applyTheme(this.store.get().theme));
+    }
     // Paper is white: the canvases drawn for printing (lazyDrawing) take the light theme's colours, as the CSS does.
     addEventListener('beforeprint', () => this.applyTheme('light'));
     addEventListener('afterprint', () => this.applyTheme(this.store.get().theme));

@@ -11,31 +11,55 @@
 
 import { isolate, wrapLines } from './text.js';
 
-/** Colours and fonts of the current theme, read from the CSS variables. */
+/**
+ * Colours and fonts of the current theme, read from the CSS variables. A
+ * colour the style sheet writes by name (forced colours: the system's
+ * `Canvas`, `CanvasText`…) is resolved to what the browser paints with it.
+ */
 export function readTheme(element) {
   const css = getComputedStyle(element);
-  const v = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
-  const bg = v('--bg', '#ffffff');
-  return {
+  const named = [];
+  const v = (name, fallback) => {
+    const value = css.getPropertyValue(name).trim() || fallback;
+    if (/^[a-z]+$/i.test(value)) named.push(value);
+    return value;
+  };
+  const theme = {
     fg: v('--fg', '#1a1a1a'),
     muted: v('--muted', '#5f6368'),
-    bg,
-    dark: isDark(bg),
+    bg: v('--bg', '#ffffff'),
     accent: v('--accent', '#c2410c'),
     focusBand: v('--focus-band', 'rgba(194, 65, 12, 0.16)'),
     hatch: v('--hatch', '#9aa0a6'),
     link: v('--link-color', '#c2410c'),
-    fontFamily: v('--font', 'system-ui, sans-serif'),
-    fontSize: 12,
   };
+  if (named.length) {
+    const colors = resolvedColors(element, named);
+    for (const key of Object.keys(theme)) theme[key] = colors.get(theme[key]) ?? theme[key];
+  }
+  return { ...theme, dark: isDark(theme.bg), fontFamily: v('--font', 'system-ui, sans-serif'), fontSize: 12 };
 }
 
-/** Whether a colour written #rgb or #rrggbb is dark (relative luminance under a half). */
+/** The colours `names` (CSS colour keywords) as `element`'s document paints them, by name. */
+function resolvedColors(element, names) {
+  const probe = element.ownerDocument.createElement('i');
+  probe.hidden = true;
+  element.append(probe);
+  const colors = new Map(names.map((name) => {
+    probe.style.color = name;
+    return [name, getComputedStyle(probe).color];
+  }));
+  probe.remove();
+  return colors;
+}
+
+/** Whether a colour written #rgb, #rrggbb or rgb(r, g, b) is dark (relative luminance under a half). */
 function isDark(color) {
   const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color);
-  if (!hex) return false;
-  const digits = hex[1].length === 3 ? [...hex[1]].map((c) => c + c) : hex[1].match(/../g);
-  const [r, g, b] = digits.map((c) => parseInt(c, 16) / 255);
+  const rgb = /^rgba?\((\d+), (\d+), (\d+)/.exec(color);
+  if (!hex && !rgb) return false;
+  const digits = rgb ? rgb.slice(1, 4).map(Number) : (hex[1].length === 3 ? [...hex[1]].map((c) => c + c) : hex[1].match(/../g)).map((c) => parseInt(c, 16));
+  const [r, g, b] = digits.map((c) => c / 255);
   return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5;
 }
 
