@@ -2,7 +2,8 @@
 // the dark theme, text and canvas labels are dark on white and an unchecked
 // box reads as unchecked; the printed Steps table names its keys; Windows
 // high contrast still shows the focused word, the selected tab and the other
-// states that colour alone showed; and an empty heatmap offers no zoom.
+// states that colour alone showed; the canvases are drawn again, sharp, on a
+// screen of another pixel ratio; and an empty heatmap offers no zoom.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashFor, openPage, ready, readTable, useSite } from './helpers.mjs';
@@ -338,6 +339,22 @@ test('in forced colours the canvases take the system\'s colours, whichever theme
     }
     await finish();
   }
+});
+
+test('a window moved to a screen of twice the pixel ratio has its canvases drawn again at that ratio', async () => {
+  // 1,600 px wide, the page's column is at its widest: at 1,620 and a ratio of 2 no part of the page
+  // changes size, so no resize observer calls; the canvases stayed 1× bitmaps, blurred.
+  const { page, context, finish } = await openPage(site.browser, site.url + hashFor(SENTENCE, '&focus=3'), { viewport: { width: 1600, height: 900 } });
+  await ready(page);
+  await settled(page);
+  const bitmaps = () => page.$$eval('#heatmap, #heatmap-overlay, #arrows', (canvases) => canvases.map((c) => c.width / c.clientWidth));
+  assert.deepEqual(await bitmaps(), [1, 1, 1]);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1620, height: 900, deviceScaleFactor: 2, mobile: false });
+  await page.waitForFunction(() => devicePixelRatio === 2);
+  await settled(page);
+  assert.deepEqual(await bitmaps(), [2, 2, 2], 'each canvas a bitmap of 2 device pixels a CSS pixel');
+  await finish();
 });
 
 test('with no word to draw, the heatmap offers no zoom', async () => {

@@ -298,6 +298,13 @@ class Page {
     for (const query of ['(prefers-color-scheme: dark)', '(forced-colors: active)']) {
       matchMedia(query).addEventListener('change', () => this.applyTheme(this.store.get().theme));
     }
+    // A window moved to a screen of another pixel ratio (or the system's scale changed) keeps its
+    // size, so no resize comes: the painters' ratio (readTheme) changes, and every canvas is drawn again.
+    const watchRatio = () => matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener('change', () => {
+      this.applyTheme(this.store.get().theme);
+      watchRatio();
+    }, { once: true });
+    watchRatio();
     // Paper is white: the canvases drawn for printing (lazyDrawing) take the light theme's colours, as the CSS does.
     addEventListener('beforeprint', () => this.applyTheme('light'));
     addEventListener('afterprint', () => this.applyTheme(this.store.get().theme));

@@ -12,7 +12,8 @@
 import { isolate, wrapLines } from './text.js';
 
 /**
- * Colours and fonts of the current theme, read from the CSS variables. A
+ * Colours and fonts of the current theme, read from the CSS variables, and
+ * the device's pixel ratio the canvases are drawn at. A
  * colour the style sheet writes by name (forced colours: the system's
  * `Canvas`, `CanvasText`…) is resolved to what the browser paints with it.
  */
@@ -37,7 +38,8 @@ export function readTheme(element) {
     const colors = resolvedColors(element, named);
     for (const key of Object.keys(theme)) theme[key] = colors.get(theme[key]) ?? theme[key];
   }
-  return { ...theme, dark: isDark(theme.bg), fontFamily: v('--font', 'system-ui, sans-serif'), fontSize: 12 };
+  // The pixel ratio too: a theme of another ratio is painted again, sharp (heatmap-view.js sizeCanvas).
+  return { ...theme, dark: isDark(theme.bg), fontFamily: v('--font', 'system-ui, sans-serif'), fontSize: 12, ratio: window.devicePixelRatio || 1 };
 }
 
 /** The colours `names` (CSS colour keywords) as `element`'s document paints them, by name. */
