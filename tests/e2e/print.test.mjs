@@ -141,6 +141,10 @@ async function assertPrintedText(page, when) {
   const checked = await middleOf(page, '#opt-scale');
   assert.ok(unchecked.mean > 0.8, `${when}: the unchecked box prints light (luminance ${unchecked.mean.toFixed(2)})`);
   assert.ok(unchecked.mean - checked.mean > 0.2, `${when}: the checked box differs from the unchecked one (${checked.mean.toFixed(2)} vs ${unchecked.mean.toFixed(2)})`);
+  // The sliders print their values in words, not their tracks; the menus of colours and theme (a dark theme on white paper) not at all.
+  const shown = await page.$$eval('#opt-temperature, #temperature-value, #threshold, #threshold-value, #opt-palette, #opt-theme',
+    (elements) => Object.fromEntries(elements.map((e) => [e.id, e.checkVisibility()])));
+  assert.deepEqual(shown, { 'opt-temperature': false, 'temperature-value': true, threshold: false, 'threshold-value': true, 'opt-palette': false, 'opt-theme': false }, when);
 }
 
 for (const [name, link, colorScheme] of [
