@@ -52,6 +52,13 @@ test('the heatmap draws the cell bitmap once, unsmoothed, over the hatching', ()
   assert.ok(hatch >= 0 && hatch < draw && smoothing < draw, 'hatching first, smoothing off before the bitmap');
 });
 
+test('the matrix and the colour bar are framed in the muted colour, the matrix\'s frame just outside its cells', () => {
+  const ctx = recorder();
+  paintHeatmap(ctx, view());
+  const frames = ctx.calls.flatMap((c, k) => (c[0] === 'strokeRect' ? [[ctx.calls.slice(0, k).findLast((d) => d[0] === 'strokeStyle=')[1], ...c.slice(1)]] : []));
+  assert.deepEqual(frames, [['#666', 49.5, 49.5, 121, 121], ['#666', 182, 50, 12, 120]]);
+});
+
 test('the colour bar: one stretched image when given one, else a band per colour of the table, the top of the scale on top', () => {
   const ctx = recorder();
   paintHeatmap(ctx, { ...view(), bar: { colorbar: true } });

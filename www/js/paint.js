@@ -147,6 +147,11 @@ export function paintHeatmap(ctx, view) {
   ctx.imageSmoothingEnabled = false;
   if (view.window) ctx.drawImage(view.cells, col0, row0, cols, rows, mx, my, mw, mh);
   else ctx.drawImage(view.cells, mx, my, mw, mh);
+  // A frame just outside the cells, as the colour bar has: a palette's end can be the page's own colour
+  // (greys: a weight of 1 is white on the light page, and 0 black on the dark one).
+  ctx.strokeStyle = theme.muted;
+  ctx.lineWidth = 1;
+  ctx.strokeRect(mx - 0.5, my - 0.5, mw + 1, mh + 1);
 
   if (layout.valuesShown) {
     ctx.font = font(theme, { size: Math.min(13, Math.floor(cell / 3.6)) });
