@@ -41,6 +41,10 @@
       if (!narrow.matches) settings.open = true;
     });
   }
+  // The embed's way out names the same view before the page's modules run, and if they never do
+  // (a frame sandboxed without allow-same-origin): the plain page would show another sentence.
+  var full = document.getElementById('open-full');
+  if (full) full.href = 'index.html' + location.hash;
   // Until now style.css has shown them folded on a phone, open or not.
   document.documentElement.setAttribute('data-folded', '');
   window.attentionExplorerFailed = function (error) {
@@ -55,6 +59,9 @@
       // modules cannot load (they need CORS), and a reload cannot help.
       if (location.protocol === 'file:') {
         show('The page cannot run opened as a file (file://): the browser does not load its scripts from there. Serve its folder over HTTP: ./scripts/serve in the project, or any static web server.');
+      } else if (self.origin === 'null' && window.top === window) {
+        // A tab opened from such a frame (allow-popups without allow-popups-to-escape-sandbox) keeps its sandbox.
+        show('The page cannot run here: this tab was opened from a sandboxed frame and keeps its sandbox, so its scripts cannot load. Copy the address into a new tab of your own.');
       } else if (self.origin === 'null') {
         show('The page cannot run in a frame sandboxed without "allow-same-origin": its scripts cannot load. The site embedding it can add allow-same-origin to the iframe\'s sandbox, or link to the page.');
       } else {
