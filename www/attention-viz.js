@@ -58,6 +58,30 @@
   // loaded), past the page's own limit (state.js MAX_SENTENCE_LENGTH, 20,000),
   // so that the page still cuts it and says where.
   const TEXT_MAX = 20100;
+  const CSS = ':host{display:block;margin:1em 0}' +
+    'p{font:14px/1.4 system-ui,sans-serif;padding:12px;border:1px dashed #c2410c;border-radius:8px;margin:0}';
+  let sheet = null;
+
+  /**
+   * Gives shadow root `root` the element's styles: a constructed style sheet,
+   * one for every widget, which a post's Content-Security-Policy without
+   * 'unsafe-inline' styles allows (a <style> was refused and reported at every
+   * view); in a browser without them, the <style> returned, to put in `root`.
+   */
+  function styled(root) {
+    try {
+      if (!sheet) {
+        sheet = new CSSStyleSheet();
+        sheet.replaceSync(CSS);
+      }
+      root.adoptedStyleSheets = [sheet];
+      return [];
+    } catch {
+      const style = document.createElement('style');
+      style.textContent = CSS;
+      return [style];
+    }
+  }
   const KEYS = ['s', 'self', 'causal', 'scale', 't', 'focus', 'cell', 'th', 'pal', 'theme', 'zoom', 'view', 'vec', 'lab', 'lf', 'lc', 'pad',
     'h', 'hm', 'seed', 'head', 'hide', 'b', 'pq', 'pk', 'pv', 'pwq', 'pwk', 'pwv', 'pn', 'pdk', 'model', 'mlayer', 'mhead', 'units',
     'special', 'mfocus', 'mq', 'mk', 'mrank', 'mcell', 'mflow', 'quiz'];
@@ -126,12 +150,9 @@
       this._onViolation = (event) => this._refused(event);
       try {
         const root = this.attachShadow({ mode: 'open' });
-        const style = document.createElement('style');
-        style.textContent = ':host{display:block;margin:1em 0}' +
-          'p{font:14px/1.4 system-ui,sans-serif;padding:12px;border:1px dashed #c2410c;border-radius:8px;margin:0}';
         const slot = document.createElement('slot');
         slot.name = SLOT;
-        root.append(style, slot);
+        root.append(...styled(root), slot);
         this._frame = this._newFrame();
       } catch (error) {
         this._fail(error);
@@ -143,6 +164,8 @@
       const frame = document.createElement('iframe');
       frame.slot = SLOT;
       frame.loading = 'lazy';
+      // A post that is cross-origin isolated (COOP and COEP) takes frames of other sites only credentialless.
+      if (window.crossOriginIsolated) frame.credentialless = true;
       // Inline and important, so that the post's own styles for iframes (a theme's
       // `iframe { height: auto !important; aspect-ratio: 16/9 }`) do not reach this one.
       frame.style.cssText = ['display:block', 'width:100%', 'max-width:none', 'min-width:0', 'max-height:none', 'min-height:0',
@@ -207,7 +230,7 @@
     /** The frame loaded a page that never said it started: the widget's site refused the frame, most likely. */
     _silent(frame) {
       if (frame !== this._frame || this._started) return;
-      this._fail(new Error(`its frame never started: the site ${ORIGIN} may forbid framing its pages (X-Frame-Options or frame-ancestors)`));
+      this._fail(new Error(`its frame never started: the site ${ORIGIN} may forbid framing its pages (X-Frame-Options or frame-ancestors), or this page's Cross-Origin-Embedder-Policy may refuse frames of other sites`));
     }
 
     // Set again to the value it has, an attribute is sent again too: the

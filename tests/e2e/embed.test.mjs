@@ -61,7 +61,9 @@ async function theBlog() {
     '/bare-steps.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe src="${site.url}embed.html${hashFor(CAT, '&focus=7&view=steps')}" style="width:640px;height:560px;border:0"></iframe>`,
     // A blog whose policy allows frames from itself only.
     '/strict.html': widgets(site.url).replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="frame-src 'self'">`),
-    '/sandboxed.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe sandbox="allow-scripts" src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
+    // A blog whose policy allows no inline styles, and the widget's site for scripts and frames.
+    '/no-inline-styles.html': widgets(site.url).replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' ${new URL(site.url).origin}; frame-src ${new URL(site.url).origin}; style-src 'self'">`),
+    '/sandboxed.html': `<!doctype html><meta charset="utf-8"><title>Post</title><iframe sandbox="allow-scripts allow-popups" src="${site.url}embed.html${hashFor(KING)}" style="width:100%;height:560px;border:0"></iframe>`,
     // A theme that makes every iframe a 16:9 video box.
     '/themed.html': widgets(site.url).replace('</head>', '<style>iframe { height: auto !important; aspect-ratio: 16 / 9; max-width: 400px }</style></head>'),
     // An author who wrote the sentence twice, as the friendly attribute and as the link's key.
@@ -437,6 +439,22 @@ test('the widget\'s table, for screen readers only, shows when the keyboard reac
   await finish();
 });
 
+test('a blog whose policy allows no inline styles gets the widget styled, and no report of a refused style', async () => {
+  const origin = await theBlog();
+  // finish() fails on any console error: a refused <style> in the element's shadow root was one, at every view.
+  const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin] });
+  const refused = [];
+  await page.exposeFunction('refusedStyle', (directive) => refused.push(directive));
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (event) => window.refusedStyle(event.effectiveDirective)));
+  await page.goto(`${origin}/no-inline-styles.html`);
+  const king = (await widgetTable(page.frameLocator('attention-viz >> nth=0 >> iframe'))).rows.find((r) => r.query === 'king');
+  assert.deepEqual(king.cells, KING_PRINTED);
+  const look = await page.locator('attention-viz >> nth=0').evaluate((element) => [getComputedStyle(element).display, getComputedStyle(element).marginTop]);
+  assert.deepEqual(look, ['block', '16px'], 'the element\'s own styles (a block, 1em apart)');
+  assert.deepEqual(refused, []);
+  await finish();
+});
+
 test('a frame sandboxed without allow-same-origin says what the embedding site can do', async () => {
   const origin = await theBlog();
   const { page, finish } = await openPage(site.browser, null, { origins: [origin, new URL(site.url).origin], allow: [/CORS|Failed to load/] });
@@ -444,6 +462,14 @@ test('a frame sandboxed without allow-same-origin says what the embedding site c
   const error = page.frameLocator('iframe').locator('#error');
   await error.waitFor({ timeout: 10000 });
   assert.equal(await error.textContent(), 'The page cannot run in a frame sandboxed without "allow-same-origin": its scripts cannot load. The site embedding it can add allow-same-origin to the iframe\'s sandbox, or link to the page.');
+  // Its way out names the author's sentence (it named the plain page, whose default sentence showed).
+  const out = page.frameLocator('iframe').locator('#open-full');
+  assert.ok((await out.getAttribute('href')).endsWith(`index.html${hashFor(KING)}`), await out.getAttribute('href'));
+  // The tab it opens keeps the frame's sandbox (no allow-popups-to-escape-sandbox): it says what to do.
+  const [tab] = await Promise.all([page.waitForEvent('popup'), out.click()]);
+  await tab.locator('#error').waitFor({ timeout: 10000 });
+  assert.ok(tab.url().endsWith(`index.html${hashFor(KING)}`), tab.url());
+  assert.equal(await tab.textContent('#error'), 'The page cannot run here: this tab was opened from a sandboxed frame and keeps its sandbox, so its scripts cannot load. Copy the address into a new tab of your own.');
   await finish();
 });
 
@@ -494,9 +520,24 @@ test('a site that forbids framing its embed page (X-Frame-Options) gets the link
     const { page, finish } = await openPage(site.browser, post, { origins, allow: [/X-Frame-Options/] });
     const said = page.locator('attention-viz >> p');
     await said.waitFor({ timeout: 15000 });
-    assert.equal(await said.textContent(), `Attention Explorer could not start here: its frame never started: the site ${origins[0]} may forbid framing its pages (X-Frame-Options or frame-ancestors)`);
+    assert.equal(await said.textContent(), `Attention Explorer could not start here: its frame never started: the site ${origins[0]} may forbid framing its pages (X-Frame-Options or frame-ancestors), or this page's Cross-Origin-Embedder-Policy may refuse frames of other sites`);
     assert.ok(await page.locator('attention-viz a').isVisible(), 'the link to the full page shows');
     assert.equal(await page.locator('attention-viz iframe').count(), 0);
+    await finish();
+  } finally {
+    await server.close();
+  }
+});
+
+test('a post that is cross-origin isolated (COOP and COEP) gets a working widget', async () => {
+  const isolated = { ...NO_POLICY, 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'credentialless' };
+  const { server, post, origins } = await widgetSite({ '/post.html': () => ({ status: 200, body: widgetPost(server.url), headers: isolated }) });
+  try {
+    const { page, finish } = await openPage(site.browser, post, { origins });
+    assert.equal(await page.evaluate(() => window.crossOriginIsolated), true);
+    // Its frames of other sites must be credentialless: a plain one was refused, and the widget said the site forbids framing.
+    const king = (await widgetTable(page.frameLocator('attention-viz iframe'))).rows.find((r) => r.query === 'king');
+    assert.deepEqual(king.cells, KING_PRINTED);
     await finish();
   } finally {
     await server.close();
