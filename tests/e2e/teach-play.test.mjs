@@ -128,6 +128,20 @@ test('three tokens, four dimensions, projected by W_q, W_k, W_v', async () => {
   await finish();
 });
 
+test('a matrix pasted past what a box holds is said to be cut, before the shape error its cut makes', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
+  await ready(page);
+  await waitForHeader(page, '#play-weights', ['C', 'A', 'B']);
+  // 128 rows of 32 numbers: 4,096 numbers, 8,192 characters; the box keeps 4,000 of them.
+  const matrix = Array.from({ length: 128 }, () => Array(32).fill(1).join(' ')).join('; ');
+  await page.fill('#play-q', '');
+  await page.keyboard.insertText(matrix);
+  assert.equal((await page.inputValue('#play-q')).length, 4000, 'the browser cut the paste at the box\'s maxlength');
+  await page.waitForSelector('#play-error:not([hidden])');
+  assert.match(await page.textContent('#play-error'), /^Q holds 4,000 characters, the most a box takes, so what was pasted past them was cut\. Q: matrix shapes do not fit: row 62 has 18 numbers but row 1 has 32\.$/);
+  await finish();
+});
+
 test('a typing mistake is named, and the playground survives a link', async () => {
   const { page, finish } = await openPage(site.browser, site.url + '#lab=play');
   await ready(page);

@@ -5,14 +5,14 @@
 import { control, el, input, put, putField, scrolling } from '../../dom.js';
 import { MatrixPanel } from '../../matrix-panel.js';
 import { settingsOf } from '../../state.js';
-import { MAX_SCALE_DIM, PRESETS } from '../../teach-state.js';
+import { MAX_MATRIX_TEXT, MAX_SCALE_DIM, PRESETS } from '../../teach-state.js';
 import { byTemperature, num } from '../../teach-steps.js';
 import {
   attempt, compareRows, errorLine, labFocus, labSteps, panelOptions, setTeach, showFailure, wholeNumberField,
 } from './common.js';
 import { linkCheck } from '../../params.js';
 import { panelData } from '../../analysis.js';
-import { counted, quoted } from '../../text.js';
+import { counted, grouped, quoted } from '../../text.js';
 
 // Checked by the page when it fetches this module (engine.js sameBuild).
 export const BUILT = 'unbuilt';
@@ -31,7 +31,7 @@ export function mountPlay(lab, ctx) {
   const fields = {};
   const grid = el('div', null, 'play-grid');
   for (const [key, name, hint] of FIELDS) {
-    fields[key] = input('textarea', `play-${key}`, { rows: '3', spellcheck: 'false', autocomplete: 'off', maxlength: '4000' });
+    fields[key] = input('textarea', `play-${key}`, { rows: '3', spellcheck: 'false', autocomplete: 'off', maxlength: String(MAX_MATRIX_TEXT) });
     grid.append(control(name, fields[key], hint));
   }
   lab.append(grid);
@@ -100,7 +100,7 @@ export function mountPlay(lab, ctx) {
     render(state) {
       if (!ctx.wasm) return;
       const views = compute(state);
-      if (showFailure(lab, error, views.error)) return;
+      if (showFailure(lab, error, views.error && cutShort(views.error, state.teach.play))) return;
       const { main: view, data } = views;
       const teach = state.teach;
       const { focus, problems } = labFocus(ctx, teach, data.rows, data.cols);
@@ -115,6 +115,18 @@ export function mountPlay(lab, ctx) {
       labSteps(steps, ctx, view, data, focus, teach.lc, state, { scaleDim: dk });
     },
   };
+}
+
+/**
+ * A matrix's error, after the boxes the browser cut: a paste past a box's
+ * MAX_MATRIX_TEXT characters is cut there without a word, and the shape
+ * error of its cut last row ("row 63 has 16 numbers") alone misled.
+ */
+function cutShort(error, play) {
+  const full = FIELDS.filter(([key]) => play[key].length >= MAX_MATRIX_TEXT).map(([, name]) => name);
+  if (!full.length) return error;
+  const what = full.length === 1 ? `${full[0]} holds` : `${full.join(' and ')} hold`;
+  return `${what} ${grouped(MAX_MATRIX_TEXT)} characters, the most a box takes, so what was pasted past them was cut. ${error.message ?? String(error)}`;
 }
 
 function presetMenu(store) {
