@@ -382,6 +382,11 @@ test('with a trained-model head open, the download holds the model’s weights, 
   assert.equal(svg.name, 'attention-the-cat-sat-on-the-mat-because-it-was-minilm-layer-5-head-11-arrows.svg');
   const words = await page.evaluate((text) => [...new DOMParser().parseFromString(text, 'image/svg+xml').querySelectorAll('g.arrows text[text-anchor="end"]')].map((t) => t.textContent), svg.bytes.toString('utf8'));
   assert.deepEqual(words.slice(0, 4), ['query', '[CLS]', 'the', 'cat']);
+  // From 'it' (piece 8), the name says so, as the GloVe arrows' name does ('…-arrows-king.svg').
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(cat, '&model=1&mlayer=5&mhead=11&mfocus=8'));
+  await page.waitForSelector('#model-view[data-state="ready"][data-head="5:11"]');
+  const fromIt = await downloaded(page, 'model-arrows', '#export-svg');
+  assert.equal(fromIt.name, 'attention-the-cat-sat-on-the-mat-because-it-was-minilm-layer-5-head-11-arrows-it.svg');
   await finish();
 });
 

@@ -56,7 +56,8 @@ function slug(text, max = 40) {
  * that it does not take the name of the same sentence's GloVe figure.
  */
 function fileName(figure, extension) {
-  const parts = [slug(figure.title), figure.file && slug(figure.file, 30), figure.vectors && slug(figure.vectors, 30)];
+  // What the figure is, whole: 'minilm-layer-5-head-11-arrows-it' (32) was cut to '…-arrows', the name of the arrows from every word.
+  const parts = [slug(figure.title), figure.file && slug(figure.file, 50), figure.vectors && slug(figure.vectors, 30)];
   return `attention-${parts.filter(Boolean).join('-')}.${extension}`;
 }
 
