@@ -11,11 +11,11 @@
 //! first piece (said on stderr); `--words` ranks whole words.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use attention_core::error::quote;
 use attention_model::heads::{HeadBehaviour, HeadMatch};
-use attention_model::{HeadsView, ModelAttention, WordAttention, CORE_FILE};
+use attention_model::{HeadsView, ModelAttention, WordAttention};
 use clap::Args;
 use serde::Serialize;
 
@@ -50,9 +50,6 @@ pub struct HeadsArgs {
     top: usize,
 }
 
-/// Where `scripts/build-model` puts the model in this checkout.
-const BUILT_MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../model");
-
 /// The tokens of the chosen view, and what the ranking reads.
 struct View {
     labels: Vec<String>,
@@ -75,20 +72,7 @@ pub fn run(args: &HeadsArgs) -> Result<(), Failure> {
     if args.top == 0 {
         return Err(Failure::usage("--top 0 prints nothing: give 1 or more"));
     }
-    let dir = args.model.as_deref().unwrap_or(Path::new(BUILT_MODEL));
-    if args.model.is_none() && !dir.join(CORE_FILE).is_file() {
-        return Err(Failure::usage(format!(
-            "no trained model in this checkout (model/{CORE_FILE} is missing): build it with scripts/build-model, \
-             or name its folder with --model DIR"
-        )));
-    }
-    if !dir.join(CORE_FILE).is_file() {
-        return Err(Failure::usage(format!(
-            "no trained model in '{}' ({} is missing): build it with scripts/build-model, or name its folder with --model DIR",
-            dir.display(),
-            dir.join(CORE_FILE).display()
-        )));
-    }
+    let dir = crate::model::dir_of(args.model.as_deref())?;
     let model = crate::model::load(dir, &sentence)?;
     let attention = crate::model::attention_of(&model, &sentence, EMPTY_TIP)?;
     let sentence_words = attention.words(false);

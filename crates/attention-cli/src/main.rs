@@ -30,7 +30,7 @@ use std::process::ExitCode;
 
 use attention_core::embeddings::{self, Format};
 use attention_core::{analyze, Embeddings, Options};
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -48,7 +48,7 @@ use clap::{Args, Parser, Subcommand};
     after_help = "Examples:\n  attention \"The king and queen ruled the kingdom\"\n  \
                   attention --causal --no-self \"The cat sat on the mat\"\n  \
                   attention --json \"The cat sat\" | jq .weights\n  \
-                  attention --model model --layer 5 --head 11 \"The cat sat on the mat because it was tired\"\n  \
+                  attention --layer 5 --head 11 \"The cat sat on the mat because it was tired\"\n  \
                   attention build-data --glove glove.6B.50d.txt --shards my-vectors\n\n\
                   A sentence that starts with a command's name (build-data, heads, help) goes after --:\n  \
                   attention -- help me\n\n\
@@ -64,6 +64,8 @@ struct Cli {
 }
 
 #[derive(Debug, Args)]
+// The trained model's view: --model, --layer and --head, any of them (--words and --no-special need one).
+#[command(group(ArgGroup::new("trained").multiple(true)))]
 struct RunArgs {
     /// The sentence (several arguments are joined with spaces). Without one, or with -, it is read
     /// from standard input. Put -- before one that starts with build-data, heads or help:
@@ -92,24 +94,28 @@ struct RunArgs {
     /// GloVe vocabulary built in this checkout, else the built-in fallback.
     #[arg(long, value_name = "PATH")]
     embeddings: Option<PathBuf>,
-    /// Show a trained transformer's attention instead: all-MiniLM-L6-v2 from DIR (built by scripts/build-model).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["no_self", "causal", "no_scale", "embeddings"])]
+    /// Show a trained transformer's attention instead: all-MiniLM-L6-v2 from DIR (built by
+    /// scripts/build-model). Default with --layer and --head: the model/ of this checkout.
+    #[arg(long, value_name = "DIR", group = "trained", conflicts_with_all = GLOVE_ONLY)]
     model: Option<PathBuf>,
-    /// With --model: the layer to print (0 to 5), with --head.
+    /// The trained model's layer to print (0 to 5), with --head.
     // Signed, so that -1 gets the range message rather than clap's "invalid digit".
-    #[arg(long, value_name = "L", requires = "model", allow_negative_numbers = true)]
+    #[arg(long, value_name = "L", group = "trained", conflicts_with_all = GLOVE_ONLY, allow_negative_numbers = true)]
     layer: Option<i64>,
-    /// With --model: the head to print (0 to 11), with --layer.
-    #[arg(long, value_name = "H", requires = "model", allow_negative_numbers = true)]
+    /// The trained model's head to print (0 to 11), with --layer.
+    #[arg(long, value_name = "H", group = "trained", conflicts_with_all = GLOVE_ONLY, allow_negative_numbers = true)]
     head: Option<i64>,
-    /// With --model: whole words instead of WordPiece pieces (attention summed over a word's key
-    /// pieces and averaged over its query pieces).
-    #[arg(long, requires = "model")]
+    /// With the trained model: whole words instead of WordPiece pieces (attention summed over a
+    /// word's key pieces and averaged over its query pieces).
+    #[arg(long, requires = "trained")]
     words: bool,
-    /// With --model: leave out [CLS] and [SEP] (rows then sum to what did not go to them).
-    #[arg(long, requires = "model")]
+    /// With the trained model: leave out [CLS] and [SEP] (rows then sum to what did not go to them).
+    #[arg(long, requires = "trained")]
     no_special: bool,
 }
+
+/// The options of the GloVe attention, which the trained model's view does not take.
+const GLOVE_ONLY: [&str; 4] = ["no_self", "causal", "no_scale", "embeddings"];
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -257,7 +263,8 @@ const EMPTY_TIP: &str =
 fn run(args: &RunArgs) -> Result<(), Failure> {
     let sentence = sentence_of(&args.sentence)?;
     let temperature = temperature_of(&args.temperature)?;
-    if let Some(dir) = &args.model {
+    if args.model.is_some() || args.layer.is_some() || args.head.is_some() {
+        let dir = model::dir_of(args.model.as_deref())?;
         if temperature != 1.0 {
             return Err(Failure::usage("--temperature applies to the GloVe attention, not to --model"));
         }

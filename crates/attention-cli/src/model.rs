@@ -7,7 +7,7 @@ use std::path::Path;
 
 use attention_model::manifest::{ManifestFile, ModelManifest};
 use attention_model::model::head_block;
-use attention_model::{Model, ModelAttention, Piece, MANIFEST_FILE};
+use attention_model::{Model, ModelAttention, Piece, CORE_FILE, MANIFEST_FILE};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use unicode_width::UnicodeWidthStr;
@@ -114,6 +114,30 @@ pub(crate) fn attention_of(model: &Model, sentence: &str, tip: &str) -> Result<M
         return Err(Failure::usage(format!("the sentence is empty: {tip}")));
     }
     Ok(attention)
+}
+
+/// Where `scripts/build-model` puts the model in this checkout.
+const BUILT_MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../model");
+
+/// The model folder: `given`, else the one `scripts/build-model` wrote into the checkout this
+/// binary was built from; an error that says how to get one when it holds no model.
+pub fn dir_of(given: Option<&Path>) -> Result<&Path, Failure> {
+    let dir = given.unwrap_or(Path::new(BUILT_MODEL));
+    if !dir.join(CORE_FILE).is_file() {
+        return Err(Failure::usage(match given {
+            None => format!(
+                "no trained model in this checkout (model/{CORE_FILE} is missing): build it with \
+                 scripts/build-model, or name its folder with --model DIR"
+            ),
+            Some(_) => format!(
+                "no trained model in '{}' ({} is missing): build it with scripts/build-model, or name its folder \
+                 with --model DIR",
+                dir.display(),
+                dir.join(CORE_FILE).display()
+            ),
+        }));
+    }
+    Ok(dir)
 }
 
 pub fn run(request: &ModelRequest<'_>, out: &mut impl Write) -> Result<(), Failure> {

@@ -356,6 +356,24 @@ fn model_head_5_11_sends_it_to_cat() {
 }
 
 #[test]
+fn layer_and_head_alone_show_the_checkouts_model() {
+    // As `attention heads` does: --layer and --head without --model take the checkout's model/.
+    let Some(dir) = built_model_dir() else { return };
+    if std::env::var_os("AE_MODEL_DIR").is_some() {
+        return; // another folder than the checkout's
+    }
+    let named = attention(&["--model", dir.to_str().unwrap(), "--layer", "5", "--head", "11", CAT]);
+    let implied = attention(&["--layer", "5", "--head", "11", CAT]);
+    assert!(implied.status.success(), "{}", stderr(&implied));
+    assert_eq!(stdout(&implied), stdout(&named));
+    // The GloVe options do not go with it, and --words alone does not make it.
+    for args in [&["--layer", "5", "--head", "11", "--causal", CAT][..], &["--words", CAT][..]] {
+        let out = attention(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
 fn model_json_has_every_layer_and_head() {
     let Some(dir) = built_model_dir() else { return };
     let out = attention(&["--model", dir.to_str().unwrap(), "--json", CAT]);
