@@ -199,10 +199,16 @@ function addProbes() {
   });
 }
 
-/** A fresh context (empty cache, no service worker) and page at `url`, ready; instrumented unless `plain`. */
-async function openPage(browser, url, { plain = false, timeout = 60000, network = null } = {}) {
+/** A fresh context (empty cache) whose pages are instrumented (wrapCallbacks, addProbes) unless `plain`. */
+async function newContext(browser, plain = false) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   if (!plain) await context.addInitScript({ content: `(${wrapCallbacks})();\n(${addProbes})();` });
+  return context;
+}
+
+/** A fresh context (empty cache, no service worker) and page at `url`, ready; instrumented unless `plain`. */
+async function openPage(browser, url, { plain = false, timeout = 60000, network = null } = {}) {
+  const context = await newContext(browser, plain);
   const page = await context.newPage();
   // The DevTools session of a slowed network, and of a plain page's wait.
   const cdp = network || plain ? await context.newCDPSession(page) : null;
@@ -352,8 +358,7 @@ async function rareParagraph(site) {
  */
 async function floor(sites, results) {
   const site = sites.at(-1);
-  const context = await site.browser.newContext({ viewport: VIEWPORT });
-  await context.addInitScript({ content: `(${wrapCallbacks})();\n(${addProbes})();` });
+  const context = await newContext(site.browser);
   const page = await context.newPage();
   const rows = Array.from({ length: 24 }, () => `<tr><th>word</th>${'<td>0.000</td>'.repeat(6)}<td class="bar-cell"><span class="bar"></span></td></tr>`);
   await page.route('**/bench-floor.html', (route) => route.fulfill({
