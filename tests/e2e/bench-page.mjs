@@ -10,7 +10,8 @@
 // "Settled" (the frame after the last view has drawn) is measured in the page
 // by an init script that wraps requestAnimationFrame and short setTimeouts
 // (≤ 20 ms; longer timers, such as the 150 ms typing pause, are waits): after
-// a change, the harness waits frame by frame (rAF, then a task posted from
+// a change, made after the page has rested IDLE ms as a user's change finds
+// it, the harness waits frame by frame (rAF, then a task posted from
 // it, which runs once that frame is painted) until no page callback is
 // pending and none ran after that frame began; the figure is the end of the
 // first frame painted after the last callback that took 0.3 ms or more.
@@ -36,6 +37,8 @@ const HOVERS = Number(process.env.HOVERS ?? 20); // pointer moves at 1,024 token
 const CLICKS = Number(process.env.CLICKS ?? 6); // clicks at 1,024 tokens
 const SIZES = (process.env.SIZES ?? '32,128,256,512,1024').split(',').map(Number);
 const VIEWPORT = { width: 1200, height: 900 };
+// The rest before each measured change, in ms (IDLE=0: changes one right after the other's frame).
+const IDLE = Number(process.env.IDLE ?? 100);
 const SHARD = /\/data\/glove-6b-50d\/[^/]+\/[^/]+\.aews$/;
 
 // Frequent words (all in the old page's 20,003-word subset), one token each.
@@ -126,10 +129,12 @@ function wrapCallbacks() {
     }
   };
   observe('longtask', (e) => B.longtasks.push([e.startTime, e.duration]));
+  // The start of the address events, before the page's own listeners run (see B.change).
+  for (const type of ['popstate', 'hashchange']) window.addEventListener(type, () => { B[type] = performance.now(); }, true);
 }
 
 /** Runs in the page after wrapCallbacks: `settle(t0)`, `change(kind, arg)`, `arm(type)`, `longest`, `heatmapChange`. */
-function addProbes() {
+function addProbes(IDLE) {
   const B = window.__bench;
   const { raf, timeout, rafs, timers } = B;
   /**
@@ -138,7 +143,9 @@ function addProbes() {
    * which no callback of 0.3 ms or more ran (shorter ones, such as a rAF that
    * only posts a task, draw nothing); `work`, the page callbacks' time.
    */
-  B.settle = (t0) => new Promise((resolve) => {
+  B.settle = (t0, gate = null) => new Promise((resolve) => {
+    let open = !gate;
+    gate?.then(() => { open = true; });
     const busy = B.busy;
     const from = B.calls.length;
     const frames = [];
@@ -153,7 +160,7 @@ function addProbes() {
       timeout(() => {
         const painted = performance.now();
         frames.push({ time, at, painted });
-        if ((rafs.size === 0 && timers.size === 0 && B.lastTaskEnd <= at) || painted - t0 > 20000) finish(); // a page that never settles: 20 s at most
+        if ((open && rafs.size === 0 && timers.size === 0 && B.lastTaskEnd <= at) || painted - t0 > 20000) finish(); // a page that never settles: 20 s at most
         else frame();
       }, 0);
     });
@@ -165,15 +172,35 @@ function addProbes() {
       window.addEventListener(type, (event) => resolve(B.settle(event.timeStamp)), { capture: true, once: true });
     });
   };
-  /** Makes one change (toggle a checkbox, set the hash, set the textarea) and settles. */
+  /**
+   * Makes one change (toggle a checkbox, set the hash, set the textarea) and settles. A user's
+   * change comes to a page at rest, so the page first rests IDLE ms: a change made just after a
+   * frame waits for the browser's next frame tick (up to 16.7 ms), which a change at rest does not.
+   */
   B.change = async (kind, arg) => {
+    await new Promise((resolve) => timeout(resolve, IDLE));
     const t0 = performance.now();
+    if (kind === 'hash') {
+      // The page draws at popstate, and a page may draw again at hashchange, a task later: the
+      // frames are watched from t0, and the settle ends after hashchange's listeners have run.
+      // Each event's listeners count as a task of the page's (from the capture listener of
+      // wrapCallbacks to this one, added after the page's).
+      const span = (type) => new Promise((resolve) => window.addEventListener(type, () => {
+        const end = performance.now();
+        B.busy += end - B[type];
+        B.calls.push({ task: true, end, ms: end - B[type], frame: null });
+        B.lastTaskEnd = Math.max(B.lastTaskEnd, end);
+        resolve();
+      }, { once: true }));
+      const popped = span('popstate');
+      const seen = span('hashchange');
+      const settling = B.settle(t0, Promise.all([popped, seen]));
+      location.hash = arg;
+      const settled = await settling;
+      return { ...settled, longest: B.longest(t0, settled.end) };
+    }
     if (kind === 'toggle') {
       document.getElementById(arg).click();
-    } else if (kind === 'hash') {
-      const seen = new Promise((resolve) => window.addEventListener('hashchange', resolve, { once: true }));
-      location.hash = arg;
-      await seen;
     } else {
       const box = document.getElementById('sentence');
       box.value = arg;
@@ -202,7 +229,7 @@ function addProbes() {
 /** A fresh context (empty cache) whose pages are instrumented (wrapCallbacks, addProbes) unless `plain`. */
 async function newContext(browser, plain = false) {
   const context = await browser.newContext({ viewport: VIEWPORT });
-  if (!plain) await context.addInitScript({ content: `(${wrapCallbacks})();\n(${addProbes})();` });
+  if (!plain) await context.addInitScript({ content: `(${wrapCallbacks})();\n(${addProbes})(${IDLE});` });
   return context;
 }
 
@@ -369,7 +396,8 @@ async function floor(sites, results) {
   }));
   await page.goto(`${site.url}/bench-floor.html`);
   await page.evaluate(() => document.fonts.ready);
-  const change = (write) => page.evaluate(async (write) => {
+  const change = (write) => page.evaluate(async ([write, idle]) => {
+    await new Promise((resolve) => window.__bench.timeout(resolve, idle)); // at rest, as B.change
     const t0 = performance.now();
     if (write) {
       // Numbers of the widths the tab shows, new each time (a seeded sequence).
@@ -383,7 +411,7 @@ async function floor(sites, results) {
       }
     }
     return (await window.__bench.settle(t0)).ms;
-  }, write);
+  }, [write, IDLE]);
   for (let k = 0; k < 3; k++) await change(true);
   const written = [];
   const empty = [];
@@ -816,7 +844,9 @@ function methodSection(m) {
     '  by DevTools\' network emulation; files uncompressed, as this server sends them): on localhost,',
     '  neither the bytes nor the requests made one after another cost much.',
     '- *Settled*: from the change (a click on `#opt-scale`, or `location.hash` set to another sentence of',
-    '  the same words, every vector already loaded) to the end of the first frame painted after the',
+    '  the same words, every vector already loaded), made after the page has rested ' + IDLE + ' ms as a user\'s change',
+    '  finds it (a change made just after a frame waits for the browser\'s next frame tick, up to 16.7 ms;',
+    '  `IDLE=0` measures that way), to the end of the first frame painted after the',
     '  last view has drawn, deferred teaching tab included. An init script counts the page\'s pending',
     '  `requestAnimationFrame` and short `setTimeout` (≤ 20 ms) callbacks; the figure ends when the first',
     '  frame after the last callback of 0.3 ms or more is painted (when a task posted from its rAF runs;',
