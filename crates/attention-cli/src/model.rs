@@ -123,19 +123,16 @@ const BUILT_MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../model");
 /// binary was built from; an error that says how to get one when it holds no model.
 pub fn dir_of(given: Option<&Path>) -> Result<&Path, Failure> {
     let dir = given.unwrap_or(Path::new(BUILT_MODEL));
-    if !dir.join(CORE_FILE).is_file() {
-        return Err(Failure::usage(match given {
-            None => format!(
-                "no trained model in this checkout (model/{CORE_FILE} is missing): build it with \
-                 scripts/build-model, or name its folder with --model DIR"
-            ),
-            Some(_) => format!(
-                "no trained model in '{}' ({} is missing): build it with scripts/build-model, or name its folder \
-                 with --model DIR",
-                dir.display(),
-                dir.join(CORE_FILE).display()
-            ),
-        }));
+    let core = dir.join(CORE_FILE);
+    if !core.is_file() {
+        let (place, missing) = match given {
+            None => ("this checkout".to_owned(), format!("model/{CORE_FILE}")),
+            Some(_) => (format!("'{}'", dir.display()), core.display().to_string()),
+        };
+        return Err(Failure::usage(format!(
+            "no trained model in {place} ({missing} is missing): build it with scripts/build-model, \
+             or name its folder with --model DIR"
+        )));
     }
     Ok(dir)
 }
