@@ -669,6 +669,40 @@ test('a pasted run of thousands of letters is one chip ending in "…", quoted s
   await finish();
 });
 
+test('What-if at 1,024 tokens draws both sides, the unscaled one in a task of its own, and draws both again for a new text', async () => {
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&lab=whatif'));
+  await ready(page);
+  const compare = page.locator('#lab-whatif .compare');
+  await compare.scrollIntoViewIfNeeded();
+  // Each side: shown (a side waiting for its task is transparent), its caption, and a checksum of its cells.
+  const sides = () => page.waitForFunction(() => {
+    const panels = [...document.querySelectorAll('#lab-whatif .compare .teach-panel')];
+    if (panels.length !== 2 || panels.some((p) => p.querySelector('.teach-views').style.opacity !== '')) return null;
+    return panels.map((panel) => {
+      const canvas = panel.querySelector('canvas:not(.overlay)');
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      let sum = 0;
+      for (let k = 0; k < data.length; k += 4) sum = (sum * 31 + data[k] + 7 * data[k + 1] + 13 * data[k + 2]) % 1000000007;
+      const label = panel.querySelector('canvas.overlay').getAttribute('aria-label');
+      return { caption: panel.querySelector('figcaption').textContent, rows: label.match(/(\d+) query rows/)?.[1], sum };
+    });
+  }, null, { timeout: 30000 }).then((handle) => handle.jsonValue());
+  const first = await sides();
+  assert.deepEqual(first.map((side) => side.rows), ['1024', '1024']);
+  const mean = (side) => Number(side.caption.match(/is ([\d.]+) on average/)[1]);
+  assert.match(first[0].caption, /^÷ √50: /);
+  assert.match(first[1].caption, /^Unscaled: /);
+  // Without the ÷√50 the softmax is sharper: a row's largest weight is larger on average.
+  assert.ok(mean(first[1]) > mean(first[0]), `${first[1].caption} / ${first[0].caption}`);
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(words(1000), '&lab=whatif'));
+  await page.waitForFunction(() => document.querySelectorAll('#lab-whatif .compare canvas.overlay[aria-label*="1000 query rows"]').length === 2, null, { timeout: 30000 });
+  const next = await sides();
+  assert.deepEqual(next.map((side) => side.rows), ['1000', '1000']);
+  assert.notEqual(next[0].sum, first[0].sum, 'the scaled side is drawn again');
+  assert.notEqual(next[1].sum, first[1].sum, 'the unscaled side is drawn again');
+  await finish();
+});
+
 test('a teaching table of a long sentence renders its focused row and the rows in view, and announces them all', async () => {
   const text = words(100);
   const { page, finish } = await openPage(site.browser, site.url + hashFor(text, '&lab=whatif&pad=128&lf=5'));

@@ -18,6 +18,7 @@ import { isolate, weight } from './text.js';
 export class MatrixPanel {
   #laidOut = null; // { theme, width } of the last layout
   #tooltipAt = null; // { row, col } whose tooltip was placed, for the current layout
+  #soon = null; // the timer of a layout put off to a task of its own (show's `later`)
   /**
    * root: an element to fill. options: { ctx (the page's view context: wasm,
    * theme, widths), name (for labels), onFocus(row), onCell(row, col), arrows
@@ -89,9 +90,12 @@ export class MatrixPanel {
    * top on the colour scale (panels compared side by side share one);
    * `settings` says what this panel computed, for its exported figure (see
    * figure.js settingsCaption's options: its own scaling, its masks, its vectors);
-   * `file`, what its downloads' names add (default: the panel's name).
+   * `file`, what its downloads' names add (default: the panel's name);
+   * `later`, that new cells are painted in a task of their own, the panel
+   * transparent until then (the second of two heatmaps of a long text: one
+   * task painting both took over 50 ms).
    */
-  show(data, { focus = null, caption = '', arrowSets = null, scaleMax = data.scaleMax, settings = {}, file = this.options.name } = {}) {
+  show(data, { focus = null, caption = '', arrowSets = null, scaleMax = data.scaleMax, settings = {}, file = this.options.name, later = false } = {}) {
     this.settings = settings;
     this.file = file;
     const palette = this.ctx.store.get().palette;
@@ -109,8 +113,18 @@ export class MatrixPanel {
     this.weights?.show(data, this.focus);
     // A render that changes only the focus (a click anywhere on the page)
     // repaints the focus layer; the cells, labels and geometry stay.
-    if (fresh || this.#laidOut?.theme !== this.options.theme() || this.#laidOut?.width !== this.#width()) this.layout();
-    else this.paintFocus();
+    if (fresh || this.#laidOut?.theme !== this.options.theme() || this.#laidOut?.width !== this.#width()) {
+      if (later) this.#layoutSoon();
+      else this.layout();
+    } else {
+      this.paintFocus();
+    }
+  }
+
+  #layoutSoon() {
+    this.lazy.hold();
+    clearTimeout(this.#soon);
+    this.#soon = setTimeout(() => this.layout(), 0);
   }
 
   /** What the panel shows, as a figure to download (figure.js), on the scale it is drawn with. */
@@ -139,6 +153,7 @@ export class MatrixPanel {
   }
 
   layout() {
+    clearTimeout(this.#soon);
     const data = this.data;
     if (!data || !this.root.isConnected) return;
     const waits = this.lazy.waits();

@@ -183,13 +183,14 @@ function createContext(store, { embed }) {
 /**
  * The page's drawings that wait while their element is more than
  * NEAR_SCREEN from the screen, with one IntersectionObserver for all:
- * `drawWhenNear(element, redraw)` gives { waits(), drawn(), stale }. A view
+ * `drawWhenNear(element, redraw)` gives { waits(), hold(), drawn(), stale }. A view
  * asks `waits()` before it draws: far away (or before the element's first
  * observation, made after the frame in which it is added), the element turns
  * transparent (not hidden: what it holds stays focusable and read by screen
  * readers), so that a jump to it never shows the last text's picture for a
  * frame, and `redraw()` runs when it comes near, or when the page is
- * printed. `drawn()` says it is current again; `stale`, that it shows the
+ * printed. `hold()` makes it transparent and stale until its view draws it
+ * (in a task of its own). `drawn()` says it is current again; `stale`, that it shows the
  * last text (its geometry too: no click should land on it).
  */
 function lazyDrawing() {
@@ -215,16 +216,21 @@ function lazyDrawing() {
     let stale = false;
     redraws.set(element, () => stale && redraw());
     seen.observe(element);
+    const hold = () => {
+      stale = true;
+      put(element.style, 'opacity', '0');
+    };
     return {
       get stale() {
         return stale;
       },
       waits() {
         if (printing || near.get(element)) return false;
-        stale = true;
-        put(element.style, 'opacity', '0');
+        hold();
         return true;
       },
+      /** Transparent until `drawn()`, near or not: its view draws it in a later task. */
+      hold,
       drawn() {
         stale = false;
         put(element.style, 'opacity', '');
