@@ -644,8 +644,14 @@ async function meaningChange(site) {
   }
 }
 
-/** Opens every teaching tab in turn (on the pasted 1,024-word text), then the first again. */
+/**
+ * Opens every teaching tab in turn (on the pasted 1,024-word text), then the
+ * first again, the teaching panel scrolled to the top of the window, as a
+ * reader who clicks its tabs sees it: what a tab draws is on screen.
+ */
 async function switchTabs(page) {
+  await page.evaluate(() => document.getElementById('teach').scrollIntoView());
+  await quiet(page);
   const tabs = await page.locator('#teach [role="tab"]').evaluateAll((nodes) => nodes.map((n) => n.id));
   const each = {};
   for (const id of [...tabs.slice(1), tabs[0]]) {
@@ -982,7 +988,7 @@ function longTaskSection(before, after) {
     '',
     'Typing "The cat sat on the mat because it was tired" into an emptied box (80 ms a key); then pasting',
     '1,024 words (the rare paragraph repeated: the textarea set, one input event; new shards for the new',
-    'page); then, on that text, every teaching tab in turn; on a page at a 64-word sentence with the',
+    'page); then, on that text, every teaching tab in turn (the teaching panel scrolled to the top of the window); on a page at a 64-word sentence with the',
     'Context-vectors tab open, another 64-word sentence (in the link) until the tab has found the nearest',
     'words of all 64; and, on a fresh default page, opening the trained-model view until its first head',
     'is drawn.',
