@@ -190,8 +190,8 @@ function createContext(store, { embed }) {
  * readers), so that a jump to it never shows the last text's picture for a
  * frame, and `redraw()` runs when it comes near, or when the page is
  * printed. `hold()` makes it transparent and stale until its view draws it
- * (in a task of its own). `drawn()` says it is current again; `stale`, that it shows the
- * last text (its geometry too: no click should land on it).
+ * (in a task of its own). `drawn()` says it is current again; `stale`, that
+ * it shows the last text (its geometry too: no click should land on it).
  */
 function lazyDrawing() {
   const near = new Map(); // element → within NEAR_SCREEN of the screen, as last observed
