@@ -661,12 +661,8 @@ async function switchTabs(page) {
   const each = {};
   for (const id of [...tabs.slice(1), tabs[0]]) {
     // The longest task of the visit and the 500 ms after it: a late one counts too.
-    const t0 = await page.evaluate(() => performance.now());
-    const run = await page.evaluate((tab) => window.__bench.change('toggle', tab), id);
-    await quiet(page, 500);
-    const t1 = await page.evaluate(() => performance.now());
-    run.longest = Math.max(run.longest, await page.evaluate(([a, b]) => window.__bench.longest(a, b), [t0, t1]));
-    each[id.replace(/^tab-/, '')] = run;
+    const visit = await longestDuring(page, async () => ({ run: await page.evaluate((tab) => window.__bench.change('toggle', tab), id) }), 500);
+    each[id.replace(/^tab-/, '')] = { ...visit.run, longest: Math.max(visit.run.longest, visit.longest) };
   }
   const runs = Object.values(each);
   return {
