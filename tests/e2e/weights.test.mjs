@@ -243,7 +243,8 @@ test('typing recomputes, and unknown words are marked and explained', async () =
   const note = await page.textContent('#unknown-note');
   assert.match(note, /'zorblax'/);
   assert.match(note, /left out of the attention/);
-  assert.ok(await page.isVisible('#unknown-note'));
+  // Shown once the keys pause (a fill is typing).
+  await page.waitForSelector('#unknown-note:not([hidden])');
   assert.match(await page.getAttribute('#heatmap-overlay', 'aria-label'), /^Attention heatmap of 2 tokens:/);
   await page.fill('#sentence', 'The zorblax');
   await page.waitForFunction(() => document.querySelectorAll('#weights tbody tr').length === 1);

@@ -154,6 +154,11 @@ export function download(blob, name) {
 /** How long after the last key typed a live region speaks: once typing pauses, longer than the gap between a steady typist's keys. */
 const SAID_AFTER_TYPING_MS = 500;
 
+/** Milliseconds until the keys typed in the sentence box (`ctx.typing`) have paused SAID_AFTER_TYPING_MS; 0 once they have. */
+export function untilTypingPauses(ctx) {
+  return ctx.typing ? Math.max(0, (ctx.keystroke ?? 0) + SAID_AFTER_TYPING_MS - performance.now()) : 0;
+}
+
 /**
  * The live region `region`: `say(text)` puts `text` there when it differs
  * from what was said last (a focus click, a slider step, says nothing
@@ -171,7 +176,7 @@ export function announcer(ctx, region) {
   };
   // Counted from the last key at each try: a key typed while the text waited puts it off again.
   const attempt = (text) => {
-    const wait = ctx.typing ? (ctx.keystroke ?? 0) + SAID_AFTER_TYPING_MS - performance.now() : 0;
+    const wait = untilTypingPauses(ctx);
     if (wait > 0 && text) timer = setTimeout(() => attempt(text), wait);
     else write(text);
   };

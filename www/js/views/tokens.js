@@ -5,7 +5,7 @@
 // it. Long texts collapse to the first chips and the focused one, with a
 // find box that focuses a word.
 
-import { attr, el, keepingFocus, put, putText, setChildren } from '../dom.js';
+import { attr, el, keepingFocus, put, putText, setChildren, untilTypingPauses } from '../dom.js';
 import { counted, findKey, grouped, quoted } from '../text.js';
 
 /** Chips shown while the strip is collapsed. */
@@ -16,6 +16,8 @@ const COLLAPSED = 80;
  */
 const COLLAPSED_NARROW = 24;
 const NARROW = '(max-width: 600px)';
+/** How long words must have been loading before the note names them (their chips say so at once). */
+const LOADING_NOTE_MS = 500;
 
 export function mountTokens(ctx) {
   const strip = document.getElementById('tokens');
@@ -69,6 +71,8 @@ class TokenStrip {
       this.ctx.refresh();
     });
     this.noteShown = null; // the texts the note shows
+    this.noteSince = null; // since when the note has had something to say
+    this.noteTimer = 0; // shows it once it may (writeNote)
   }
 
   update(state, analysis) {
@@ -78,7 +82,14 @@ class TokenStrip {
     this.writeNote();
   }
 
-  /** The note under the strip; unchanged (a focus click, a shard of another text arriving), it stays as it is. */
+  /**
+   * The note under the strip; unchanged (a focus click, a shard of another
+   * text arriving), it stays as it is. Its line, once shown, moves everything
+   * below it down: a hidden note shows only once the keys typed pause, and
+   * for words loading alone, once they have been loading LOADING_NOTE_MS. A
+   * word being typed is not loading (its shard is fetched once the keys
+   * pause), and one that arrives sooner never makes the page jump.
+   */
   writeNote() {
     const { note } = this;
     if (!note) return;
@@ -89,8 +100,18 @@ class TokenStrip {
       this.noteShown = shown;
       note.replaceChildren(text, ...(failure ? [failure, this.retry] : []));
     }
-    put(note, 'hidden', hidden);
     note.classList.toggle('loading', waiting);
+    clearTimeout(this.noteTimer);
+    if (hidden) {
+      this.noteSince = null;
+      put(note, 'hidden', true);
+      return;
+    }
+    this.noteSince ??= performance.now();
+    const loadingLeft = waiting ? this.noteSince + LOADING_NOTE_MS - performance.now() : 0;
+    const wait = Math.max(untilTypingPauses(this.ctx), loadingLeft);
+    if (wait > 0 && note.hidden) this.noteTimer = setTimeout(() => this.writeNote(), wait);
+    else put(note, 'hidden', false);
   }
 
   /**
