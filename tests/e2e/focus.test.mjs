@@ -307,6 +307,29 @@ test('a fully masked row is explained, with zero weights and no numbers invented
   await finish();
 });
 
+test('the zoom buttons show for a matrix larger than the smallest zoom, and not while the page loads (they moved the heatmap down and back)', async () => {
+  let release;
+  const held = new Promise((resolve) => {
+    release = resolve;
+  });
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
+    routes: [['**/attention_wasm_bg.wasm', async (route) => {
+      await held;
+      await route.continue().catch(() => {});
+    }]],
+  });
+  await page.waitForSelector('.zoom-bar', { state: 'attached' });
+  assert.equal(await page.textContent('#status'), 'Loading…');
+  assert.ok(await page.locator('.zoom-bar').isHidden(), 'hidden while the page loads');
+  release();
+  await ready(page);
+  assert.ok(await page.locator('.zoom-bar').isHidden(), '7 tokens: nothing to zoom');
+  await page.evaluate((hash) => { location.hash = hash; }, hashFor(words(9)));
+  await page.locator('#zoom-in').waitFor();
+  assert.equal((await readTable(page)).header.length, 9);
+  await finish();
+});
+
 test('a zoom button that disables itself hands the keyboard focus to the heatmap, which takes the same keys', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(200)));
   await ready(page);

@@ -319,6 +319,7 @@ function shownPart(win) {
  */
 function zoomControls(box, overlay, zoom, changed, anchor) {
   const bar = el('div', null, 'zoom-bar');
+  bar.hidden = true; // until a matrix that needs it is drawn: shown while the page loads, it moved the heatmap down and back
   bar.setAttribute('role', 'group');
   bar.setAttribute('aria-label', 'Zoom the heatmap');
   const make = (text, label, id, act) => {
