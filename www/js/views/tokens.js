@@ -77,7 +77,10 @@ class TokenStrip {
 
   update(state, analysis) {
     this.state = state;
-    this.analysis = analysis;
+    // Until the engine is in, the text's words wait as chips: the strip has
+    // its height from the first paint, rather than growing by a line or more
+    // (and moving the page) once they are tokenized.
+    this.analysis = analysis.loading ? { ...analysis, tokens: roughTokens(state.sentence) } : analysis;
     this.draw();
     this.writeNote();
   }
@@ -93,7 +96,7 @@ class TokenStrip {
   writeNote() {
     const { note } = this;
     if (!note) return;
-    const { unknown, loading, failure, hidden, waiting } = noteOf(this.analysis, this.ctx.engine?.vectors);
+    const { unknown, loading, failure, hidden, waiting } = noteOf(this.analysis.loading ? {} : this.analysis, this.ctx.engine?.vectors);
     const text = [unknown, loading].filter(Boolean).join(' ');
     const shown = `${text}\u0000${failure}`;
     if (this.noteShown !== shown) {
@@ -277,6 +280,17 @@ class TokenStrip {
     attr(chip, 'aria-pressed', kind === 'known' ? String(focused) : null);
     return chip;
   }
+}
+
+/**
+ * The words and signs of `sentence` about as the tokenizer cuts them, each
+ * pending, for the chips shown before the engine is in: a word with its
+ * apostrophes ("didn't", which the tokenizer cuts in two), or one sign.
+ */
+function roughTokens(sentence) {
+  return Array.from(sentence.matchAll(/[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}\p{N}]+)*|[^\s\p{L}\p{M}\p{N}]/gu), (m) => ({
+    text: m[0].toLowerCase(), start: m.index, end: m.index + m[0].length, known: false, pending: true, row: null,
+  }));
 }
 
 /** What token `t` is to the strip: 'known' (a row), 'pending' (its vector on its way, or failed), 'unknown', or 'waiting' (known, no row: an analysis that failed). */
