@@ -193,54 +193,59 @@ test('words still loading are marked, and drawn once their vectors arrive', asyn
   await finish();
 });
 
-test('typing words whose vectors are not in yet does not move the page: the note under the tokens waits for the keys to pause', async () => {
-  // Shards asked for once the keys have come are held until `release`.
-  let held = null;
-  let release;
-  const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat'), {
-    routes: [[SHARD, async (route) => {
-      await held;
-      await route.continue().catch((error) => {
-        if (!/disposed|closed/i.test(error.message)) throw error;
-      });
-    }]],
-  });
-  await ready(page);
-  held = new Promise((resolve) => {
-    release = resolve;
-  });
-  // At every frame while the keys come: the note's state, and where the status line under it is.
-  await page.evaluate(() => {
-    window.looks = [];
-    const note = document.getElementById('unknown-note');
-    const status = document.getElementById('status');
-    const look = () => {
-      if (window.stopLooking) return;
-      window.looks.push({ note: note.hidden ? '' : note.textContent, top: status.getBoundingClientRect().top });
+test('typing words whose vectors are not in yet does not move the page, on a laptop or a phone: the note under the tokens waits for the keys to pause', async () => {
+  for (const viewport of [{ width: 1200, height: 900 }, { width: 360, height: 740 }]) {
+    // Shards asked for once the keys have come are held until `release`.
+    let held = null;
+    let release;
+    const { page, finish } = await openPage(site.browser, site.url + hashFor('The cat'), {
+      viewport,
+      routes: [[SHARD, async (route) => {
+        await held;
+        await route.continue().catch((error) => {
+          if (!/disposed|closed/i.test(error.message)) throw error;
+        });
+      }]],
+    });
+    await ready(page);
+    held = new Promise((resolve) => {
+      release = resolve;
+    });
+    // At every frame while the keys come: the note's state, and where the views under the status line are.
+    await page.evaluate(() => {
+      window.looks = [];
+      const note = document.getElementById('unknown-note');
+      const views = document.getElementById('views');
+      const look = () => {
+        if (window.stopLooking) return;
+        window.looks.push({ note: note.hidden ? '' : note.textContent, top: views.getBoundingClientRect().top });
+        requestAnimationFrame(look);
+      };
       requestAnimationFrame(look);
-    };
-    requestAnimationFrame(look);
-  });
-  await page.focus('#sentence');
-  await page.keyboard.press('End');
-  // The word is pending while it is typed, 'q' to 'quarrels' (its shard is fetched once the keys pause).
-  await page.keyboard.type(' quarrels', { delay: 60 });
-  const frames = await page.evaluate(() => {
-    window.stopLooking = true;
-    return window.looks;
-  });
-  assert.ok(frames.length > 10, `${frames.length} frames`);
-  assert.deepEqual(frames.filter((f) => f.note), [], 'the note stays hidden while the keys come');
-  assert.deepEqual([...new Set(frames.map((f) => f.top))], [frames[0].top], 'the status line stays where it is');
-  assert.ok(await page.locator('#tokens .token.pending').count() > 0);
-  // Still on their way half a second after the keys paused: the note names them.
-  await page.waitForSelector('#unknown-note:not([hidden])');
-  assert.equal(await page.textContent('#unknown-note'), "Loading the vectors of 'quarrels'…");
-  release();
-  await page.waitForFunction(() => document.querySelector('#weights thead')?.textContent.includes('quarrels'));
-  assert.deepEqual((await readTable(page)).header, ['the', 'cat', 'quarrels']);
-  assert.ok(await page.locator('#unknown-note').isHidden());
-  await finish();
+    });
+    await page.focus('#sentence');
+    await page.keyboard.press('End');
+    // The word is pending while it is typed, 'q' to 'quarrels' (its shard is fetched once the keys pause).
+    await page.keyboard.type(' quarrels', { delay: 60 });
+    const frames = await page.evaluate(() => {
+      window.stopLooking = true;
+      return window.looks;
+    });
+    const at = `${viewport.width} px`;
+    assert.ok(frames.length > 10, `${at}: ${frames.length} frames`);
+    assert.deepEqual(frames.filter((f) => f.note), [], `${at}: the note stays hidden while the keys come`);
+    // On a phone the result took two lines of the status, "Loading the vectors of 1 word…" one.
+    assert.deepEqual([...new Set(frames.map((f) => f.top))], [frames[0].top], `${at}: the views stay where they are`);
+    assert.ok(await page.locator('#tokens .token.pending').count() > 0);
+    // Still on their way half a second after the keys paused: the note names them.
+    await page.waitForSelector('#unknown-note:not([hidden])');
+    assert.equal(await page.textContent('#unknown-note'), "Loading the vectors of 'quarrels'…");
+    release();
+    await page.waitForFunction(() => document.querySelector('#weights thead')?.textContent.includes('quarrels'));
+    assert.deepEqual((await readTable(page)).header, ['the', 'cat', 'quarrels']);
+    assert.ok(await page.locator('#unknown-note').isHidden());
+    await finish();
+  }
 });
 
 test('a shard that hangs holds up the rest of the text for 1.5 s at most; its word joins once it arrives', async () => {
