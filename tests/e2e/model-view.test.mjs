@@ -332,6 +332,45 @@ test('on a 320 px screen the model view fits: its arrows as wide as their box, n
   await finish();
 });
 
+test('the model view is drawn styled from its first frame, and drawn even when its style sheet fails', async () => {
+  // model.css comes 500 ms after the view's code: before, the view showed unstyled (1,800 px tall) until it did.
+  for (const sheet of ['late', 'missing']) {
+    const { page, finish } = await openPage(site.browser, site.url + hashFor(CAT), {
+      allow: ALLOW_404,
+      routes: [['**/model.css', async (route) => {
+        if (sheet === 'missing') return route.fulfill({ status: 404, body: 'not found' });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return route.continue().catch(() => {});
+      }]],
+    });
+    await ready(page);
+    await page.evaluate(() => {
+      window.looks = [];
+      const root = document.getElementById('model-view');
+      const look = () => {
+        if (window.stopLooking) return;
+        const styled = [...document.styleSheets].some((s) => s.href?.endsWith('/model.css'));
+        window.looks.push({ drawn: root.childElementCount > 0 && !root.hidden, styled });
+        requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    });
+    await page.click('#model-open');
+    await page.locator('#model-view .model-head').waitFor();
+    const frames = await page.evaluate(() => {
+      window.stopLooking = true;
+      return window.looks;
+    });
+    if (sheet === 'late') {
+      assert.ok(frames.filter((f) => !f.drawn).length > 10, 'the view waits for its sheet');
+      assert.deepEqual(frames.filter((f) => f.drawn && !f.styled), [], 'never drawn without its sheet');
+    } else {
+      assert.match(await page.textContent('#model-view h2'), /A trained transformer/);
+    }
+    await finish();
+  }
+});
+
 test('a 404 on the model weights says which file failed, and GloVe keeps working', async () => {
   const { page, finish } = await openPage(site.browser, null, {
     allow: ALLOW_404,

@@ -6,6 +6,7 @@
 import { attr, put } from '../dom.js';
 import { sameBuild } from '../engine.js';
 import { defaultModel } from '../model-state.js';
+import { siteFile } from '../site.js';
 
 export function mountModelSlot(ctx) {
   const { store } = ctx;
@@ -22,9 +23,8 @@ export function mountModelSlot(ctx) {
   });
 
   function load() {
-    loading ??= import('./model/view.js')
-      .then(sameBuild)
-      .then(({ mountModel }) => {
+    loading ??= Promise.all([import('./model/view.js').then(sameBuild), styles()])
+      .then(([{ mountModel }]) => {
         view = mountModel(root, ctx);
         if (last) view.update(...last);
       })
@@ -53,4 +53,28 @@ export function mountModelSlot(ctx) {
     },
     relayout: () => view?.relayout(),
   };
+}
+
+/**
+ * Loads the view's style sheet (model.css), fetched with its code: resolves
+ * once it applies, or has failed (the view is then drawn unstyled rather
+ * than not at all). Built before, the view showed one frame unstyled, 1,800
+ * px tall, then folded to its loading line.
+ */
+function styles() {
+  const { href } = siteFile('model.css');
+  let link = document.querySelector(`link[href="${href}"]`);
+  if (link?.sheet) return Promise.resolve();
+  if (!link) {
+    link = Object.assign(document.createElement('link'), { rel: 'stylesheet', href });
+    document.head.append(link);
+  }
+  return new Promise((resolve) => {
+    link.addEventListener('load', resolve, { once: true });
+    // A sheet that failed is asked for anew by the next try (the view's code failing too, say).
+    link.addEventListener('error', () => {
+      link.remove();
+      resolve();
+    }, { once: true });
+  });
 }

@@ -19,7 +19,6 @@ import { announcer } from '../../dom.js';
 import { focusHistory } from '../../heatmap-view.js';
 import { ModelClient } from '../../model-client.js';
 import { withUtf16Spans } from '../../model-spans.js';
-import { siteFile } from '../../site.js';
 import { DEFAULT_HEAD, DEFAULT_LAYER } from '../../model-state.js';
 import { renderCompare } from './compare.js';
 import { gloveRowOf, modelFocus } from './focus.js';
@@ -35,7 +34,6 @@ import { megabytes, quoted } from '../../text.js';
 // Checked by the page when it fetches this module (engine.js sameBuild).
 export const BUILT = 'unbuilt';
 
-const CSS_URL = siteFile('model.css');
 
 /** `map[p]`: the run token that covers piece `p` ([CLS] = 0), undefined when none shows it. */
 function tokenOfPiece(tokens) {
@@ -90,10 +88,8 @@ function maxOf(values) {
   return max > 0 ? max : 1;
 }
 
+/** The view in `root`, whose style sheet (model.css) has loaded: views/transformer.js. */
 export function mountModel(root, ctx) {
-  if (!document.querySelector(`link[href="${CSS_URL.href}"]`)) {
-    document.head.append(Object.assign(document.createElement('link'), { rel: 'stylesheet', href: CSS_URL.href }));
-  }
   return new ModelView(root, ctx);
 }
 
