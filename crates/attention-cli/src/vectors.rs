@@ -8,6 +8,7 @@
 //! the shards of the sentence's candidate tokens are read: a few files of
 //! 5 KB, so a call takes milliseconds whatever the vocabulary's size.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use attention_core::Embeddings;
@@ -70,8 +71,10 @@ pub fn sharded(dir: &Path, texts: &[&str]) -> Result<Vectors, Failure> {
     let manifest = read_manifest(dir)?;
     let set = manifest.set;
     let mut store = Embeddings::sharded(set);
+    // Each round probes only the chunks of text that still wait for a shard.
+    let mut settled = HashSet::new();
     loop {
-        let missing = store.missing_shards(texts.iter().copied());
+        let missing = store.missing_shards_settled(texts.iter().copied(), &mut settled);
         if missing.is_empty() {
             return Ok(Vectors { embeddings: store, fallback: manifest.fallback });
         }

@@ -45,7 +45,7 @@
 //! integers (the word2vec header, "400000 50") is skipped.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 
 use half::f16;
@@ -250,10 +250,40 @@ impl Embeddings {
     /// for a complete store. Adding them may reveal more (a known word can
     /// change how the rest of its chunk splits): call again until empty.
     pub fn missing_shards<'a>(&self, texts: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        self.missing_shards_settled(texts, &mut HashSet::new())
+    }
+
+    /// [`missing_shards`](Embeddings::missing_shards), skipping the chunks
+    /// (with whether each ends a sentence) that `settled` holds, and adding
+    /// those that need no shard: their tokens are final, for shards are only
+    /// ever added. Kept from one call to the next for this store, it makes a
+    /// text typed a word at a time cost one chunk a key, not the whole text.
+    pub fn missing_shards_settled<'a>(
+        &self,
+        texts: impl IntoIterator<Item = &'a str>,
+        settled: &mut HashSet<(String, bool)>,
+    ) -> Vec<u32> {
         let Some(coverage) = &self.shards else { return Vec::new() };
-        let probe = Probe { store: self, count: coverage.set.count, missing: Default::default() };
+        let probe = Probe {
+            store: self,
+            count: coverage.set.count,
+            missing: Default::default(),
+            pending: Default::default(),
+        };
+        let mut tokens = Vec::new();
         for text in texts {
-            crate::tokenize::tokenize(text, &probe);
+            for (chunk, ends) in crate::tokenize::chunks(text) {
+                let key = (text[chunk.clone()].to_owned(), ends);
+                if settled.contains(&key) {
+                    continue;
+                }
+                let before = probe.pending.get();
+                crate::tokenize::split_chunk(text, chunk, &probe, ends, &mut tokens);
+                tokens.clear();
+                if probe.pending.get() == before {
+                    settled.insert(key);
+                }
+            }
         }
         probe.missing.into_inner().into_iter().collect()
     }
@@ -588,6 +618,8 @@ struct Probe<'a> {
     store: &'a Embeddings,
     count: u32,
     missing: std::cell::RefCell<std::collections::BTreeSet<u32>>,
+    /// Words asked for whose shard is missing (a shard already named counts again).
+    pending: std::cell::Cell<usize>,
 }
 
 impl Vocabulary for Probe<'_> {
@@ -597,6 +629,7 @@ impl Vocabulary for Probe<'_> {
             Lookup::Unknown => false,
             Lookup::Pending => {
                 self.missing.borrow_mut().insert(shard_of(word, self.count));
+                self.pending.set(self.pending.get() + 1);
                 false
             }
         }
@@ -908,6 +941,56 @@ mod tests {
                 );
                 assert!(store.len() <= full.len());
                 assert_eq!(store.vocabulary_size(), full.len());
+            }
+        }
+    }
+
+    #[test]
+    fn settled_chunks_are_probed_once_and_a_chunk_still_waiting_is_never_settled() {
+        let words = ["the", "u.s.", "is", "n't", "ca", "well-known", "...", "1,000", ".", "it", "'s", "cat"];
+        let vectors = (0..words.len() * 2).map(|k| k as f32).collect();
+        let full = Embeddings::new(2, words.iter().map(|w| w.to_string()).collect(), vectors).unwrap();
+        // One shard: "the" and "cat" both wait for it, and "cat" must not pass for settled
+        // because its shard was named already.
+        let (set, shards) = crate::shards::split(&full, 1).unwrap();
+        let mut store = Embeddings::sharded(set);
+        let mut settled = HashSet::new();
+        assert_eq!(store.missing_shards_settled(["the cat"], &mut settled), [0]);
+        assert!(settled.is_empty(), "{settled:?}");
+        store.add_shard(&shards[0].to_bytes(&set).unwrap(), 0).unwrap();
+        assert!(store.missing_shards_settled(["the cat"], &mut settled).is_empty());
+        let key = |chunk: &str, ends| (chunk.to_owned(), ends);
+        assert_eq!(settled, HashSet::from([key("the", false), key("cat", true)]));
+        // Typed on: "cat" no longer ends the text (another chunk), "the" is not probed again.
+        assert!(store.missing_shards_settled(["the cat zzz"], &mut settled).is_empty());
+        assert_eq!(settled.len(), 4);
+        // Over several shards, word by word, the answers are those of a store probed whole each time.
+        for count in [2, 8, 64] {
+            let (set, shards) = crate::shards::split(&full, count).unwrap();
+            let mut store = Embeddings::sharded(set);
+            let mut settled = HashSet::new();
+            let mut text = String::new();
+            for word in "The U.S. isn't well-known... It's 1,000 cats. can't".split(' ') {
+                text = if text.is_empty() { word.to_owned() } else { format!("{text} {word}") };
+                loop {
+                    let missing = store.missing_shards_settled([text.as_str()], &mut settled);
+                    assert_eq!(
+                        missing,
+                        store.missing_shards([text.as_str()]),
+                        "{text:?} with {count} shards"
+                    );
+                    if missing.is_empty() {
+                        break;
+                    }
+                    for k in missing {
+                        store.add_shard(&shards[k as usize].to_bytes(&set).unwrap(), k).unwrap();
+                    }
+                }
+                assert_eq!(
+                    crate::tokenize(&text, &store),
+                    crate::tokenize(&text, &full),
+                    "{text:?} with {count} shards"
+                );
             }
         }
     }

@@ -91,6 +91,16 @@ const CONTRACTIONS: [&str; 7] = ["n't", "'re", "'ve", "'ll", "'s", "'d", "'m"];
 
 /// Splits `text` into GloVe-compatible tokens. Never panics, for any input.
 pub fn tokenize<V: Vocabulary + ?Sized>(text: &str, vocabulary: &V) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    for (chunk, ends) in chunks(text) {
+        split_chunk(text, chunk, vocabulary, ends, &mut tokens);
+    }
+    tokens
+}
+
+/// The chunks of `text` (step 1 above), each with whether it ends a
+/// sentence: each is split into tokens on its own (`split_chunk`).
+pub(crate) fn chunks(text: &str) -> Vec<(Range<usize>, bool)> {
     let mut chunks = Vec::new();
     let mut start = None;
     for (i, c) in text.char_indices() {
@@ -107,12 +117,13 @@ pub fn tokenize<V: Vocabulary + ?Sized>(text: &str, vocabulary: &V) -> Vec<Token
     if let Some(s) = start {
         chunks.push(s..text.len());
     }
-    let mut tokens = Vec::new();
-    for (k, chunk) in chunks.iter().enumerate() {
-        let ends = ends_sentence(&text[chunk.clone()], chunks.get(k + 1).map(|next| &text[next.clone()]));
-        split_chunk(text, chunk.clone(), vocabulary, ends, &mut tokens);
-    }
-    tokens
+    (0..chunks.len())
+        .map(|k| {
+            let ends =
+                ends_sentence(&text[chunks[k].clone()], chunks.get(k + 1).map(|next| &text[next.clone()]));
+            (chunks[k].clone(), ends)
+        })
+        .collect()
 }
 
 /// Abbreviations that a capitalised name follows ("Mr. Smith", "St. Louis"):
@@ -338,7 +349,8 @@ fn clusters_rev(s: &str) -> impl Iterator<Item = (Range<usize>, char)> + '_ {
     })
 }
 
-fn split_chunk<V: Vocabulary + ?Sized>(
+/// Appends the tokens of chunk `span` of `text` to `out`.
+pub(crate) fn split_chunk<V: Vocabulary + ?Sized>(
     text: &str,
     span: Range<usize>,
     vocabulary: &V,

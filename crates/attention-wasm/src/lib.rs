@@ -33,6 +33,7 @@ use attention_core::shards::ShardSet;
 use attention_core::{Analysis, Embeddings, EmbeddingsBuilder, Extras, Options};
 use serde::{Deserialize, Serialize};
 use std::cell::{OnceCell, RefCell};
+use std::collections::HashSet;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
 use web_sys::{CanvasRenderingContext2d, ImageData};
@@ -166,7 +167,15 @@ pub struct Explorer {
     neighbors: OnceCell<NeighborIndex>,
     /// The index while [`prepare_neighbors_some`](Explorer::prepare_neighbors_some) builds it.
     building: RefCell<Option<NeighborIndex>>,
+    /// The chunks of text that need no shard of this store, as
+    /// [`Embeddings::missing_shards_settled`] keeps them: a key typed into a
+    /// long text probes its own chunk, not every chunk again.
+    settled: RefCell<HashSet<(String, bool)>>,
 }
+
+/// Chunks [`Explorer::missing_shards`] remembers at most (a few MB; a text of
+/// 20,000 characters has at most 10,000): past that it starts again.
+const SETTLED_MAX: usize = 65_536;
 
 impl Explorer {
     /// An explorer of `embeddings`, its nearest-word index not built.
@@ -176,6 +185,7 @@ impl Explorer {
             neighbor_store: None,
             neighbors: OnceCell::new(),
             building: RefCell::new(None),
+            settled: RefCell::default(),
         }
     }
 
@@ -225,7 +235,11 @@ impl Explorer {
     /// line). Adding them may reveal a few more: call again until empty.
     #[wasm_bindgen(js_name = missingShards)]
     pub fn missing_shards(&self, text: &str) -> Vec<u32> {
-        self.embeddings.missing_shards([text])
+        let mut settled = self.settled.borrow_mut();
+        if settled.len() > SETTLED_MAX {
+            settled.clear();
+        }
+        self.embeddings.missing_shards_settled([text], &mut settled)
     }
 
     /// Where to cut `sentence` to keep its first `max` known tokens: the
