@@ -31,6 +31,7 @@ test('no WebAssembly: the page says so, and every tab says what it lacks', async
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), { allow: [...ALLOW, /WebAssembly/, /attention_wasm/], routes: [['**/attention_wasm_bg.wasm', notFound]] });
   await page.waitForSelector('html[data-failed="1"]');
   assert.match(await page.textContent('#error'), /WebAssembly module could not be loaded/);
+  assert.equal(await page.locator('#tokens .token').count(), 0, 'no chip waits for vectors that cannot come');
   assert.equal(await page.locator('#teach [role="tab"]').count(), 6, 'the teaching section is still there');
   await page.click('#tab-play');
   assert.match(await page.textContent('#lab-play .lab-failed'), /WebAssembly module could not be loaded/);

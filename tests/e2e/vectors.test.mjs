@@ -193,6 +193,32 @@ test('words still loading are marked, and drawn once their vectors arrive', asyn
   await finish();
 });
 
+test('until the engine is in, the text\'s words wait as chips, so that the strip has its height from the first paint', async () => {
+  let release;
+  const held = new Promise((resolve) => {
+    release = resolve;
+  });
+  const { page, finish } = await openPage(site.browser, site.url + hashFor("The cat didn't sit."), {
+    routes: [['**/attention_wasm_bg.wasm', async (route) => {
+      await held;
+      await route.continue().catch(() => {});
+    }]],
+  });
+  await page.waitForSelector('#tokens .token');
+  assert.equal(await page.textContent('#status'), 'Loading…');
+  const waiting = await page.locator('#tokens .token').evaluateAll((chips) => chips.map((c) => [c.tagName, c.className, c.textContent]));
+  assert.deepEqual(waiting, ['The', 'cat', "didn't", 'sit', '.'].map((word) => ['SPAN', 'token pending', word]));
+  assert.equal(await page.getAttribute('#tokens .token', 'title'), "'the': loading its vector…");
+  const before = (await page.locator('#tokens').boundingBox()).height;
+  release();
+  await ready(page);
+  // The tokenizer cuts "didn't" in two; the chips are buttons now, on as many lines.
+  assert.deepEqual(await page.locator('#tokens .token').evaluateAll((chips) => chips.map((c) => c.textContent)), ['The', 'cat', 'did', "n't", 'sit', '.']);
+  assert.equal(await page.locator('#tokens button.token').count(), 6);
+  assert.equal((await page.locator('#tokens').boundingBox()).height, before);
+  await finish();
+});
+
 test('typing words whose vectors are not in yet does not move the page, on a laptop or a phone: the note under the tokens waits for the keys to pause', async () => {
   for (const viewport of [{ width: 1200, height: 900 }, { width: 360, height: 740 }]) {
     // Shards asked for once the keys have come are held until `release`.

@@ -72,6 +72,7 @@ class TokenStrip {
     });
     this.noteShown = null; // the texts the note shows
     this.noteSince = null; // since when the note has had something to say
+    this.engineFailed = false; // the engine could not load (failed)
     this.noteTimer = 0; // shows it once it may (writeNote)
   }
 
@@ -80,9 +81,15 @@ class TokenStrip {
     // Until the engine is in, the text's words wait as chips: the strip has
     // its height from the first paint, rather than growing by a line or more
     // (and moving the page) once they are tokenized.
-    this.analysis = analysis.loading ? { ...analysis, tokens: roughTokens(state.sentence) } : analysis;
+    this.analysis = analysis.loading && !this.engineFailed ? { ...analysis, tokens: roughTokens(state.sentence) } : analysis;
     this.draw();
     this.writeNote();
+  }
+
+  /** The engine could not load: no chip waits for it (the status says why). */
+  failed() {
+    this.engineFailed = true;
+    if (this.state) this.update(this.state, { pending: true, tokens: [], n: 0, loading: true });
   }
 
   /**
