@@ -258,6 +258,8 @@ impl Embeddings {
     /// those that need no shard: their tokens are final, for shards are only
     /// ever added. Kept from one call to the next for this store, it makes a
     /// text typed a word at a time cost one chunk a key, not the whole text.
+    /// Chunks longer than [`SETTLED_CHUNK_BYTES`] are probed every time, so
+    /// that each entry stays small.
     pub fn missing_shards_settled<'a>(
         &self,
         texts: impl IntoIterator<Item = &'a str>,
@@ -280,7 +282,7 @@ impl Embeddings {
                 let before = probe.pending.get();
                 crate::tokenize::split_chunk(text, chunk, &probe, ends, &mut tokens);
                 tokens.clear();
-                if probe.pending.get() == before {
+                if probe.pending.get() == before && key.0.len() <= SETTLED_CHUNK_BYTES {
                     settled.insert(key);
                 }
             }
@@ -611,6 +613,10 @@ fn admit(index: &mut HashMap<String, u32>, word: &str, row: usize, vector: &[f32
         }
     }
 }
+
+/// The longest chunk of text [`Embeddings::missing_shards_settled`] keeps,
+/// in bytes: a word with its punctuation is far shorter.
+pub const SETTLED_CHUNK_BYTES: usize = 64;
 
 /// Answers the tokenizer from a sharded store and records the shards of
 /// every word it could not answer.
@@ -963,6 +969,10 @@ mod tests {
         assert_eq!(settled, HashSet::from([key("the", false), key("cat", true)]));
         // Typed on: "cat" no longer ends the text (another chunk), "the" is not probed again.
         assert!(store.missing_shards_settled(["the cat zzz"], &mut settled).is_empty());
+        assert_eq!(settled.len(), 4);
+        // A chunk longer than the limit is probed each time, never kept.
+        let long = "z".repeat(SETTLED_CHUNK_BYTES + 1);
+        assert!(store.missing_shards_settled([long.as_str()], &mut settled).is_empty());
         assert_eq!(settled.len(), 4);
         // Over several shards, word by word, the answers are those of a store probed whole each time.
         for count in [2, 8, 64] {

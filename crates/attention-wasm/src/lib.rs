@@ -173,8 +173,8 @@ pub struct Explorer {
     settled: RefCell<HashSet<(String, bool)>>,
 }
 
-/// Chunks [`Explorer::missing_shards`] remembers at most (a few MB; a text of
-/// 20,000 characters has at most 10,000): past that it starts again.
+/// Chunks [`Explorer::missing_shards`] remembers at most (of at most 64 bytes
+/// each: a few MB): past that it starts again.
 const SETTLED_MAX: usize = 65_536;
 
 impl Explorer {

@@ -72,8 +72,8 @@ class TokenStrip {
     });
     this.noteShown = null; // the texts the note shows
     this.noteSince = null; // since when the note has had something to say
-    this.engineFailed = false; // the engine could not load (failed)
     this.noteTimer = 0; // shows it once it may (writeNote)
+    this.engineFailed = false; // the engine could not load (failed)
   }
 
   update(state, analysis) {
