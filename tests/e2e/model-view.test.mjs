@@ -347,10 +347,14 @@ test('the model view is drawn styled from its first frame, and drawn even when i
     await page.evaluate(() => {
       window.looks = [];
       const root = document.getElementById('model-view');
+      let clicked = false;
+      document.getElementById('model-open').addEventListener('click', () => {
+        clicked = true;
+      }, { capture: true });
       const look = () => {
         if (window.stopLooking) return;
         const styled = [...document.styleSheets].some((s) => s.href?.endsWith('/model.css'));
-        window.looks.push({ drawn: root.childElementCount > 0 && !root.hidden, styled });
+        if (clicked) window.looks.push({ drawn: root.childElementCount > 0 && !root.hidden, styled });
         requestAnimationFrame(look);
       };
       requestAnimationFrame(look);
@@ -362,7 +366,8 @@ test('the model view is drawn styled from its first frame, and drawn even when i
       return window.looks;
     });
     if (sheet === 'late') {
-      assert.ok(frames.filter((f) => !f.drawn).length > 10, 'the view waits for its sheet');
+      // Frames after the click: about 30 before the sheet comes (a few with scripts/test-browser --slow-frames).
+      assert.ok(frames.filter((f) => !f.drawn).length >= 1, 'the view waits for its sheet');
       assert.deepEqual(frames.filter((f) => f.drawn && !f.styled), [], 'never drawn without its sheet');
     } else {
       assert.match(await page.textContent('#model-view h2'), /A trained transformer/);

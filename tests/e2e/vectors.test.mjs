@@ -258,7 +258,8 @@ test('typing words whose vectors are not in yet does not move the page, on a lap
       return window.looks;
     });
     const at = `${viewport.width} px`;
-    assert.ok(frames.length > 10, `${at}: ${frames.length} frames`);
+    // About one a frame (a few with scripts/test-browser --slow-frames).
+    assert.ok(frames.length >= 2, `${at}: ${frames.length} frames`);
     assert.deepEqual(frames.filter((f) => f.note), [], `${at}: the note stays hidden while the keys come`);
     // On a phone the result took two lines of the status, "Loading the vectors of 1 word…" one.
     assert.deepEqual([...new Set(frames.map((f) => f.top))], [frames[0].top], `${at}: the views stay where they are`);
