@@ -674,10 +674,12 @@ test('What-if at 1,024 tokens draws both sides, the unscaled one in a task of it
   await ready(page);
   const compare = page.locator('#lab-whatif .compare');
   await compare.scrollIntoViewIfNeeded();
-  // Each side: shown (a side waiting for its task is transparent), its caption, and a checksum of its cells.
+  // Each side: drawn (its label counts its rows) and shown (a side waiting for its task is
+  // transparent), its caption, and a checksum of its cells.
   const sides = () => page.waitForFunction(() => {
     const panels = [...document.querySelectorAll('#lab-whatif .compare .teach-panel')];
-    if (panels.length !== 2 || panels.some((p) => p.querySelector('.teach-views').style.opacity !== '')) return null;
+    const drawn = (p) => /\d+ query rows/.test(p.querySelector('canvas.overlay')?.getAttribute('aria-label')) && p.querySelector('.teach-views').style.opacity === '';
+    if (panels.length !== 2 || !panels.every(drawn)) return null;
     return panels.map((panel) => {
       const canvas = panel.querySelector('canvas:not(.overlay)');
       const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
