@@ -672,11 +672,13 @@ test('a pasted run of thousands of letters is one chip ending in "…", quoted s
 test('What-if at 1,024 tokens draws both sides, the unscaled one in a task of its own, and draws both again for a new text', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(words(1024), '&lab=whatif'));
   await ready(page);
-  const compare = page.locator('#lab-whatif .compare');
-  await compare.scrollIntoViewIfNeeded();
   // Each side: drawn (its label counts its rows) and shown (a side waiting for its task is
   // transparent), its caption, and a checksum of its cells.
   const sides = () => page.waitForFunction(() => {
+    // The pair is scrolled to the top of the screen at every poll: a side more than
+    // 150 px below the screen is drawn only when it comes near (lazyDrawing), and the
+    // tab drawn after the heatmap can move the pair after any one scroll.
+    document.querySelector('#lab-whatif .compare')?.scrollIntoView({ block: 'start' });
     const panels = [...document.querySelectorAll('#lab-whatif .compare .teach-panel')];
     const drawn = (p) => /\d+ query rows/.test(p.querySelector('canvas.overlay')?.getAttribute('aria-label')) && p.querySelector('.teach-views').style.opacity === '';
     if (panels.length !== 2 || !panels.every(drawn)) return null;
