@@ -177,9 +177,15 @@ test('a link beyond the limit fetches no shard before the page has cut it', asyn
 });
 
 test('words still loading are marked, and drawn once their vectors arrive', async () => {
+  // The shard of 'kingdom' is held until the note has been read: a shard held for a fixed
+  // time could arrive, on a busy machine, before the note's half second had passed.
+  let release;
+  const held = new Promise((resolve) => {
+    release = resolve;
+  });
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), {
     routes: [routeWordShard('kingdom', async (route, body, response) => {
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await held;
       await route.fulfill({ response, body });
     })],
   });
@@ -187,6 +193,7 @@ test('words still loading are marked, and drawn once their vectors arrive', asyn
   await page.waitForFunction(() => [...document.querySelectorAll('#tokens .token.pending')].map((c) => c.textContent).join() === 'kingdom');
   await page.waitForSelector('#unknown-note:not([hidden])');
   assert.match(await page.textContent('#unknown-note'), /Loading the vectors of .*'kingdom'/);
+  release();
   await page.waitForFunction(() => document.querySelector('#weights thead')?.textContent.includes('kingdom'));
   assert.deepEqual((await readTable(page)).header, ['the', 'king', 'and', 'queen', 'ruled', 'the', 'kingdom']);
   assert.ok(await page.locator('#unknown-note').isHidden());
