@@ -81,10 +81,15 @@ test('the teacher picks the words in the Share panel and gets the quiz link', as
 });
 
 test('a new sentence clears the words picked for the last one at once, even while its vectors download', async () => {
-  // Shards slowed down: the new sentence's analysis waits for them.
-  const slow = async (route) => { await new Promise((resolve) => setTimeout(resolve, 1500)); await route.continue(); };
+  // The new sentence's shards are held until the test has looked: its analysis waits for them.
+  let held = null;
+  let release;
+  const slow = async (route) => { await held; await route.continue(); };
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), { routes: [['**/*.aews', slow]] });
   await ready(page);
+  held = new Promise((resolve) => {
+    release = resolve;
+  });
   await page.click('#share-open');
   await page.check('#quiz-builder .quiz-word:nth-child(4) input');
   assert.ok(await page.isEnabled('#quiz-copy'));
@@ -92,6 +97,7 @@ test('a new sentence clears the words picked for the last one at once, even whil
   // Before the new words come, nothing can be copied (a link would have asked about 'near', the fourth of the new sentence).
   assert.equal(await page.evaluate(() => document.querySelector('#quiz-copy').disabled), true);
   assert.equal(await page.textContent('#quiz-builder .quiz-words'), 'The words come once the new sentence is computed.');
+  release();
   await page.waitForSelector('#quiz-builder .quiz-word', { timeout: 20000 });
   assert.match(await page.textContent('#quiz-builder .quiz-words'), /^ zebras/);
   assert.equal(await page.locator('#quiz-builder .quiz-word input:checked').count(), 0);
