@@ -31,6 +31,7 @@ const ENTRIES = {
   main: 'main.js',
   'vectors-worker': 'vectors-worker.js',
   'model-worker': 'model-worker.js',
+  'png-worker': 'png-worker.js',
   'model-view': 'views/model/view.js',
   whatif: 'views/teach/whatif.js',
   play: 'views/teach/play.js',

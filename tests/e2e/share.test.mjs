@@ -258,6 +258,30 @@ async function pngPixels(page, bytes) {
   return { width, height, data: Buffer.from(base64, 'base64') };
 }
 
+test('a PNG is encoded in a worker at once, and by the page when the worker cannot load: the same pixels either way', async () => {
+  const pictures = [];
+  for (const worker of ['there', 'missing']) {
+    const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&focus=2'), {
+      allow: [/status of 404/],
+      routes: worker === 'missing' ? [['**/png-worker.js', (route) => route.fulfill({ status: 404, body: 'not found' })]] : [],
+    });
+    await ready(page);
+    const asked = [];
+    page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    const png = (await downloaded(page, 'main', '#export-png')).bytes;
+    // The pixel density written into it (a pHYs chunk): 2 pixels a CSS pixel, 192 dpi.
+    assert.ok(png.includes(Buffer.from('pHYs')), 'the PNG says its resolution');
+    assert.deepEqual(asked.filter((file) => file.endsWith('worker.js')), ['/js/png-worker.js'], 'the worker was asked for, once');
+    // A second picture, after the worker's failure, is made by the page at once.
+    if (worker === 'missing') assert.deepEqual(await pngPixels(page, (await downloaded(page, 'main', '#export-png')).bytes), await pngPixels(page, png));
+    pictures.push(await pngPixels(page, png));
+    await finish();
+  }
+  assert.ok(pictures[0].width > 300, `${pictures[0].width} px wide`);
+  assert.deepEqual([pictures[1].width, pictures[1].height], [pictures[0].width, pictures[0].height]);
+  assert.ok(pictures[0].data.equals(pictures[1].data), 'the same pixels from the worker and from the canvas');
+});
+
 test('the heatmap’s picture shows the focused row as the screen does: its band and outline in SVG and PNG, its word in the caption', async () => {
   const { page, finish } = await openPage(site.browser, site.url + hashFor(KING, '&causal=1&focus=1'));
   await ready(page);

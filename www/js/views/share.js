@@ -11,6 +11,7 @@ import { attr, copyText, download, el, newCanvas, put } from '../dom.js';
 import { arrowsSvgOf, csvParts, jsonParts, MIN_FIGURE_WIDTH, paintFocus, pictureCaption, svgOf, TITLE_LINES, withResolution } from '../figure.js';
 import { arrowLabelWidth, arrowLayout, arrowLinks, hatchOf, heatmapLayout, labelWidth } from '../heatmap-view.js';
 import { font, paintArrows, paintHeatmap } from '../paint.js';
+import { siteFile } from '../site.js';
 import { formatHash, VIEWS } from '../state.js';
 import { clip, grouped, wrapLines } from '../text.js';
 import { taskPauses } from '../vectors.js';
@@ -271,11 +272,10 @@ class ShareView {
     this.flash('SVG downloaded.');
   }
 
-  png(figure) {
-    (figure.arrows ? arrowsPictureOf(figure, this.ctx) : pictureOf(figure, this.ctx)).toBlob(async (blob) => {
-      if (blob) download(new Blob([withResolution(new Uint8Array(await blob.arrayBuffer()), pictureRatio())], { type: 'image/png' }), fileName(figure, 'png'));
-      this.flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
-    }, 'image/png');
+  async png(figure) {
+    const blob = await encodePng(figure.arrows ? arrowsPictureOf(figure, this.ctx) : pictureOf(figure, this.ctx));
+    if (blob) download(new Blob([withResolution(new Uint8Array(await blob.arrayBuffer()), pictureRatio())], { type: 'image/png' }), fileName(figure, 'png'));
+    this.flash(blob ? 'PNG downloaded.' : 'The PNG could not be made.');
   }
 
   update() {
@@ -284,6 +284,46 @@ class ShareView {
     this.ctx.afterPaint(() => this.ctx.afterPaint(() => this.listFigures()));
     this.fill();
   }
+}
+
+const PNG_WORKER_URL = siteFile('js/png-worker.js');
+let pngWorker = null; // { worker, waiting: Map(id → resolve), settle(id, blob), next }, made at the first PNG
+let pngWorkerFailed = false;
+
+/**
+ * `canvas` as a PNG Blob (null if it cannot be made), encoded in a worker
+ * (png-worker.js says why); where the worker cannot run (it failed to load,
+ * or the browser has no OffscreenCanvas in workers), by canvas.toBlob.
+ */
+function encodePng(canvas) {
+  const byCanvas = () => new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+  if (pngWorkerFailed || typeof OffscreenCanvas !== 'function' || typeof createImageBitmap !== 'function') return byCanvas();
+  if (!pngWorker) {
+    const worker = new Worker(PNG_WORKER_URL, { type: 'module', name: 'attention-explorer-png' });
+    const waiting = new Map();
+    const settle = (id, blob) => {
+      waiting.get(id)?.(blob);
+      waiting.delete(id);
+    };
+    // Failed to load, or failed a picture: the canvas makes this one and every later one.
+    const fail = () => {
+      pngWorkerFailed = true;
+      pngWorker = null;
+      worker.terminate();
+      for (const id of [...waiting.keys()]) settle(id, null);
+    };
+    worker.addEventListener('error', fail);
+    worker.addEventListener('message', ({ data: { id, blob = null, error } }) => {
+      settle(id, blob);
+      if (error) fail();
+    });
+    pngWorker = { worker, waiting, settle, next: 0 };
+  }
+  const { worker, waiting, settle } = pngWorker;
+  const id = pngWorker.next++;
+  const made = new Promise((resolve) => waiting.set(id, resolve)).then((blob) => blob ?? byCanvas());
+  createImageBitmap(canvas).then((bitmap) => worker.postMessage({ id, bitmap }, [bitmap]), () => settle(id, null));
+  return made;
 }
 
 /** Pixels of a picture per CSS pixel: the screen's, and 2 at least (sharp on a projector, in print). */
