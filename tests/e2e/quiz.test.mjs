@@ -84,8 +84,8 @@ test('a new sentence clears the words picked for the last one at once, even whil
   // The new sentence's shards are held until the test has looked: its analysis waits for them.
   let held = null;
   let release;
-  const slow = async (route) => { await held; await route.continue(); };
-  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), { routes: [['**/*.aews', slow]] });
+  const holding = async (route) => { await held; await route.continue(); };
+  const { page, finish } = await openPage(site.browser, site.url + hashFor(KING), { routes: [['**/*.aews', holding]] });
   await ready(page);
   held = new Promise((resolve) => {
     release = resolve;

@@ -287,43 +287,28 @@ class ShareView {
 }
 
 const PNG_WORKER_URL = siteFile('js/png-worker.js');
-let pngWorker = null; // { worker, waiting: Map(id → resolve), settle(id, blob), next }, made at the first PNG
-let pngWorkerFailed = false;
+let pngWorkerFailed = false; // once the worker failed to load or to encode, the canvas makes every PNG
 
 /**
- * `canvas` as a PNG Blob (null if it cannot be made), encoded in a worker
- * (png-worker.js says why); where the worker cannot run (it failed to load,
- * or the browser has no OffscreenCanvas in workers), by canvas.toBlob.
+ * `canvas` as a PNG Blob (null if it cannot be made), encoded in a worker of
+ * its own (png-worker.js says why), which ends with it; where the worker cannot
+ * run (it failed to load, or the browser has no OffscreenCanvas in workers),
+ * by canvas.toBlob.
  */
 function encodePng(canvas) {
   const byCanvas = () => new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
   if (pngWorkerFailed || typeof OffscreenCanvas !== 'function' || typeof createImageBitmap !== 'function') return byCanvas();
-  if (!pngWorker) {
+  return new Promise((resolve) => {
     const worker = new Worker(PNG_WORKER_URL, { type: 'module', name: 'attention-explorer-png' });
-    const waiting = new Map();
-    const settle = (id, blob) => {
-      waiting.get(id)?.(blob);
-      waiting.delete(id);
-    };
-    // Failed to load, or failed a picture: the canvas makes this one and every later one.
-    const fail = () => {
-      pngWorkerFailed = true;
-      pngWorker = null;
+    const done = (blob) => {
       worker.terminate();
-      for (const id of [...waiting.keys()]) settle(id, null);
+      if (!blob) pngWorkerFailed = true;
+      resolve(blob);
     };
-    worker.addEventListener('error', fail);
-    worker.addEventListener('message', ({ data: { id, blob = null, error } }) => {
-      settle(id, blob);
-      if (error) fail();
-    });
-    pngWorker = { worker, waiting, settle, next: 0 };
-  }
-  const { worker, waiting, settle } = pngWorker;
-  const id = pngWorker.next++;
-  const made = new Promise((resolve) => waiting.set(id, resolve)).then((blob) => blob ?? byCanvas());
-  createImageBitmap(canvas).then((bitmap) => worker.postMessage({ id, bitmap }, [bitmap]), () => settle(id, null));
-  return made;
+    worker.addEventListener('error', () => done(null));
+    worker.addEventListener('message', ({ data }) => done(data.blob ?? null));
+    createImageBitmap(canvas).then((bitmap) => worker.postMessage({ bitmap }, [bitmap]), () => done(null));
+  }).then((blob) => blob ?? byCanvas());
 }
 
 /** Pixels of a picture per CSS pixel: the screen's, and 2 at least (sharp on a projector, in print). */
